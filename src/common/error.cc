@@ -1,0 +1,41 @@
+#include "frfit/common/error.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace frfit {
+namespace {
+
+std::string Compose(const std::string& file, const std::string& field,
+                    const std::string& message) {
+  std::string out;
+  if (!file.empty()) out += file + ": ";
+  if (!field.empty()) out += field + ": ";
+  return out + message;
+}
+
+}  // namespace
+
+Error::Error(const std::string& file, const std::string& field, const std::string& message)
+    : std::runtime_error(Compose(file, field, message)), file_(file), field_(field) {}
+
+Error::Error(const std::string& message) : std::runtime_error(message) {}
+
+void Require(bool ok, const std::string& file, const std::string& field,
+             const std::string& expected, const std::string& got) {
+  if (!ok) throw Error(file, field, "expected " + expected + ", got " + got);
+}
+
+std::string FormatDouble(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  return buf;
+}
+
+}  // namespace frfit
