@@ -1,0 +1,20 @@
+// FRF sets in HDF5 (layout: docs/file-formats.md):
+//   /frequency_hz     float64 [L]
+//   /H                float64 [L][3][3][2]   (trailing dimension: real, imaginary part)
+//   /present          int64   [3][3]         (1 where the entry was measured)
+//   /@frfit_file = "frf_set", /@format, /@units, /@posture
+//   /provenance/@<key> = <value>             (model, parameters, source file, ...)
+#pragma once
+
+#include <string>
+
+#include "frfit/frf/frf_set.h"
+
+namespace frfit {
+
+// Writes atomically (temporary name, then rename).
+void WriteFrfSet(const std::string& path, const FrfSet& set);
+// Reads and validates; every problem is an Error naming the file and the dataset.
+FrfSet ReadFrfSet(const std::string& path);
+
+}  // namespace frfit

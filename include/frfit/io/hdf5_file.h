@@ -1,0 +1,49 @@
+// A thin RAII layer over the HDF5 C API for the project's files: datasets of doubles, small
+// integer arrays and string attributes, each failure an Error naming the file and the object.
+// HDF5's own error stack printing is switched off; the messages here replace it.
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace frfit {
+
+class Hdf5File {
+ public:
+  enum class Mode { kRead, kCreate };
+  Hdf5File(const std::string& path, Mode mode);  // kCreate truncates
+  ~Hdf5File();
+  Hdf5File(const Hdf5File&) = delete;
+  Hdf5File& operator=(const Hdf5File&) = delete;
+
+  const std::string& path() const { return path_; }
+  bool Exists(const std::string& object) const;
+  void CreateGroup(const std::string& group);
+
+  void WriteDoubles(const std::string& dataset, const std::vector<hsize_t>& dims,
+                    const double* data);
+  void WriteInts(const std::string& dataset, const std::vector<hsize_t>& dims,
+                 const std::int64_t* data);
+  void WriteStrings(const std::string& dataset, const std::vector<std::string>& values);
+  // Reads a dataset; its shape must match `expected_rank` (dims returned).
+  std::vector<double> ReadDoubles(const std::string& dataset, int expected_rank,
+                                  std::vector<hsize_t>* dims) const;
+  std::vector<std::int64_t> ReadInts(const std::string& dataset, int expected_rank,
+                                     std::vector<hsize_t>* dims) const;
+  std::vector<std::string> ReadStrings(const std::string& dataset) const;
+
+  // String attributes on an object ("/" for the file).
+  void SetAttribute(const std::string& object, const std::string& name, const std::string& value);
+  std::string GetAttribute(const std::string& object, const std::string& name) const;
+  bool HasAttribute(const std::string& object, const std::string& name) const;
+  std::vector<std::string> AttributeNames(const std::string& object) const;
+
+ private:
+  std::string path_;
+  hid_t file_ = -1;
+};
+
+}  // namespace frfit

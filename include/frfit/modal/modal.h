@@ -1,0 +1,27 @@
+// Modal analysis of a linearised posture (paper Eqs. 18–20) and the modal assurance criterion.
+#pragma once
+
+#include <Eigen/Core>
+#include <complex>
+#include <vector>
+
+#include "frfit/model/joint_coefficients.h"
+#include "frfit/posture/posture.h"
+
+namespace frfit {
+
+struct Mode {
+  std::complex<double> eigenvalue;  // λ of the first-order pencil, Im λ > 0
+  double frequency_hz = 0.0;        // Im λ / 2π (Eq. 20: the damped natural frequency)
+  double damping_ratio = 0.0;       // −Re λ / |λ|, a fraction (0.0189 for 1.89 %)
+  Eigen::VectorXcd shape;           // joint-space mode shape, largest entry scaled to 1
+  Eigen::Vector3cd sensor_shape;    // the same mode seen at the sensor, in sensor axes (Bᵀ·shape)
+};
+
+// Oscillating modes sorted by frequency; overdamped (real) eigenvalues are left out.
+std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& coefficients);
+
+// MAC(a_i, b_j) = |a_iᴴ b_j|² / ((a_iᴴ a_i)(b_jᴴ b_j)), rows a, columns b.
+Eigen::MatrixXd Mac(const std::vector<Eigen::VectorXcd>& a, const std::vector<Eigen::VectorXcd>& b);
+
+}  // namespace frfit

@@ -1,0 +1,25 @@
+// What a vector of elastic parameters puts into the linearised equations of motion: the numbers
+// the per-line arithmetic needs, whatever the damping model. One struct for every damping model
+// keeps the evaluators (cpu and cuda) free of model-specific branches:
+//   K0 = K_gravity + diag(stiffness) + i·diag(hysteretic)
+//   C0 = diag(viscous) + mass_proportional·M0
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "frfit/model/model.h"
+
+namespace frfit {
+
+struct JointCoefficients {
+  std::vector<double> stiffness;   // k_j
+  std::vector<double> viscous;     // d_j (viscous) or β·k_j (rayleigh)
+  std::vector<double> hysteretic;  // η_j·k_j (structural), else 0
+  double mass_proportional = 0.0;  // α (rayleigh), else 0
+};
+
+// `parameters` in Model::parameters order.
+JointCoefficients Coefficients(const Model& model, std::span<const double> parameters);
+
+}  // namespace frfit

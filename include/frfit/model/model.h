@@ -1,0 +1,122 @@
+// Model: the immutable description of a flexible multibody system — bodies, the kinematic chain
+// as products of elementary transforms (paper Eqs. 2–4), the elastic degrees of freedom with the
+// bounds of their parameters, the sensor frame, gravity and the named postures.
+//
+// A Model holds no derived quantities and no scratch: linearising it at a posture is a free
+// function (posture/linearize.h). Angles are radians and lengths metres here; the YAML file uses
+// degrees for angles (model/model_yaml.h converts).
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+namespace frfit {
+
+enum class DofKind { kRotational, kTranslational };
+std::string ToString(DofKind kind);  // "rotational" | "translational"
+
+// How energy is dissipated in the elastic joints (DESIGN.md §2):
+//  viscous    — a dashpot d_j per DOF (the paper): C0 = diag(d)
+//  structural — a loss factor η_j per DOF: K0 gains i·diag(η_j k_j), independent of frequency
+//  rayleigh   — C0 = α·M0 + β·diag(k), two parameters for the whole model
+enum class DampingModel { kViscous, kStructural, kRayleigh };
+std::string ToString(DampingModel model);
+bool FromString(const std::string& text, DampingModel* model);
+
+// Initial value and search bounds of one elastic parameter, in SI units.
+struct Bounds {
+  double initial = 0.0;
+  double min = 0.0;
+  double max = 0.0;
+};
+
+struct Dof {
+  std::string name;           // "z1", "x2", ... ; parameters are named k_<name>, d_<name>, eta_<name>
+  DofKind kind = DofKind::kRotational;
+  Bounds stiffness;           // N·m/rad (rotational) or N/m (translational)
+  Bounds damping;             // d: N·m·s/rad or N·s/m (viscous); η: 1 (structural); unused (rayleigh)
+};
+
+// One elementary transform of a frame's chain: rotation about a local axis, translation along one,
+// or a constant displacement. The amount is `value` plus, when `coordinate` >= 0, the current value
+// of that coordinate (an elastic DOF when coordinate < Model::num_dofs(), a rigid one otherwise).
+struct TransformStep {
+  enum class Kind { kRotX, kRotY, kRotZ, kTransX, kTransY, kTransZ, kDisp };
+  Kind kind = Kind::kDisp;
+  double value = 0.0;              // rad or m
+  Eigen::Vector3d disp = Eigen::Vector3d::Zero();  // kDisp only, m
+  int coordinate = -1;
+};
+bool IsRotation(TransformStep::Kind kind);
+
+// A frame placed relative to its parent (-1 = the ground frame "ground", frame 0 of the paper).
+// Frames are stored parents first.
+struct Frame {
+  std::string name;
+  int parent = -1;
+  std::vector<TransformStep> steps;
+};
+
+// A rigid body attached to a frame. Its centre of mass sits at `com_m` in that frame; its inertia
+// tensor (about the centre of mass, in the frame's axes) is stored as tensor entries, whatever
+// convention the file used.
+struct Body {
+  std::string name;
+  int frame = -1;
+  double mass_kg = 0.0;
+  Eigen::Vector3d com_m = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d inertia_kg_m2 = Eigen::Matrix3d::Zero();
+};
+
+// A named reference configuration: one value per coordinate (elastic DOFs first, then rigid).
+struct PostureSpec {
+  std::string name;
+  std::vector<double> q;  // rad or m
+};
+
+enum class ParameterKind { kStiffness, kDamping, kLossFactor, kRayleighAlpha, kRayleighBeta };
+
+// One elastic parameter as the optimisers and files see it.
+struct ParameterSpec {
+  std::string name;  // k_z1, d_z1, eta_z1, rayleigh_alpha, rayleigh_beta
+  ParameterKind kind = ParameterKind::kStiffness;
+  int dof = -1;      // -1 for the Rayleigh coefficients
+  Bounds bounds;
+  std::string unit;
+};
+
+struct Model {
+  std::string name;
+  std::string source;                       // file it was read from (for messages and provenance)
+  Eigen::Vector3d gravity_m_s2 = Eigen::Vector3d(0.0, 0.0, -9.81);  // in the ground frame
+  DampingModel damping_model = DampingModel::kViscous;
+  std::vector<Dof> dofs;
+  std::vector<std::string> rigid_coordinates;  // set by postures, never elastic
+  std::vector<Frame> frames;
+  std::vector<Body> bodies;
+  int sensor_frame = -1;
+  std::vector<PostureSpec> postures;
+  Bounds rayleigh_alpha;                    // 1/s, rayleigh only
+  Bounds rayleigh_beta;                     // s, rayleigh only
+  // Derived once by FinalizeModel: the elastic parameters in their canonical order — every
+  // stiffness (DOF order), then the damping parameters (DOF order, or alpha, beta).
+  std::vector<ParameterSpec> parameters;
+
+  int num_dofs() const { return static_cast<int>(dofs.size()); }
+  int num_coordinates() const { return num_dofs() + static_cast<int>(rigid_coordinates.size()); }
+  int num_parameters() const { return static_cast<int>(parameters.size()); }
+  // Index lookups; -1 when absent.
+  int FindDof(const std::string& name) const;
+  int FindCoordinate(const std::string& name) const;
+  int FindFrame(const std::string& name) const;
+  int FindPosture(const std::string& name) const;
+  int FindParameter(const std::string& name) const;
+  const PostureSpec& posture(const std::string& name) const;  // throws Error naming the model
+  std::vector<double> InitialParameters() const;
+};
+
+// Fills Model::parameters from the DOFs and the damping model. Called by every loader.
+void FinalizeModel(Model* model);
+
+}  // namespace frfit

@@ -1,0 +1,46 @@
+// Posture: a Model linearised at one reference configuration q_ref (paper Eqs. 8, 14–17).
+// Computed once per posture on the CPU in double precision with exact derivatives; immutable after.
+//
+// The linearised equations are  M0 Δq̈ + C0 Δq̇ + K0 Δq = τ  with
+//   M0 = Σ_i m_i J_S,iᵀ J_S,i + J_ω,iᵀ R_0,i Φ_G,i R_0,iᵀ J_ω,i                     (Eq. 8)
+//   K0 = K_gravity + diag(k)           K_gravity = −Σ_i m_i ∂²(gᵀ e_i)/∂q²       (Eq. 17)
+//   C0 = diag(d)                       (other damping models: model/joint_coefficients.h)
+// Each spring acts on its own coordinate (potential ½ k_j (q_j − q_j,ref)²), so k_j and d_j enter
+// K0 and C0 on the diagonal only. This equals the paper's moment formulation (Eq. 12) whenever the
+// virtual joints' reference angles are zero, as in every posture of the paper; docs/decisions.md.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "frfit/model/joint_coefficients.h"
+#include "frfit/model/model.h"
+
+namespace frfit {
+
+struct Posture {
+  std::string name;
+  std::vector<double> q;                   // every coordinate, rad / m
+  int n = 0;                               // elastic DOFs
+  Eigen::MatrixXd mass;                    // M0, n×n, symmetric positive definite
+  Eigen::MatrixXd gravity_stiffness;       // K_gravity, n×n, symmetric
+  Eigen::Matrix3Xd sensor_jacobian;        // J_S of the sensor origin in the ground frame, 3×n
+  Eigen::Matrix3d sensor_rotation;         // R_0,S
+  Eigen::Vector3d sensor_position_m;       // e_S in the ground frame
+  // B = J_Sᵀ R_0,S (n×3): maps a force along the sensor axes to generalised forces (Eq. 24), and
+  // its transpose maps Δq to the sensor displacement in sensor axes (Eqs. 26–28).
+  Eigen::MatrixXd sensor_basis;
+};
+
+// Linearises `model` at coordinates q (rad / m, DOFs then rigid).
+Posture Linearize(const Model& model, const std::vector<double>& q, const std::string& name);
+// Linearises at a named posture of the model.
+Posture Linearize(const Model& model, const std::string& posture_name);
+
+// The tangent matrices for one set of joint coefficients: K0 (complex: structural damping puts
+// i·η·k on the diagonal) and C0.
+Eigen::MatrixXcd TangentStiffness(const Posture& posture, const JointCoefficients& c);
+Eigen::MatrixXd TangentDamping(const Posture& posture, const JointCoefficients& c);
+
+}  // namespace frfit

@@ -1,0 +1,62 @@
+#include "args.h"
+
+#include <cstdlib>
+
+#include "frfit/common/error.h"
+
+namespace frfit::cli {
+
+Args::Args(const std::string& command, int argc, char** argv, std::set<std::string> valued,
+           std::set<std::string> flags)
+    : command_(command) {
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) {
+      positional_.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2), value;
+    const auto eq = name.find('=');
+    const bool inline_value = eq != std::string::npos;
+    if (inline_value) value = name.substr(eq + 1), name = name.substr(0, eq);
+    if (valued.count(name)) {
+      if (!inline_value) {
+        if (i + 1 >= argc) throw Error("frfit " + command, "--" + name, "expected a value");
+        value = argv[++i];
+      }
+      values_[name] = value;
+    } else if (flags.count(name) && !inline_value) {
+      flags_.insert(name);
+    } else {
+      std::string known;
+      for (const auto& v : valued) known += " --" + v;
+      for (const auto& f : flags) known += " --" + f;
+      throw Error("frfit " + command, arg, "unknown option (expected one of:" + known + ")");
+    }
+  }
+}
+
+bool Args::Has(const std::string& name) const { return values_.count(name) > 0; }
+
+std::string Args::Get(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw Error("frfit " + command_, "--" + name, "missing (required)");
+  return it->second;
+}
+
+std::string Args::Get(const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second;
+}
+
+long Args::GetInt(const std::string& name, long fallback) const {
+  if (!Has(name)) return fallback;
+  const std::string text = Get(name);
+  char* end = nullptr;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0')
+    throw Error("frfit " + command_, "--" + name, "expected an integer, got '" + text + "'");
+  return value;
+}
+
+}  // namespace frfit::cli

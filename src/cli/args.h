@@ -1,0 +1,32 @@
+// Command-line arguments of one subcommand: --name value pairs and --flags, nothing positional
+// unless the subcommand asks. Unknown options are errors, as unknown keys are in files.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace frfit::cli {
+
+class Args {
+ public:
+  // `valued` options take a value, `flags` do not.
+  Args(const std::string& command, int argc, char** argv, std::set<std::string> valued,
+       std::set<std::string> flags);
+
+  bool Has(const std::string& name) const;
+  std::string Get(const std::string& name) const;  // throws when missing
+  std::string Get(const std::string& name, const std::string& fallback) const;
+  long GetInt(const std::string& name, long fallback) const;
+  bool Flag(const std::string& name) const { return flags_.count(name) > 0; }
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::string command_;
+  std::map<std::string, std::string> values_;
+  std::set<std::string> flags_;
+  std::vector<std::string> positional_;
+};
+
+}  // namespace frfit::cli

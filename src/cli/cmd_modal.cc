@@ -1,0 +1,43 @@
+// frfit modal: natural frequencies, damping ratios and sensor-frame mode shapes at one posture.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "args.h"
+#include "commands.h"
+#include "frfit/modal/modal.h"
+#include "frfit/model/joint_coefficients.h"
+
+namespace frfit::cli {
+
+int RunModal(int argc, char** argv) {
+  const Args args("modal", argc, argv, {"model", "posture", "q", "params"}, {"json"});
+  const ModelContext ctx = LoadModelContext(args);
+  const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
+  const std::vector<Mode> modes = ComputeModes(posture, Coefficients(ctx.model, ctx.parameters));
+  if (args.Flag("json")) {
+    nlohmann::ordered_json out;
+    out["model"] = ctx.model.name;
+    out["posture"] = ctx.posture_name;
+    out["parameters_source"] = ctx.parameters_source;
+    out["modes"] = nlohmann::json::array();
+    for (const Mode& m : modes) {
+      nlohmann::ordered_json shape;
+      for (int i = 0; i < 3; ++i) shape.push_back({m.sensor_shape(i).real(), m.sensor_shape(i).imag()});
+      out["modes"].push_back({{"frequency_hz", m.frequency_hz},
+                              {"damping_ratio", m.damping_ratio},
+                              {"sensor_shape", shape}});
+    }
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+  }
+  std::printf("model %s, posture %s, parameters: %s\n", ctx.model.name.c_str(),
+              ctx.posture_name.c_str(), ctx.parameters_source.c_str());
+  std::printf("  mode  frequency [Hz]  damping [%%]   |sensor shape| x y z\n");
+  for (size_t k = 0; k < modes.size(); ++k)
+    std::printf("  %4zu  %14.4f  %11.3f   %.3f %.3f %.3f\n", k + 1, modes[k].frequency_hz,
+                100.0 * modes[k].damping_ratio, std::abs(modes[k].sensor_shape(0)),
+                std::abs(modes[k].sensor_shape(1)), std::abs(modes[k].sensor_shape(2)));
+  return 0;
+}
+
+}  // namespace frfit::cli

@@ -1,0 +1,32 @@
+// The subcommands of build/frfit (DESIGN.md §5). Each returns the process exit code; errors are
+// thrown as frfit::Error and printed by main as one "error: ..." line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "frfit/model/model.h"
+#include "frfit/posture/posture.h"
+
+namespace frfit::cli {
+
+int RunInfo(int argc, char** argv);
+int RunModal(int argc, char** argv);
+int RunSimulate(int argc, char** argv);
+
+class Args;
+
+// --model, --posture / --q, --params as modal and simulate read them.
+struct ModelContext {
+  Model model;
+  std::string posture_name;
+  std::vector<double> q;            // rad / m
+  std::vector<double> parameters;   // Model::parameters order
+  std::string parameters_source;    // file, or "initial values of the model"
+};
+ModelContext LoadModelContext(const Args& args);
+
+// "k_z1=2000000;d_z1=1200;..." for provenance attributes.
+std::string DescribeParameters(const Model& model, const std::vector<double>& values);
+
+}  // namespace frfit::cli

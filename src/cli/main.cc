@@ -1,0 +1,47 @@
+// build/frfit: identifies elastic parameters of flexible multibody models from FRFs.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "commands.h"
+#include "frfit/common/error.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: frfit <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  info      --model M.yaml [--json]                      model summary\n"
+    "  modal     --model M.yaml --posture NAME [--q z2=70,..] [--params P.yaml] [--json]\n"
+    "  simulate  --model M.yaml --posture NAME [--params P.yaml] --band F0:F1:DF\n"
+    "            --format receptance|mobility|inertance --out FRF.h5 [--json]\n"
+    "\n"
+    "Every command prints one JSON object on stdout with --json; errors are one line on stderr\n"
+    "starting with 'error:' and a non-zero exit status. See README.md.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("frfit %s\n", FRFIT_VERSION);
+    return 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "info") return frfit::cli::RunInfo(argc - 2, argv + 2);
+    if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);
+    if (command == "simulate") return frfit::cli::RunSimulate(argc - 2, argv + 2);
+    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate)\n",
+                 command.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

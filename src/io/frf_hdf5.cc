@@ -1,0 +1,67 @@
+#include "frfit/io/frf_hdf5.h"
+
+#include "frfit/common/error.h"
+#include "frfit/io/atomic_file.h"
+#include "frfit/io/hdf5_file.h"
+
+namespace frfit {
+
+void WriteFrfSet(const std::string& path, const FrfSet& set) {
+  Validate(set, path);
+  AtomicFile atomic(path);
+  {
+    Hdf5File file(atomic.temp_path(), Hdf5File::Mode::kCreate);
+    const hsize_t lines = set.frequency_hz.size();
+    file.WriteDoubles("/frequency_hz", {lines}, set.frequency_hz.data());
+    std::vector<double> h(lines * 18);
+    for (size_t i = 0; i < lines * 9; ++i) {
+      h[2 * i] = set.H[i].real();
+      h[2 * i + 1] = set.H[i].imag();
+    }
+    file.WriteDoubles("/H", {lines, 3, 3, 2}, h.data());
+    std::int64_t present[9];
+    for (int e = 0; e < 9; ++e) present[e] = set.present[e] ? 1 : 0;
+    file.WriteInts("/present", {3, 3}, present);
+    file.SetAttribute("/", "frfit_file", "frf_set");
+    file.SetAttribute("/", "frfit_version", FRFIT_VERSION);
+    file.SetAttribute("/", "format", ToString(set.format));
+    file.SetAttribute("/", "units", UnitsOf(set.format));
+    file.SetAttribute("/", "posture", set.posture);
+    file.CreateGroup("/provenance");
+    for (const auto& [key, value] : set.provenance) file.SetAttribute("/provenance", key, value);
+  }
+  atomic.Commit();
+}
+
+FrfSet ReadFrfSet(const std::string& path) {
+  Hdf5File file(path, Hdf5File::Mode::kRead);
+  if (!file.HasAttribute("/", "frfit_file") || file.GetAttribute("/", "frfit_file") != "frf_set")
+    throw Error(path, "/@frfit_file", "expected an frfit FRF set (attribute frfit_file = frf_set)");
+  FrfSet set;
+  set.posture = file.GetAttribute("/", "posture");
+  const std::string format = file.GetAttribute("/", "format");
+  if (!FromString(format, &set.format))
+    throw Error(path, "/@format", "expected receptance, mobility or inertance, got '" + format + "'");
+  std::vector<hsize_t> dims;
+  set.frequency_hz = file.ReadDoubles("/frequency_hz", 1, &dims);
+  const std::vector<double> h = file.ReadDoubles("/H", 4, &dims);
+  if (dims[0] != set.frequency_hz.size() || dims[1] != 3 || dims[2] != 3 || dims[3] != 2)
+    throw Error(path, "/H", "expected shape [" + std::to_string(set.frequency_hz.size()) +
+                                "][3][3][2], got [" + std::to_string(dims[0]) + "][" +
+                                std::to_string(dims[1]) + "][" + std::to_string(dims[2]) + "][" +
+                                std::to_string(dims[3]) + "]");
+  const std::vector<std::int64_t> present = file.ReadInts("/present", 2, &dims);
+  if (dims[0] != 3 || dims[1] != 3) throw Error(path, "/present", "expected shape [3][3]");
+  for (int e = 0; e < 9; ++e) set.present[e] = present[e] != 0;
+  set.H.resize(set.frequency_hz.size() * 9);
+  // Non-finite values are kept: whether a bad line is an error or dropped is the cost's decision
+  // (fit configuration), which names the line.
+  for (size_t i = 0; i < set.H.size(); ++i) set.H[i] = {h[2 * i], h[2 * i + 1]};
+  if (file.Exists("/provenance"))
+    for (const std::string& key : file.AttributeNames("/provenance"))
+      set.provenance.emplace_back(key, file.GetAttribute("/provenance", key));
+  Validate(set, path);
+  return set;
+}
+
+}  // namespace frfit

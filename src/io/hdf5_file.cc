@@ -1,0 +1,190 @@
+#include "frfit/io/hdf5_file.h"
+
+#include <hdf5_hl.h>
+
+#include "frfit/common/error.h"
+
+namespace frfit {
+namespace {
+
+// HDF5 prints its error stack to stderr by default; we report our own one-line errors instead.
+struct SilenceHdf5 {
+  SilenceHdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+};
+const SilenceHdf5 kSilence;
+
+// RAII for one hid_t with the matching close function.
+struct Handle {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  ~Handle() {
+    if (id >= 0) close(id);
+  }
+};
+
+}  // namespace
+
+Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
+  if (mode == Mode::kCreate) {
+    file_ = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file_ < 0) throw Error(path, "", "cannot create HDF5 file");
+  } else {
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+      FILE* f = std::fopen(path.c_str(), "rb");
+      if (!f) throw Error(path, "", "cannot open file for reading");
+      std::fclose(f);
+      throw Error(path, "", "not an HDF5 file (or truncated)");
+    }
+    file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file_ < 0) throw Error(path, "", "cannot open HDF5 file (truncated or damaged?)");
+  }
+}
+
+Hdf5File::~Hdf5File() {
+  if (file_ >= 0) H5Fclose(file_);
+}
+
+bool Hdf5File::Exists(const std::string& object) const {
+  // Check each path component so a missing parent group does not raise an error.
+  size_t pos = 0;
+  while (true) {
+    pos = object.find('/', pos + 1);
+    const std::string prefix = object.substr(0, pos);
+    if (!prefix.empty() && prefix != "/" && H5Lexists(file_, prefix.c_str(), H5P_DEFAULT) <= 0)
+      return false;
+    if (pos == std::string::npos) return true;
+  }
+}
+
+void Hdf5File::CreateGroup(const std::string& group) {
+  Handle g{H5Gcreate2(file_, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose};
+  if (g.id < 0) throw Error(path_, group, "cannot create group");
+}
+
+void Hdf5File::WriteDoubles(const std::string& dataset, const std::vector<hsize_t>& dims,
+                            const double* data) {
+  if (H5LTmake_dataset_double(file_, dataset.c_str(), static_cast<int>(dims.size()), dims.data(),
+                              data) < 0)
+    throw Error(path_, dataset, "cannot write dataset");
+}
+
+void Hdf5File::WriteInts(const std::string& dataset, const std::vector<hsize_t>& dims,
+                         const std::int64_t* data) {
+  if (H5LTmake_dataset(file_, dataset.c_str(), static_cast<int>(dims.size()), dims.data(),
+                       H5T_NATIVE_INT64, data) < 0)
+    throw Error(path_, dataset, "cannot write dataset");
+}
+
+void Hdf5File::WriteStrings(const std::string& dataset, const std::vector<std::string>& values) {
+  Handle type{H5Tcopy(H5T_C_S1), H5Tclose};
+  H5Tset_size(type.id, H5T_VARIABLE);
+  H5Tset_cset(type.id, H5T_CSET_UTF8);
+  const hsize_t dims[1] = {values.size()};
+  Handle space{H5Screate_simple(1, dims, nullptr), H5Sclose};
+  Handle set{H5Dcreate2(file_, dataset.c_str(), type.id, space.id, H5P_DEFAULT, H5P_DEFAULT,
+                        H5P_DEFAULT),
+             H5Dclose};
+  std::vector<const char*> ptrs;
+  for (const auto& v : values) ptrs.push_back(v.c_str());
+  if (set.id < 0 ||
+      (!values.empty() && H5Dwrite(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) < 0))
+    throw Error(path_, dataset, "cannot write dataset");
+}
+
+std::vector<double> Hdf5File::ReadDoubles(const std::string& dataset, int expected_rank,
+                                          std::vector<hsize_t>* dims) const {
+  if (!Exists(dataset)) throw Error(path_, dataset, "missing dataset");
+  int rank = 0;
+  if (H5LTget_dataset_ndims(file_, dataset.c_str(), &rank) < 0)
+    throw Error(path_, dataset, "cannot read dataset (truncated file?)");
+  if (rank != expected_rank)
+    throw Error(path_, dataset, "expected a " + std::to_string(expected_rank) +
+                                    "-dimensional dataset, got " + std::to_string(rank));
+  dims->assign(rank, 0);
+  H5T_class_t type_class;
+  size_t type_size;
+  if (H5LTget_dataset_info(file_, dataset.c_str(), dims->data(), &type_class, &type_size) < 0)
+    throw Error(path_, dataset, "cannot read dataset shape (truncated file?)");
+  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER)
+    throw Error(path_, dataset, "expected numbers");
+  size_t count = 1;
+  for (hsize_t d : *dims) count *= d;
+  std::vector<double> values(count);
+  if (count > 0 && H5LTread_dataset_double(file_, dataset.c_str(), values.data()) < 0)
+    throw Error(path_, dataset, "cannot read dataset values (truncated or damaged file?)");
+  return values;
+}
+
+std::vector<std::int64_t> Hdf5File::ReadInts(const std::string& dataset, int expected_rank,
+                                             std::vector<hsize_t>* dims) const {
+  const std::vector<double> values = ReadDoubles(dataset, expected_rank, dims);
+  std::vector<std::int64_t> out;
+  for (double v : values) {
+    if (v != static_cast<double>(static_cast<std::int64_t>(v)))
+      throw Error(path_, dataset, "expected integers");
+    out.push_back(static_cast<std::int64_t>(v));
+  }
+  return out;
+}
+
+std::vector<std::string> Hdf5File::ReadStrings(const std::string& dataset) const {
+  if (!Exists(dataset)) throw Error(path_, dataset, "missing dataset");
+  Handle set{H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), H5Dclose};
+  if (set.id < 0) throw Error(path_, dataset, "cannot open dataset");
+  Handle space{H5Dget_space(set.id), H5Sclose};
+  if (H5Sget_simple_extent_ndims(space.id) != 1)
+    throw Error(path_, dataset, "expected a 1-dimensional list of strings");
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(space.id, &n, nullptr);
+  Handle type{H5Tcopy(H5T_C_S1), H5Tclose};
+  H5Tset_size(type.id, H5T_VARIABLE);
+  std::vector<char*> ptrs(n, nullptr);
+  if (n > 0 && H5Dread(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) < 0)
+    throw Error(path_, dataset, "expected variable-length strings");
+  std::vector<std::string> out;
+  for (char* p : ptrs) out.emplace_back(p ? p : "");
+  if (n > 0) H5Dvlen_reclaim(type.id, space.id, H5P_DEFAULT, ptrs.data());
+  return out;
+}
+
+void Hdf5File::SetAttribute(const std::string& object, const std::string& name,
+                            const std::string& value) {
+  if (H5LTset_attribute_string(file_, object.c_str(), name.c_str(), value.c_str()) < 0)
+    throw Error(path_, object + "@" + name, "cannot write attribute");
+}
+
+bool Hdf5File::HasAttribute(const std::string& object, const std::string& name) const {
+  return Exists(object) && H5Aexists_by_name(file_, object.c_str(), name.c_str(), H5P_DEFAULT) > 0;
+}
+
+std::string Hdf5File::GetAttribute(const std::string& object, const std::string& name) const {
+  if (!HasAttribute(object, name)) throw Error(path_, object + "@" + name, "missing attribute");
+  hsize_t dims = 0;
+  H5T_class_t type_class;
+  size_t size = 0;
+  if (H5LTget_attribute_info(file_, object.c_str(), name.c_str(), &dims, &type_class, &size) < 0 ||
+      type_class != H5T_STRING)
+    throw Error(path_, object + "@" + name, "expected a string attribute");
+  std::string value(size + 1, '\0');
+  if (H5LTget_attribute_string(file_, object.c_str(), name.c_str(), value.data()) < 0)
+    throw Error(path_, object + "@" + name, "cannot read attribute");
+  value.resize(std::char_traits<char>::length(value.c_str()));
+  return value;
+}
+
+std::vector<std::string> Hdf5File::AttributeNames(const std::string& object) const {
+  std::vector<std::string> names;
+  Handle obj{H5Oopen(file_, object.c_str(), H5P_DEFAULT), H5Oclose};
+  if (obj.id < 0) throw Error(path_, object, "missing object");
+  hsize_t index = 0;
+  H5Aiterate2(
+      obj.id, H5_INDEX_NAME, H5_ITER_INC, &index,
+      [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+        static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+        return 0;
+      },
+      &names);
+  return names;
+}
+
+}  // namespace frfit

@@ -1,0 +1,119 @@
+#include "frfit/io/yaml_reader.h"
+
+#include <cmath>
+#include <fstream>
+
+#include "frfit/common/error.h"
+
+namespace frfit {
+
+std::string JoinPath(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string JoinPath(const std::string& path, size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+YAML::Node YamlReader::LoadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path, "", "cannot open file for reading");
+  try {
+    return YAML::Load(in);
+  } catch (const YAML::Exception& e) {
+    throw Error(path, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) +
+                              "): " + e.msg);
+  }
+}
+
+void YamlReader::Fail(const YAML::Node& node, const std::string& path,
+                      const std::string& message) const {
+  std::string where = path;
+  if (node.IsDefined() && node.Mark().line >= 0)
+    where += " (line " + std::to_string(node.Mark().line + 1) + ")";
+  throw Error(file_, where, message);
+}
+
+void YamlReader::RequireMap(const YAML::Node& node, const std::string& path,
+                            std::initializer_list<const char*> allowed) const {
+  if (!node.IsMap()) Fail(node, path, "expected a mapping of keys to values");
+  for (const auto& item : node) {
+    const std::string key = item.first.as<std::string>();
+    bool known = false;
+    for (const char* a : allowed) known = known || key == a;
+    if (!known) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      Fail(item.first, JoinPath(path, key), "unknown key (expected one of: " + list + ")");
+    }
+  }
+}
+
+void YamlReader::RequireSequence(const YAML::Node& node, const std::string& path) const {
+  if (!node.IsSequence()) Fail(node, path, "expected a list");
+}
+
+bool YamlReader::Has(const YAML::Node& map, const std::string& key) const {
+  return map.IsMap() && map[key].IsDefined() && !map[key].IsNull();
+}
+
+YAML::Node YamlReader::Child(const YAML::Node& map, const std::string& key,
+                             const std::string& path) const {
+  if (!Has(map, key)) Fail(map, JoinPath(path, key), "missing (required)");
+  return map[key];
+}
+
+double YamlReader::Number(const YAML::Node& node, const std::string& path) const {
+  if (!node.IsScalar()) Fail(node, path, "expected a number");
+  double value;
+  try {
+    value = node.as<double>();
+  } catch (const YAML::Exception&) {
+    Fail(node, path, "expected a number, got '" + node.Scalar() + "'");
+  }
+  if (!std::isfinite(value)) Fail(node, path, "expected a finite number, got " + node.Scalar());
+  return value;
+}
+
+double YamlReader::Positive(const YAML::Node& node, const std::string& path) const {
+  const double value = Number(node, path);
+  if (!(value > 0.0)) Fail(node, path, "expected a positive number, got " + node.Scalar());
+  return value;
+}
+
+int YamlReader::Integer(const YAML::Node& node, const std::string& path) const {
+  const double value = Number(node, path);
+  if (value != std::floor(value) || std::fabs(value) > 2e9)
+    Fail(node, path, "expected an integer, got " + node.Scalar());
+  return static_cast<int>(value);
+}
+
+bool YamlReader::Boolean(const YAML::Node& node, const std::string& path) const {
+  if (!node.IsScalar()) Fail(node, path, "expected true or false");
+  try {
+    return node.as<bool>();
+  } catch (const YAML::Exception&) {
+    Fail(node, path, "expected true or false, got '" + node.Scalar() + "'");
+  }
+}
+
+std::string YamlReader::String(const YAML::Node& node, const std::string& path) const {
+  if (!node.IsScalar()) Fail(node, path, "expected a text value");
+  return node.Scalar();
+}
+
+std::array<double, 3> YamlReader::Vector3(const YAML::Node& node, const std::string& path) const {
+  if (!node.IsSequence() || node.size() != 3)
+    Fail(node, path, "expected a list of 3 numbers [x, y, z]");
+  return {Number(node[0], JoinPath(path, 0)), Number(node[1], JoinPath(path, 1)),
+          Number(node[2], JoinPath(path, 2))};
+}
+
+std::vector<double> YamlReader::Numbers(const YAML::Node& node, const std::string& path) const {
+  RequireSequence(node, path);
+  std::vector<double> values;
+  for (size_t i = 0; i < node.size(); ++i) values.push_back(Number(node[i], JoinPath(path, i)));
+  return values;
+}
+
+}  // namespace frfit

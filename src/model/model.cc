@@ -1,0 +1,103 @@
+#include "frfit/model/model.h"
+
+#include "frfit/common/error.h"
+
+namespace frfit {
+namespace {
+
+template <typename T>
+int IndexByName(const std::vector<T>& items, const std::string& name) {
+  for (size_t i = 0; i < items.size(); ++i)
+    if (items[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+std::string ToString(DofKind kind) {
+  return kind == DofKind::kRotational ? "rotational" : "translational";
+}
+
+std::string ToString(DampingModel model) {
+  switch (model) {
+    case DampingModel::kViscous: return "viscous";
+    case DampingModel::kStructural: return "structural";
+    case DampingModel::kRayleigh: return "rayleigh";
+  }
+  return "unknown";
+}
+
+bool FromString(const std::string& text, DampingModel* model) {
+  if (text == "viscous") *model = DampingModel::kViscous;
+  else if (text == "structural") *model = DampingModel::kStructural;
+  else if (text == "rayleigh") *model = DampingModel::kRayleigh;
+  else return false;
+  return true;
+}
+
+bool IsRotation(TransformStep::Kind kind) {
+  return kind == TransformStep::Kind::kRotX || kind == TransformStep::Kind::kRotY ||
+         kind == TransformStep::Kind::kRotZ;
+}
+
+int Model::FindDof(const std::string& n) const { return IndexByName(dofs, n); }
+int Model::FindFrame(const std::string& n) const { return IndexByName(frames, n); }
+int Model::FindPosture(const std::string& n) const { return IndexByName(postures, n); }
+int Model::FindParameter(const std::string& n) const { return IndexByName(parameters, n); }
+
+int Model::FindCoordinate(const std::string& n) const {
+  const int dof = FindDof(n);
+  if (dof >= 0) return dof;
+  for (size_t i = 0; i < rigid_coordinates.size(); ++i)
+    if (rigid_coordinates[i] == n) return num_dofs() + static_cast<int>(i);
+  return -1;
+}
+
+const PostureSpec& Model::posture(const std::string& n) const {
+  const int index = FindPosture(n);
+  if (index < 0) {
+    std::string known;
+    for (const auto& p : postures) known += (known.empty() ? "" : ", ") + p.name;
+    throw Error(source, "postures", "no posture named '" + n + "' (the model has: " + known + ")");
+  }
+  return postures[index];
+}
+
+std::vector<double> Model::InitialParameters() const {
+  std::vector<double> values;
+  for (const auto& p : parameters) values.push_back(p.bounds.initial);
+  return values;
+}
+
+void FinalizeModel(Model* model) {
+  model->parameters.clear();
+  for (int j = 0; j < model->num_dofs(); ++j) {
+    const Dof& dof = model->dofs[j];
+    const bool rot = dof.kind == DofKind::kRotational;
+    model->parameters.push_back({"k_" + dof.name, ParameterKind::kStiffness, j, dof.stiffness,
+                                 rot ? "N*m/rad" : "N/m"});
+  }
+  switch (model->damping_model) {
+    case DampingModel::kViscous:
+      for (int j = 0; j < model->num_dofs(); ++j) {
+        const Dof& dof = model->dofs[j];
+        const bool rot = dof.kind == DofKind::kRotational;
+        model->parameters.push_back({"d_" + dof.name, ParameterKind::kDamping, j, dof.damping,
+                                     rot ? "N*m*s/rad" : "N*s/m"});
+      }
+      break;
+    case DampingModel::kStructural:
+      for (int j = 0; j < model->num_dofs(); ++j)
+        model->parameters.push_back({"eta_" + model->dofs[j].name, ParameterKind::kLossFactor, j,
+                                     model->dofs[j].damping, "1"});
+      break;
+    case DampingModel::kRayleigh:
+      model->parameters.push_back(
+          {"rayleigh_alpha", ParameterKind::kRayleighAlpha, -1, model->rayleigh_alpha, "1/s"});
+      model->parameters.push_back(
+          {"rayleigh_beta", ParameterKind::kRayleighBeta, -1, model->rayleigh_beta, "s"});
+      break;
+  }
+}
+
+}  // namespace frfit

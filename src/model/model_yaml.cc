@@ -1,0 +1,347 @@
+#include "frfit/model/model_yaml.h"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "frfit/common/error.h"
+#include "frfit/io/yaml_reader.h"
+
+namespace frfit {
+namespace {
+
+constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
+
+// A coordinate is rotational unless it is a translational DOF or a rigid coordinate only used in
+// translations; rigid coordinates take their kind from the first step that uses them.
+bool IsRotationalCoordinate(const Model& model, int coordinate) {
+  if (coordinate < model.num_dofs()) return model.dofs[coordinate].kind == DofKind::kRotational;
+  for (const auto& frame : model.frames)
+    for (const auto& step : frame.steps)
+      if (step.coordinate == coordinate) return IsRotation(step.kind);
+  return true;
+}
+
+Bounds ParseBounds(const YamlReader& r, const YAML::Node& node, const std::string& path) {
+  r.RequireMap(node, path, {"initial", "min", "max"});
+  Bounds b;
+  b.min = r.Number(r.Child(node, "min", path), JoinPath(path, "min"));
+  b.max = r.Number(r.Child(node, "max", path), JoinPath(path, "max"));
+  b.initial = r.Number(r.Child(node, "initial", path), JoinPath(path, "initial"));
+  if (!(b.min > 0.0)) r.Fail(node["min"], JoinPath(path, "min"), "expected a positive lower bound");
+  if (!(b.max > 0.0)) r.Fail(node["max"], JoinPath(path, "max"), "expected a positive upper bound");
+  if (b.min > b.max)
+    r.Fail(node["min"], JoinPath(path, "min"),
+           "expected min <= max, got min " + FormatDouble(b.min) + " > max " + FormatDouble(b.max));
+  if (b.initial < b.min || b.initial > b.max)
+    r.Fail(node["initial"], JoinPath(path, "initial"),
+           "expected a value within [min, max] = [" + FormatDouble(b.min) + ", " +
+               FormatDouble(b.max) + "], got " + FormatDouble(b.initial));
+  return b;
+}
+
+Eigen::Matrix3d ParseInertia(const YamlReader& r, const YAML::Node& node, const std::string& path) {
+  r.RequireMap(node, path, {"xx", "yy", "zz", "xy", "xz", "yz", "off_diagonal"});
+  auto get = [&](const char* key) { return r.Number(r.Child(node, key, path), JoinPath(path, key)); };
+  const std::string convention =
+      r.String(r.Child(node, "off_diagonal", path), JoinPath(path, "off_diagonal"));
+  double sign;
+  if (convention == "products_of_inertia") {
+    sign = -1.0;  // I_xy = −∫xy dm: the tensor entry is the negative of the product
+  } else if (convention == "tensor_entries") {
+    sign = 1.0;
+  } else {
+    r.Fail(node["off_diagonal"], JoinPath(path, "off_diagonal"),
+           "expected products_of_inertia or tensor_entries, got '" + convention + "'");
+  }
+  Eigen::Matrix3d I;
+  I << get("xx"), sign * get("xy"), sign * get("xz"),  //
+      sign * get("xy"), get("yy"), sign * get("yz"),    //
+      sign * get("xz"), sign * get("yz"), get("zz");
+  const Eigen::Vector3d eig = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(I).eigenvalues();
+  if (!(eig.minCoeff() > 0.0))
+    r.Fail(node, path,
+           "expected a positive definite inertia tensor, got smallest eigenvalue " +
+               FormatDouble(eig.minCoeff()) + " kg*m^2 (check off_diagonal: " + convention + ")");
+  return I;
+}
+
+// One step: {rotz: 90} (constant, degrees), {rotz: z1} (a coordinate), {rotz: {coordinate: z1,
+// offset: 90}}, {disp: [x, y, z]}, {transx: 0.1 | x1 | {coordinate: x1, offset: 0.1}}.
+TransformStep ParseStep(const YamlReader& r, const YAML::Node& node, const std::string& path,
+                        Model* model) {
+  if (!node.IsMap() || node.size() != 1)
+    r.Fail(node, path, "expected one transform such as {rotz: z1} or {disp: [x, y, z]}");
+  const std::string key = node.begin()->first.as<std::string>();
+  const YAML::Node value = node.begin()->second;
+  const std::string vpath = JoinPath(path, key);
+  TransformStep step;
+  static const std::pair<const char*, TransformStep::Kind> kinds[] = {
+      {"rotx", TransformStep::Kind::kRotX},     {"roty", TransformStep::Kind::kRotY},
+      {"rotz", TransformStep::Kind::kRotZ},     {"transx", TransformStep::Kind::kTransX},
+      {"transy", TransformStep::Kind::kTransY}, {"transz", TransformStep::Kind::kTransZ},
+      {"disp", TransformStep::Kind::kDisp}};
+  bool found = false;
+  for (const auto& [name, kind] : kinds)
+    if (key == name) step.kind = kind, found = true;
+  if (!found)
+    r.Fail(node, vpath, "unknown transform (expected rotx, roty, rotz, transx, transy, transz or disp)");
+  if (step.kind == TransformStep::Kind::kDisp) {
+    const auto v = r.Vector3(value, vpath);
+    step.disp = Eigen::Vector3d(v[0], v[1], v[2]);
+    return step;
+  }
+  const bool rotation = IsRotation(step.kind);
+  const double scale = rotation ? kDegToRad : 1.0;
+  std::string coordinate_name;
+  if (value.IsMap()) {
+    r.RequireMap(value, vpath, {"coordinate", "offset"});
+    coordinate_name = r.String(r.Child(value, "coordinate", vpath), JoinPath(vpath, "coordinate"));
+    if (r.Has(value, "offset")) step.value = scale * r.Number(value["offset"], JoinPath(vpath, "offset"));
+  } else if (value.IsScalar()) {
+    double number;
+    if (YAML::convert<double>::decode(value, number)) {
+      step.value = scale * r.Number(value, vpath);
+      return step;
+    }
+    coordinate_name = value.Scalar();
+  } else {
+    r.Fail(value, vpath, "expected a number, a coordinate name or {coordinate, offset}");
+  }
+  step.coordinate = model->FindCoordinate(coordinate_name);
+  if (step.coordinate < 0)
+    r.Fail(value, vpath, "unknown coordinate '" + coordinate_name +
+                             "' (expected the name of a DOF or of a rigid coordinate)");
+  if (step.coordinate < model->num_dofs()) {
+    const bool dof_rotational = model->dofs[step.coordinate].kind == DofKind::kRotational;
+    if (dof_rotational != rotation)
+      r.Fail(value, vpath, "DOF '" + coordinate_name + "' is " +
+                               ToString(model->dofs[step.coordinate].kind) + " but '" + key +
+                               "' is a " + (rotation ? "rotation" : "translation"));
+  }
+  return step;
+}
+
+Model ParseModel(const YAML::Node& root, const std::string& source) {
+  YamlReader r(source);
+  r.RequireMap(root, "", {"format", "name", "description", "gravity", "damping_model", "dofs",
+                          "rigid_coordinates", "frames", "bodies", "sensor", "postures",
+                          "rayleigh_alpha", "rayleigh_beta"});
+  const std::string format = r.String(r.Child(root, "format", ""), "format");
+  if (format != "frfit-model-1")
+    r.Fail(root["format"], "format", "expected frfit-model-1, got '" + format + "'");
+  Model model;
+  model.source = source;
+  model.name = r.String(r.Child(root, "name", ""), "name");
+  if (r.Has(root, "gravity")) {
+    const auto g = r.Vector3(root["gravity"], "gravity");
+    model.gravity_m_s2 = Eigen::Vector3d(g[0], g[1], g[2]);
+  }
+  if (r.Has(root, "damping_model")) {
+    const std::string text = r.String(root["damping_model"], "damping_model");
+    if (!FromString(text, &model.damping_model))
+      r.Fail(root["damping_model"], "damping_model",
+             "expected viscous, structural or rayleigh, got '" + text + "'");
+  }
+
+  // Elastic DOFs.
+  const YAML::Node dofs = r.Child(root, "dofs", "");
+  r.RequireSequence(dofs, "dofs");
+  if (dofs.size() == 0) r.Fail(dofs, "dofs", "expected at least one elastic DOF");
+  const bool needs_damping = model.damping_model != DampingModel::kRayleigh;
+  for (size_t i = 0; i < dofs.size(); ++i) {
+    const std::string path = JoinPath("dofs", i);
+    r.RequireMap(dofs[i], path, {"name", "type", "stiffness", "damping", "loss_factor"});
+    Dof dof;
+    dof.name = r.String(r.Child(dofs[i], "name", path), JoinPath(path, "name"));
+    if (model.FindDof(dof.name) >= 0)
+      r.Fail(dofs[i]["name"], JoinPath(path, "name"), "duplicate DOF name '" + dof.name + "'");
+    const std::string type = r.String(r.Child(dofs[i], "type", path), JoinPath(path, "type"));
+    if (type == "rotational") dof.kind = DofKind::kRotational;
+    else if (type == "translational") dof.kind = DofKind::kTranslational;
+    else r.Fail(dofs[i]["type"], JoinPath(path, "type"),
+                "expected rotational or translational, got '" + type + "'");
+    dof.stiffness = ParseBounds(r, r.Child(dofs[i], "stiffness", path), JoinPath(path, "stiffness"));
+    const char* damping_key =
+        model.damping_model == DampingModel::kStructural ? "loss_factor" : "damping";
+    const char* other_key =
+        model.damping_model == DampingModel::kStructural ? "damping" : "loss_factor";
+    if (r.Has(dofs[i], other_key) || (!needs_damping && r.Has(dofs[i], damping_key)))
+      r.Fail(dofs[i], path, std::string("'") + (r.Has(dofs[i], other_key) ? other_key : damping_key) +
+                                "' does not apply to damping_model " + ToString(model.damping_model));
+    if (needs_damping)
+      dof.damping = ParseBounds(r, r.Child(dofs[i], damping_key, path), JoinPath(path, damping_key));
+    model.dofs.push_back(dof);
+  }
+  if (model.damping_model == DampingModel::kRayleigh) {
+    model.rayleigh_alpha = ParseBounds(r, r.Child(root, "rayleigh_alpha", ""), "rayleigh_alpha");
+    model.rayleigh_beta = ParseBounds(r, r.Child(root, "rayleigh_beta", ""), "rayleigh_beta");
+  } else if (r.Has(root, "rayleigh_alpha") || r.Has(root, "rayleigh_beta")) {
+    r.Fail(root, "rayleigh_alpha", "applies only to damping_model rayleigh");
+  }
+  if (r.Has(root, "rigid_coordinates")) {
+    const YAML::Node rigid = root["rigid_coordinates"];
+    r.RequireSequence(rigid, "rigid_coordinates");
+    for (size_t i = 0; i < rigid.size(); ++i) {
+      const std::string name = r.String(rigid[i], JoinPath("rigid_coordinates", i));
+      if (model.FindCoordinate(name) >= 0)
+        r.Fail(rigid[i], JoinPath("rigid_coordinates", i), "duplicate coordinate name '" + name + "'");
+      model.rigid_coordinates.push_back(name);
+    }
+  }
+
+  // Frames, parents first.
+  const YAML::Node frames = r.Child(root, "frames", "");
+  r.RequireSequence(frames, "frames");
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const std::string path = JoinPath("frames", i);
+    r.RequireMap(frames[i], path, {"name", "parent", "transforms"});
+    Frame frame;
+    frame.name = r.String(r.Child(frames[i], "name", path), JoinPath(path, "name"));
+    if (frame.name == "ground" || model.FindFrame(frame.name) >= 0)
+      r.Fail(frames[i]["name"], JoinPath(path, "name"), "duplicate frame name '" + frame.name + "'");
+    const std::string parent =
+        r.String(r.Child(frames[i], "parent", path), JoinPath(path, "parent"));
+    if (parent != "ground") {
+      frame.parent = model.FindFrame(parent);
+      if (frame.parent < 0)
+        r.Fail(frames[i]["parent"], JoinPath(path, "parent"),
+               "unknown frame '" + parent + "' (expected ground or a frame listed above this one)");
+    }
+    if (r.Has(frames[i], "transforms")) {
+      const YAML::Node steps = frames[i]["transforms"];
+      r.RequireSequence(steps, JoinPath(path, "transforms"));
+      for (size_t s = 0; s < steps.size(); ++s)
+        frame.steps.push_back(ParseStep(r, steps[s], JoinPath(JoinPath(path, "transforms"), s), &model));
+    }
+    model.frames.push_back(frame);
+  }
+  std::set<int> used;
+  for (const auto& frame : model.frames)
+    for (const auto& step : frame.steps)
+      if (step.coordinate >= 0) used.insert(step.coordinate);
+  for (int j = 0; j < model.num_dofs(); ++j)
+    if (!used.count(j))
+      r.Fail(dofs[j], JoinPath(JoinPath("dofs", j), "name"),
+             "DOF '" + model.dofs[j].name + "' is not used by any frame's transforms");
+
+  // Bodies.
+  const YAML::Node bodies = r.Child(root, "bodies", "");
+  r.RequireSequence(bodies, "bodies");
+  if (bodies.size() == 0) r.Fail(bodies, "bodies", "expected at least one body");
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const std::string path = JoinPath("bodies", i);
+    r.RequireMap(bodies[i], path, {"name", "frame", "mass", "com", "inertia"});
+    Body body;
+    body.name = r.String(r.Child(bodies[i], "name", path), JoinPath(path, "name"));
+    const std::string frame = r.String(r.Child(bodies[i], "frame", path), JoinPath(path, "frame"));
+    body.frame = model.FindFrame(frame);
+    if (body.frame < 0)
+      r.Fail(bodies[i]["frame"], JoinPath(path, "frame"), "unknown frame '" + frame + "'");
+    body.mass_kg = r.Number(r.Child(bodies[i], "mass", path), JoinPath(path, "mass"));
+    if (!(body.mass_kg > 0.0))
+      r.Fail(bodies[i]["mass"], JoinPath(path, "mass"),
+             "expected a positive mass in kg, got " + FormatDouble(body.mass_kg));
+    if (r.Has(bodies[i], "com")) {
+      const auto c = r.Vector3(bodies[i]["com"], JoinPath(path, "com"));
+      body.com_m = Eigen::Vector3d(c[0], c[1], c[2]);
+    }
+    body.inertia_kg_m2 =
+        ParseInertia(r, r.Child(bodies[i], "inertia", path), JoinPath(path, "inertia"));
+    model.bodies.push_back(body);
+  }
+
+  const std::string sensor = r.String(r.Child(root, "sensor", ""), "sensor");
+  model.sensor_frame = model.FindFrame(sensor);
+  if (model.sensor_frame < 0) r.Fail(root["sensor"], "sensor", "unknown frame '" + sensor + "'");
+
+  // Postures: {name: {coordinate: value in deg or m}}; coordinates not named are 0.
+  const YAML::Node postures = r.Child(root, "postures", "");
+  if (!postures.IsMap() || postures.size() == 0)
+    r.Fail(postures, "postures", "expected a mapping of posture names to coordinate values");
+  for (const auto& item : postures) {
+    PostureSpec spec;
+    spec.name = item.first.as<std::string>();
+    const std::string path = JoinPath("postures", spec.name);
+    spec.q.assign(model.num_coordinates(), 0.0);
+    if (!item.second.IsNull()) {
+      if (!item.second.IsMap()) r.Fail(item.second, path, "expected {coordinate: value, ...}");
+      for (const auto& entry : item.second) {
+        const std::string name = entry.first.as<std::string>();
+        const int c = model.FindCoordinate(name);
+        if (c < 0) r.Fail(entry.first, JoinPath(path, name), "unknown coordinate '" + name + "'");
+        spec.q[c] = CoordinateFromFileUnits(model, c, r.Number(entry.second, JoinPath(path, name)));
+      }
+    }
+    model.postures.push_back(spec);
+  }
+  FinalizeModel(&model);
+  return model;
+}
+
+}  // namespace
+
+double CoordinateFromFileUnits(const Model& model, int coordinate, double value) {
+  return IsRotationalCoordinate(model, coordinate) ? value * kDegToRad : value;
+}
+
+double CoordinateToFileUnits(const Model& model, int coordinate, double value) {
+  return IsRotationalCoordinate(model, coordinate) ? value / kDegToRad : value;
+}
+
+Model LoadModel(const std::string& path) { return ParseModel(YamlReader::LoadFile(path), path); }
+
+Model ParseModelText(const std::string& yaml_text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw Error(source, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
+  }
+  return ParseModel(root, source);
+}
+
+std::vector<double> LoadParameters(const std::string& path, const Model& model) {
+  const YAML::Node root = YamlReader::LoadFile(path);
+  YamlReader r(path);
+  r.RequireMap(root, "", {"parameters", "description"});
+  const YAML::Node params = r.Child(root, "parameters", "");
+  if (!params.IsMap()) r.Fail(params, "parameters", "expected {name: value, ...}");
+  std::vector<double> values(model.num_parameters(), std::nan(""));
+  for (const auto& item : params) {
+    const std::string name = item.first.as<std::string>();
+    const int index = model.FindParameter(name);
+    if (index < 0)
+      r.Fail(item.first, JoinPath("parameters", name),
+             "unknown parameter for model '" + model.name + "' (run 'frfit info' for the list)");
+    values[index] = r.Positive(item.second, JoinPath("parameters", name));
+  }
+  for (int i = 0; i < model.num_parameters(); ++i)
+    if (std::isnan(values[i]))
+      r.Fail(params, JoinPath("parameters", model.parameters[i].name),
+             "missing: every parameter of the model must be given");
+  return values;
+}
+
+std::vector<double> ParseCoordinateAssignments(const std::string& text, const Model& model,
+                                               std::vector<double> base, const std::string& what) {
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw Error(what, item, "expected name=value");
+    const std::string name = item.substr(0, eq);
+    const int c = model.FindCoordinate(name);
+    if (c < 0) throw Error(what, name, "unknown coordinate of model '" + model.name + "'");
+    char* end = nullptr;
+    const std::string number = item.substr(eq + 1);
+    const double value = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end != '\0' || !std::isfinite(value))
+      throw Error(what, name, "expected a finite number, got '" + number + "'");
+    base[c] = CoordinateFromFileUnits(model, c, value);
+  }
+  return base;
+}
+
+}  // namespace frfit

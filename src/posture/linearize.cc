@@ -1,0 +1,75 @@
+#include "frfit/posture/posture.h"
+
+#include <Eigen/Cholesky>
+
+#include "frfit/common/error.h"
+#include "frfit/posture/kinematics.h"
+
+namespace frfit {
+
+Posture Linearize(const Model& model, const std::vector<double>& q, const std::string& name) {
+  if (static_cast<int>(q.size()) != model.num_coordinates())
+    throw Error(model.source, "posture " + name,
+                "expected " + std::to_string(model.num_coordinates()) + " coordinates, got " +
+                    std::to_string(q.size()));
+  const int n = model.num_dofs();
+  Posture posture;
+  posture.name = name;
+  posture.q = q;
+  posture.n = n;
+  posture.mass = Eigen::MatrixXd::Zero(n, n);
+  posture.gravity_stiffness = Eigen::MatrixXd::Zero(n, n);
+
+  const std::vector<TransformJet> frames = FrameJets(model, q, /*second_derivatives=*/true);
+  for (const Body& body : model.bodies) {
+    const TransformJet jet = Offset(frames[body.frame], body.com_m);
+    const Eigen::Matrix3d R = jet.T.block<3, 3>(0, 0);
+    Eigen::Matrix3Xd JS(3, n), Jw(3, n);
+    for (int p = 0; p < n; ++p) {
+      JS.col(p) = jet.d[p].block<3, 1>(0, 3);
+      Jw.col(p) = AngularJacobianColumn(jet.T, jet.d[p]);
+    }
+    const Eigen::Matrix3d inertia_ground = R * body.inertia_kg_m2 * R.transpose();
+    posture.mass += body.mass_kg * JS.transpose() * JS + Jw.transpose() * inertia_ground * Jw;
+    // Gravity potential V = −Σ m gᵀe; its Hessian is the gravity part of ∂f/∂q.
+    for (int p = 0; p < n; ++p)
+      for (int r = 0; r < n; ++r)
+        posture.gravity_stiffness(p, r) -=
+            body.mass_kg * model.gravity_m_s2.dot(jet.dd[p * n + r].block<3, 1>(0, 3));
+  }
+  // Symmetrise away the rounding of the two triangles.
+  posture.mass = 0.5 * (posture.mass + posture.mass.transpose()).eval();
+  posture.gravity_stiffness =
+      0.5 * (posture.gravity_stiffness + posture.gravity_stiffness.transpose()).eval();
+
+  const TransformJet& sensor = frames[model.sensor_frame];
+  posture.sensor_rotation = sensor.T.block<3, 3>(0, 0);
+  posture.sensor_position_m = sensor.T.block<3, 1>(0, 3);
+  posture.sensor_jacobian.resize(3, n);
+  for (int p = 0; p < n; ++p) posture.sensor_jacobian.col(p) = sensor.d[p].block<3, 1>(0, 3);
+  posture.sensor_basis = posture.sensor_jacobian.transpose() * posture.sensor_rotation;
+
+  if (Eigen::LLT<Eigen::MatrixXd>(posture.mass).info() != Eigen::Success)
+    throw Error(model.source, "posture " + name,
+                "the mass matrix is singular here: some elastic DOF moves no body (check the "
+                "frames the bodies are attached to)");
+  return posture;
+}
+
+Posture Linearize(const Model& model, const std::string& posture_name) {
+  return Linearize(model, model.posture(posture_name).q, posture_name);
+}
+
+Eigen::MatrixXcd TangentStiffness(const Posture& posture, const JointCoefficients& c) {
+  Eigen::MatrixXcd K = posture.gravity_stiffness.cast<std::complex<double>>();
+  for (int j = 0; j < posture.n; ++j) K(j, j) += std::complex<double>(c.stiffness[j], c.hysteretic[j]);
+  return K;
+}
+
+Eigen::MatrixXd TangentDamping(const Posture& posture, const JointCoefficients& c) {
+  Eigen::MatrixXd C = c.mass_proportional * posture.mass;
+  for (int j = 0; j < posture.n; ++j) C(j, j) += c.viscous[j];
+  return C;
+}
+
+}  // namespace frfit
