@@ -1,0 +1,67 @@
+// Evaluator: costs = evaluate(problems, population). The only hot path of a fit. The cpu and cuda
+// backends run the same per-line arithmetic (kernels/line_cost.h) and the same reduction order
+// (kernels/tree_sum.h), so their costs compare equal with ==.
+//
+// Reduction order of one individual's cost, fixed for every backend:
+//   posture_sum = TreeSum(line costs of the posture, lines in order)
+//   cost        = Σ_postures (posture_weight · posture_sum), postures in order, left to right.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frfit/evaluator/packed_problem.h"
+
+namespace frfit {
+
+enum class BackendType { kCpu, kCuda, kAuto };
+std::string ToString(BackendType backend);
+bool FromString(const std::string& text, BackendType* backend);
+
+// Whether the cuda backend was compiled in, and whether a usable GPU is present now
+// (`reason` says why not).
+bool IsCudaCompiled();
+bool IsCudaUsable(std::string* reason);
+
+struct EvaluatorOptions {
+  BackendType backend = BackendType::kCpu;
+  int threads = 0;  // cpu backend: 0 = every hardware thread
+  bool IsValid(std::string* error) const;
+};
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  virtual BackendType backend() const = 0;
+  virtual std::string description() const = 0;  // e.g. "cpu, 2 threads" or the GPU's name
+
+  // Takes the problems for the rest of the evaluator's life (or until the next call).
+  virtual void SetProblems(std::vector<PackedProblem> problems) = 0;
+  const std::vector<PackedProblem>& problems() const { return problems_; }
+
+  // individuals[p]: how many parameter sets of problem p this call evaluates (0 allowed).
+  // coefficients: packed [problem][individual][posture][stride]; costs/status: [problem][individual].
+  virtual void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
+                        std::span<double> costs, std::span<EvalStatus> status) = 0;
+
+  // Line-solves done so far (one per individual × posture × line), for throughput reports.
+  long long line_solves() const { return line_solves_; }
+
+ protected:
+  // Checks the sizes of one call against the problems; throws Error("expected N, got M").
+  void CheckCall(std::span<const int> individuals, std::span<const double> coefficients,
+                 std::span<double> costs, std::span<EvalStatus> status) const;
+  std::vector<PackedProblem> problems_;
+  long long line_solves_ = 0;
+};
+
+// Creates the evaluator `options` ask for; kAuto picks cuda when usable, else cpu. Asking for
+// cuda where it is not usable is an Error that says why.
+std::unique_ptr<Evaluator> CreateEvaluator(const EvaluatorOptions& options);
+
+// The cpu backend on its own (also what kAuto falls back to).
+std::unique_ptr<Evaluator> CreateCpuEvaluator(int threads);
+
+}  // namespace frfit

@@ -1,0 +1,44 @@
+// PackedProblem: everything about one fitting problem that stays fixed during a fit, laid out as
+// the per-line kernels read it (kernels/line_cost.h). An evaluator receives these once and keeps
+// them (the cuda backend keeps them resident on the device); per call only coefficients move.
+//
+// Packing orders:
+//   mass, gravity      [n][n]     basis   [n][3]
+//   omega_rad_s        [line]     weight  [line][entry]     target  [line][entry][2]
+//   coefficients of a call   [problem][individual][posture][3n + 1]   (kernels::CoefficientStride)
+//   costs, status of a call  [problem][individual]
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace frfit {
+
+struct PackedPosture {
+  std::vector<double> mass;
+  std::vector<double> gravity;
+  std::vector<double> basis;
+  std::vector<double> omega_rad_s;
+  std::vector<double> weight;
+  std::vector<double> target;
+  double posture_weight = 1.0;  // multiplies this posture's summed line costs
+  int fit_order = 2;            // 0 receptance, 1 mobility, 2 inertance
+
+  int num_lines() const { return static_cast<int>(omega_rad_s.size()); }
+};
+
+struct PackedProblem {
+  int n = 0;                    // elastic DOFs (the same at every posture)
+  int cost_kind = 0;            // kernels::CostKind
+  int phase_mode = 0;           // kernels::PhaseMode
+  std::vector<PackedPosture> postures;
+
+  int num_postures() const { return static_cast<int>(postures.size()); }
+  int coefficient_stride() const { return 3 * n + 1; }
+};
+
+// Outcome of one individual's evaluation. A non-OK individual's cost is +inf, so optimisers rank
+// it last instead of being steered by a NaN.
+enum class EvalStatus : std::uint8_t { kOk = 0, kSingular = 1, kNonFinite = 2 };
+
+}  // namespace frfit

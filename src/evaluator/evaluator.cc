@@ -1,0 +1,86 @@
+#include "frfit/evaluator/evaluator.h"
+
+#include "frfit/common/error.h"
+#if defined(FRFIT_HAVE_CUDA)
+#include "frfit/evaluator/cuda_backend.h"
+#endif
+
+namespace frfit {
+
+std::string ToString(BackendType backend) {
+  switch (backend) {
+    case BackendType::kCpu: return "cpu";
+    case BackendType::kCuda: return "cuda";
+    case BackendType::kAuto: return "auto";
+  }
+  return "unknown";
+}
+
+bool FromString(const std::string& text, BackendType* backend) {
+  if (text == "cpu") *backend = BackendType::kCpu;
+  else if (text == "cuda") *backend = BackendType::kCuda;
+  else if (text == "auto") *backend = BackendType::kAuto;
+  else return false;
+  return true;
+}
+
+bool IsCudaCompiled() {
+#if defined(FRFIT_HAVE_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool IsCudaUsable(std::string* reason) {
+#if defined(FRFIT_HAVE_CUDA)
+  return CudaDeviceUsable(reason);
+#else
+  if (reason) *reason = "this build of frfit has no cuda backend (no CUDA toolkit at build time)";
+  return false;
+#endif
+}
+
+bool EvaluatorOptions::IsValid(std::string* error) const {
+  if (threads < 0) {
+    if (error) *error = "threads: expected >= 0 (0 = all hardware threads), got " + std::to_string(threads);
+    return false;
+  }
+  return true;
+}
+
+void Evaluator::CheckCall(std::span<const int> individuals, std::span<const double> coefficients,
+                          std::span<double> costs, std::span<EvalStatus> status) const {
+  if (individuals.size() != problems_.size())
+    throw Error("", "evaluate", "expected individual counts for " + std::to_string(problems_.size()) +
+                                    " problems, got " + std::to_string(individuals.size()));
+  size_t want_coefficients = 0, want_costs = 0;
+  for (size_t p = 0; p < problems_.size(); ++p) {
+    if (individuals[p] < 0) throw Error("", "evaluate", "expected individual counts >= 0");
+    want_coefficients += static_cast<size_t>(individuals[p]) * problems_[p].num_postures() *
+                         problems_[p].coefficient_stride();
+    want_costs += individuals[p];
+  }
+  if (coefficients.size() != want_coefficients)
+    throw Error("", "evaluate", "expected " + std::to_string(want_coefficients) +
+                                    " packed coefficients, got " + std::to_string(coefficients.size()));
+  if (costs.size() != want_costs || status.size() != want_costs)
+    throw Error("", "evaluate", "expected " + std::to_string(want_costs) + " costs and statuses, got " +
+                                    std::to_string(costs.size()) + " and " + std::to_string(status.size()));
+}
+
+std::unique_ptr<Evaluator> CreateEvaluator(const EvaluatorOptions& options) {
+  std::string error;
+  if (!options.IsValid(&error)) throw Error("", "evaluator", error);
+  if (options.backend == BackendType::kCpu) return CreateCpuEvaluator(options.threads);
+  std::string reason;
+  const bool usable = IsCudaUsable(&reason);
+  if (options.backend == BackendType::kCuda && !usable)
+    throw Error("", "--backend cuda", "no usable GPU: " + reason);
+#if defined(FRFIT_HAVE_CUDA)
+  if (usable) return CreateCudaEvaluator();
+#endif
+  return CreateCpuEvaluator(options.threads);
+}
+
+}  // namespace frfit
