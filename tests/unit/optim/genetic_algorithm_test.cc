@@ -211,7 +211,9 @@ TEST(GeneticAlgorithmTest, NonFiniteCostsRankLast) {
   EXPECT_TRUE(std::isfinite(ga.best_cost()));
   EXPECT_GE(ga.best_u()[0], 0.5);
   for (std::size_t i = 1; i < ga.costs().size(); ++i) {
-    if (std::isfinite(ga.costs()[i])) EXPECT_TRUE(std::isfinite(ga.costs()[i - 1]));
+    if (std::isfinite(ga.costs()[i])) {
+      EXPECT_TRUE(std::isfinite(ga.costs()[i - 1]));
+    }
   }
 }
 

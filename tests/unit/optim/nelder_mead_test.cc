@@ -231,7 +231,9 @@ TEST(NelderMeadTest, StepperMatchesDirectTranscription) {
       EXPECT_EQ(nm.values()[k], r.fv[k]);
       for (int i = 0; i < nm.dim(); ++i) EXPECT_EQ(nm.simplex()[k * nm.dim() + i], r.v[k][i]);
     }
-    if (c.expect_shrink) EXPECT_TRUE(saw_shrink);
+    if (c.expect_shrink) {
+      EXPECT_TRUE(saw_shrink);
+    }
   }
 }
 
