@@ -1,0 +1,229 @@
+// The cuda backend's opt-in cuBLAS tier (kernels/cuda_batched_tier.h, docs/gpu-backend.md).
+//
+// Per group of problems with the same n, in chunks that bound the scratch memory:
+//   1. AssembleKernel: one thread per line writes Z (column-major, as cuBLAS wants) and the three
+//      right-hand sides B = basis (complex), and the pointer arrays of the batched calls;
+//   2. cublasZgetrfBatched (LU with partial pivoting) and cublasZgetrsBatched (X = Z⁻¹B);
+//   3. ProjectKernel: one thread per line flags singular factorisations, projects H_s = BᵀX and
+//      compares with the targets exactly as steps 3–4 of kernels::LineCost do.
+// The line costs then go through the deterministic tier's reduction kernel unchanged.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "frfit/common/error.h"
+#include "frfit/evaluator/cuda_backend.h"
+#include "kernels/complex.h"
+#include "kernels/cuda_batched_tier.h"
+#include "kernels/cuda_common.h"
+#include "kernels/det_math.h"
+#include "kernels/line_cost.h"
+
+namespace frfit::cuda {
+namespace {
+
+constexpr int kBlock = 128;
+// Scratch bound per chunk: Z and X of every line of the chunk.
+constexpr size_t kChunkBytes = size_t{512} << 20;
+
+void CheckBlas(cublasStatus_t result, const char* what) {
+  if (result != CUBLAS_STATUS_SUCCESS) ThrowCuda(what, cublasGetStatusString(result));
+}
+
+struct LineRef {
+  Segment seg;
+  DevicePosture p;
+  int line;
+};
+
+__device__ __forceinline__ LineRef Locate(const DevicePosture* postures, const Segment* segments,
+                                          const long long* line_starts, int num_segments,
+                                          long long t) {
+  const int s = FindSegment(line_starts, num_segments, t);
+  LineRef r;
+  r.seg = segments[s];
+  r.p = postures[r.seg.posture];
+  r.line = static_cast<int>(t - line_starts[s]);
+  return r;
+}
+
+// Chunk lines [first, first + count) of the group; local index i = t − first.
+__global__ void __launch_bounds__(kBlock)
+    AssembleKernel(const double* __restrict__ resident, const DevicePosture* __restrict__ postures,
+                   const Segment* __restrict__ segments, const long long* __restrict__ line_starts,
+                   int num_segments, long long first, int count, int n,
+                   const double* __restrict__ coefficients, cuDoubleComplex* z_buffer,
+                   cuDoubleComplex* x_buffer, cuDoubleComplex** z_pointers,
+                   cuDoubleComplex** x_pointers) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const LineRef r = Locate(postures, segments, line_starts, num_segments, first + i);
+  const double* mass = resident + r.p.mass;
+  const double* gravity = resident + r.p.gravity;
+  const double* basis = resident + r.p.basis;
+  const double* k = coefficients + r.seg.coefficients;
+  const double* c = k + n;
+  const double* h = k + 2 * n;
+  const double omega = resident[r.p.omega + r.line];
+  const double omega2 = omega * omega;
+  const double omega_alpha = omega * k[3 * n];
+  cuDoubleComplex* z = z_buffer + static_cast<size_t>(i) * n * n;
+  cuDoubleComplex* x = x_buffer + static_cast<size_t>(i) * n * 3;
+  z_pointers[i] = z;
+  x_pointers[i] = x;
+  // Same arithmetic as kernels::LineCost's assembly, stored column-major.
+  for (int col = 0; col < n; ++col)
+    for (int row = 0; row < n; ++row) {
+      const double m = mass[row * n + col];
+      double re = gravity[row * n + col] - omega2 * m;
+      double im = omega_alpha * m;
+      if (row == col) {
+        re = re + k[row];
+        im = im + (omega * c[row] + h[row]);
+      }
+      z[col * n + row] = make_cuDoubleComplex(re, im);
+    }
+  for (int j = 0; j < 3; ++j)
+    for (int row = 0; row < n; ++row) x[j * n + row] = make_cuDoubleComplex(basis[row * 3 + j], 0.0);
+}
+
+__global__ void __launch_bounds__(kBlock)
+    ProjectKernel(const double* __restrict__ resident, const DevicePosture* __restrict__ postures,
+                  const Segment* __restrict__ segments, const long long* __restrict__ line_starts,
+                  int num_segments, long long first, int count, int n,
+                  const cuDoubleComplex* __restrict__ z_buffer,
+                  const cuDoubleComplex* __restrict__ x_buffer, const int* __restrict__ info,
+                  double* __restrict__ line_costs, unsigned char* __restrict__ line_status) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const LineRef r = Locate(postures, segments, line_starts, num_segments, first + i);
+  const long long out = r.seg.first_line + r.line;
+  const cuDoubleComplex* z = z_buffer + static_cast<size_t>(i) * n * n;
+  const cuDoubleComplex* x = x_buffer + static_cast<size_t>(i) * n * 3;
+  // Singular like LineCost: an exactly zero pivot (cuBLAS info > 0) or a non-finite one.
+  bool singular = info[i] != 0;
+  for (int d = 0; d < n && !singular; ++d) {
+    const kernels::Cplx u{cuCreal(z[d * n + d]), cuCimag(z[d * n + d])};
+    const double size = kernels::Magnitude1(u);
+    if (!(size > 0.0) || !(size < 1.7976931348623157e308)) singular = true;
+  }
+  if (singular) {
+    line_costs[out] = 0.0;
+    line_status[out] = kernels::kLineSingular;
+    return;
+  }
+  const double* basis = resident + r.p.basis;
+  const double omega = resident[r.p.omega + r.line];
+  const double omega2 = omega * omega;
+  const double* weight = resident + r.p.weight + 9LL * r.line;
+  const double* target = resident + r.p.target + 18LL * r.line;
+  // Steps 3–4 of kernels::LineCost, unchanged.
+  double cost = 0.0;
+  for (int e = 0; e < 9; ++e) {
+    const double w = weight[e];
+    if (w == 0.0) continue;
+    const int a = e / 3, j = e % 3;
+    kernels::Cplx hs = {0.0, 0.0};
+    for (int row = 0; row < n; ++row) {
+      const kernels::Cplx xv{cuCreal(x[j * n + row]), cuCimag(x[j * n + row])};
+      hs = kernels::Add(hs, kernels::Scale(xv, basis[row * 3 + a]));
+    }
+    if (r.p.fit_order == 1) hs = {-hs.im * omega, hs.re * omega};
+    else if (r.p.fit_order == 2) hs = {-hs.re * omega2, -hs.im * omega2};
+    const double t0 = target[2 * e], t1 = target[2 * e + 1];
+    double err;
+    if (r.p.cost_kind == kernels::kCostNormalizedComplex) {
+      const double dr = hs.re - t0, di = hs.im - t1;
+      err = dr * dr + di * di;
+    } else {
+      const double dm = det::LogAbs(hs.re, hs.im) - t0;
+      err = dm * dm;
+      if (r.p.cost_kind == kernels::kCostLogComplex) {
+        double dp = det::Atan2(hs.im, hs.re) - t1;
+        if (r.p.phase_mode == kernels::kPhaseWrapped) {
+          if (dp > det::kPi) dp = dp - 2.0 * det::kPi;
+          else if (dp <= -det::kPi) dp = dp + 2.0 * det::kPi;
+        }
+        err = err + dp * dp;
+      }
+    }
+    cost = cost + w * err;
+  }
+  line_costs[out] = cost;
+  line_status[out] = (cost - cost == 0.0) ? kernels::kLineOk : kernels::kLineNonFinite;
+}
+
+class CudaBatchedEvaluator final : public CudaEvaluatorBase {
+ public:
+  CudaBatchedEvaluator() {
+    CheckBlas(cublasCreate(&handle_), "creating the cuBLAS handle");
+  }
+  ~CudaBatchedEvaluator() override {
+    if (handle_) cublasDestroy(handle_);
+  }
+  std::string description() const override {
+    return CudaEvaluatorBase::description() + ", cuBLAS batched LU tier";
+  }
+
+ protected:
+  int GroupKey(int n) const override { return n; }
+
+  void ComputeLineCosts(std::vector<Group>& groups) override {
+    for (Group& g : groups) {
+      if (g.num_lines == 0) continue;
+      const int n = g.key;
+      const size_t per_line = sizeof(cuDoubleComplex) * (static_cast<size_t>(n) * n + 3 * n);
+      const long long chunk = std::max<long long>(
+          1, std::min<long long>({g.num_lines, static_cast<long long>(kChunkBytes / per_line),
+                                  0x7fffffffLL}));
+      z_.Reserve(static_cast<size_t>(chunk) * n * n, "allocating the batched Z");
+      x_.Reserve(static_cast<size_t>(chunk) * n * 3, "allocating the batched X");
+      z_pointers_.Reserve(chunk, "allocating the batched pointers");
+      x_pointers_.Reserve(chunk, "allocating the batched pointers");
+      pivots_.Reserve(static_cast<size_t>(chunk) * n, "allocating the pivots");
+      info_.Reserve(chunk, "allocating the batched info");
+      const int ns = static_cast<int>(g.host_segments.size());
+      for (long long first = 0; first < g.num_lines; first += chunk) {
+        const int count = static_cast<int>(std::min<long long>(chunk, g.num_lines - first));
+        const unsigned blocks = static_cast<unsigned>((count + kBlock - 1) / kBlock);
+        AssembleKernel<<<blocks, kBlock>>>(resident(), device_postures(), g.segments.get(),
+                                           g.line_starts.get(), ns, first, count, n,
+                                           device_coefficients(), z_.get(), x_.get(),
+                                           z_pointers_.get(), x_pointers_.get());
+        CheckLaunch("launching the batched assembly kernel");
+        CheckBlas(cublasZgetrfBatched(handle_, n, z_pointers_.get(), n, pivots_.get(),
+                                      info_.get(), count),
+                  "cublasZgetrfBatched");
+        int host_info = 0;
+        CheckBlas(cublasZgetrsBatched(handle_, CUBLAS_OP_N, n, 3, z_pointers_.get(), n,
+                                      pivots_.get(), x_pointers_.get(), n, &host_info, count),
+                  "cublasZgetrsBatched");
+        if (host_info != 0)
+          ThrowCuda("cublasZgetrsBatched", "invalid argument " + std::to_string(-host_info));
+        ProjectKernel<<<blocks, kBlock>>>(resident(), device_postures(), g.segments.get(),
+                                          g.line_starts.get(), ns, first, count, n, z_.get(),
+                                          x_.get(), info_.get(), line_costs(), line_status());
+        CheckLaunch("launching the batched projection kernel");
+      }
+    }
+  }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+  DeviceBuffer<cuDoubleComplex> z_, x_;
+  DeviceBuffer<cuDoubleComplex*> z_pointers_, x_pointers_;
+  DeviceBuffer<int> pivots_, info_;
+};
+
+}  // namespace
+}  // namespace frfit::cuda
+
+namespace frfit {
+
+std::unique_ptr<Evaluator> CreateCudaBatchedEvaluator() {
+  return std::make_unique<cuda::CudaBatchedEvaluator>();
+}
+
+}  // namespace frfit

@@ -1,0 +1,175 @@
+// Internal to the cuda backend (included only by kernels/*.cu; it pulls in CUDA headers).
+//
+// What both cuda tiers share (docs/gpu-backend.md):
+//   - Check/CheckLaunch: every CUDA, cuBLAS call and every launch is checked; a failure throws
+//     frfit::Error carrying the runtime's own error string, never silently wrong numbers;
+//   - DeviceBuffer<T>: RAII device allocation that only grows (reused from call to call);
+//   - CudaEvaluatorBase: residency of the problems (uploaded once by SetProblems), the per-call
+//     segment tables, the coefficient upload, the fixed-order reduction kernel and the download.
+//     A tier supplies ComputeLineCosts(): fill line_costs_ / line_status_ for every segment.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frfit/evaluator/evaluator.h"
+
+namespace frfit::cuda {
+
+// Throws frfit::Error("cuda: <what>: <cudaGetErrorString>").
+[[noreturn]] void ThrowCuda(const char* what, const std::string& detail);
+void Check(cudaError_t result, const char* what);
+// After a launch: the launch error (bad configuration, out of resources). Execution errors
+// (illegal address, ...) surface at the checked synchronisation that ends every Evaluate.
+void CheckLaunch(const char* what);
+
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept : data_(other.data_), capacity_(other.capacity_) {
+    other.data_ = nullptr;
+    other.capacity_ = 0;
+  }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      Release();
+      data_ = other.data_;
+      capacity_ = other.capacity_;
+      other.data_ = nullptr;
+      other.capacity_ = 0;
+    }
+    return *this;
+  }
+  ~DeviceBuffer() { Release(); }
+
+  // Ensures room for `count` elements; contents are not preserved when it grows.
+  void Reserve(size_t count, const char* what) {
+    if (count <= capacity_) return;
+    Release();
+    void* p = nullptr;
+    Check(cudaMalloc(&p, count * sizeof(T)), what);
+    data_ = static_cast<T*>(p);
+    capacity_ = count;
+  }
+  void Upload(const T* host, size_t count, const char* what) {
+    Reserve(count, what);
+    if (count) Check(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice), what);
+  }
+  void Download(T* host, size_t count, const char* what) const {
+    if (count) Check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), what);
+  }
+  T* get() const { return data_; }
+  size_t capacity() const { return capacity_; }
+  void Release() {
+    if (data_) cudaFree(data_);  // never throws from a destructor; errors surface on later calls
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+
+ private:
+  T* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+// One (problem, posture) as resident on the device: offsets into the one resident double array.
+struct DevicePosture {
+  int n;
+  int num_lines;
+  int fit_order;
+  int cost_kind;
+  int phase_mode;
+  int pad_;
+  double posture_weight;
+  long long mass, gravity, basis, omega, weight, target;  // offsets into resident doubles
+};
+
+// One (problem, individual, posture): a run of num_lines consecutive line costs.
+struct Segment {
+  int posture;               // index into the DevicePosture table
+  int num_lines;
+  long long coefficients;    // offset of this posture's [3n+1] coefficients in the call's array
+  long long first_line;      // offset of its first line in line_costs_ / line_status_
+};
+
+// One (problem, individual): its postures are segments [first_segment, first_segment + count).
+struct Individual {
+  int first_segment;
+  int num_segments;
+};
+
+class CudaEvaluatorBase : public Evaluator {
+ public:
+  CudaEvaluatorBase();
+  ~CudaEvaluatorBase() override;
+  BackendType backend() const override { return BackendType::kCuda; }
+  std::string description() const override { return device_name_; }
+
+  void SetProblems(std::vector<PackedProblem> problems) override;
+  void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
+                std::span<double> costs, std::span<EvalStatus> status) override;
+
+ protected:
+  // Segments of one launch group (same key: a kCapacity bucket or an exact n), on the device.
+  struct Group {
+    int key = 0;
+    int n = 0;                       // for exact-n groups; 0 for bucket groups
+    long long num_lines = 0;         // total lines of the group
+    std::vector<Segment> host_segments;
+    std::vector<long long> host_line_starts;  // exclusive prefix of lines per segment
+    DeviceBuffer<Segment> segments;
+    DeviceBuffer<long long> line_starts;
+  };
+  // Key a problem's segments are grouped by.
+  virtual int GroupKey(int n) const = 0;
+  // Fills line_costs_ and line_status_ for every line of every group.
+  virtual void ComputeLineCosts(std::vector<Group>& groups) = 0;
+
+  const double* resident() const { return resident_.get(); }
+  const DevicePosture* device_postures() const { return device_postures_.get(); }
+  const std::vector<DevicePosture>& host_postures() const { return host_postures_; }
+  const double* device_coefficients() const { return coefficients_.get(); }
+  double* line_costs() const { return line_costs_.get(); }
+  unsigned char* line_status() const { return line_status_.get(); }
+  int device_ = 0;
+
+ private:
+  std::string device_name_;
+  DeviceBuffer<double> resident_;
+  std::vector<DevicePosture> host_postures_;
+  DeviceBuffer<DevicePosture> device_postures_;
+  std::vector<int> first_posture_;  // per problem: index of its first DevicePosture
+  DeviceBuffer<double> coefficients_;
+  DeviceBuffer<double> line_costs_;
+  DeviceBuffer<unsigned char> line_status_;
+  DeviceBuffer<Segment> all_segments_;
+  DeviceBuffer<Individual> individuals_;
+  DeviceBuffer<double> costs_;
+  DeviceBuffer<unsigned char> status_;
+  std::vector<Group> groups_;  // kept so device buffers are reused from call to call
+};
+
+// Segment of a group's line t: the last s with line_starts[s] <= t (line_starts ascending).
+__device__ __forceinline__ int FindSegment(const long long* line_starts, int count, long long t) {
+  int lo = 0, hi = count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (line_starts[mid] <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// Bucket a problem of n DOFs runs in (the kCapacity of kernels::LineCost).
+inline int CapacityBucket(int n) {
+  return n <= 4 ? 4 : n <= 8 ? 8 : n <= 12 ? 12 : n <= 18 ? 18 : n <= 24 ? 24 : 32;
+}
+
+}  // namespace frfit::cuda

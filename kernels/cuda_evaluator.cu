@@ -1,0 +1,306 @@
+// The cuda backend, deterministic tier (DESIGN.md §3–4, docs/gpu-backend.md).
+//
+// Residency: SetProblems packs every problem's posture matrices, ω, weights and targets into one
+// device array (plus a table of DevicePosture offsets); they stay for the evaluator's life.
+// Per Evaluate call only the packed coefficients and two small tables (segments, individuals) go
+// up, and one cost and one status per (problem, individual) come back.
+//
+// Launches per call: one line kernel per kCapacity bucket present among the problems (usually
+// one), then one reduction kernel. The line kernel runs one thread per (problem, individual,
+// posture, line) and calls kernels::LineCost<kCapacity> — the very function the cpu backend runs —
+// so with -fmad=false every line cost has the cpu's bits. The reduction kernel runs one thread per
+// (problem, individual), calls kernels::TreeSum on each posture's line costs and adds the postures
+// left to right exactly like CpuEvaluator::IndividualCost. No atomics anywhere in a value path.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+#include "frfit/common/error.h"
+#include "frfit/evaluator/cuda_backend.h"
+#include "kernels/cuda_common.h"
+#include "kernels/line_cost.h"
+#include "kernels/tree_sum.h"
+
+namespace frfit::cuda {
+
+void ThrowCuda(const char* what, const std::string& detail) {
+  throw Error("", "cuda", std::string(what) + ": " + detail);
+}
+
+void Check(cudaError_t result, const char* what) {
+  if (result != cudaSuccess) {
+    cudaGetLastError();  // clear a non-sticky error so the evaluator stays usable
+    ThrowCuda(what, std::string(cudaGetErrorName(result)) + " (" + cudaGetErrorString(result) + ")");
+  }
+}
+
+void CheckLaunch(const char* what) {
+  Check(cudaGetLastError(), what);
+}
+
+namespace {
+
+constexpr int kLineBlock = 128;
+constexpr int kReduceBlock = 128;
+
+template <int kCapacity>
+__global__ void __launch_bounds__(kLineBlock)
+    LineCostKernel(const double* __restrict__ resident, const DevicePosture* __restrict__ postures,
+                   const Segment* __restrict__ segments, const long long* __restrict__ line_starts,
+                   int num_segments, long long num_lines, const double* __restrict__ coefficients,
+                   double* __restrict__ line_costs, unsigned char* __restrict__ line_status) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= num_lines) return;
+  const int s = FindSegment(line_starts, num_segments, t);
+  const Segment seg = segments[s];
+  const int l = static_cast<int>(t - line_starts[s]);
+  const DevicePosture p = postures[seg.posture];
+  const kernels::PostureArrays arrays{p.n, resident + p.mass, resident + p.gravity,
+                                      resident + p.basis};
+  const kernels::LineTarget line{resident[p.omega + l], resident + p.weight + 9LL * l,
+                                 resident + p.target + 18LL * l};
+  unsigned status = kernels::kLineOk;
+  const double cost = kernels::LineCost<kCapacity>(arrays, coefficients + seg.coefficients, line,
+                                                   p.fit_order, p.cost_kind, p.phase_mode, &status);
+  line_costs[seg.first_line + l] = cost;
+  line_status[seg.first_line + l] = static_cast<unsigned char>(status);
+}
+
+// One thread per (problem, individual): TreeSum per posture (in place on line_costs, the same
+// loops as the host), postures left to right, status folded like the cpu backend.
+__global__ void __launch_bounds__(kReduceBlock)
+    ReduceKernel(const DevicePosture* __restrict__ postures, const Segment* __restrict__ segments,
+                 const Individual* __restrict__ individuals, int num_individuals,
+                 double* line_costs, const unsigned char* __restrict__ line_status,
+                 double* __restrict__ costs, unsigned char* __restrict__ status) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= num_individuals) return;
+  const Individual ind = individuals[i];
+  double total = 0.0;
+  unsigned flags = kernels::kLineOk;
+  for (int s = ind.first_segment; s < ind.first_segment + ind.num_segments; ++s) {
+    const Segment seg = segments[s];
+    for (int l = 0; l < seg.num_lines; ++l) flags |= line_status[seg.first_line + l];
+    total = total + postures[seg.posture].posture_weight *
+                        kernels::TreeSum(line_costs + seg.first_line, seg.num_lines);
+  }
+  const EvalStatus st = flags & kernels::kLineSingular ? EvalStatus::kSingular
+                        : flags                        ? EvalStatus::kNonFinite
+                                                       : EvalStatus::kOk;
+  costs[i] = flags ? __longlong_as_double(0x7ff0000000000000LL) : total;
+  status[i] = static_cast<unsigned char>(st);
+}
+
+template <int kCapacity>
+void LaunchLineCosts(const double* resident, const DevicePosture* postures,
+                     const Segment* segments,
+                     const long long* line_starts, int num_segments, long long num_lines,
+                     const double* coefficients, double* line_costs, unsigned char* line_status) {
+  const long long blocks = (num_lines + kLineBlock - 1) / kLineBlock;
+  if (blocks > 0x7fffffffLL) ThrowCuda("line kernel", "too many lines for one launch");
+  LineCostKernel<kCapacity><<<static_cast<unsigned>(blocks), kLineBlock>>>(
+      resident, postures, segments, line_starts, num_segments, num_lines, coefficients,
+      line_costs, line_status);
+  CheckLaunch("launching the line-cost kernel");
+}
+
+std::string DeviceName(int device) {
+  cudaDeviceProp prop;
+  Check(cudaGetDeviceProperties(&prop, device), "reading the device properties");
+  return std::string(prop.name) + " (cuda device " + std::to_string(device) + ", sm_" +
+         std::to_string(prop.major) + std::to_string(prop.minor) + ")";
+}
+
+}  // namespace
+
+CudaEvaluatorBase::CudaEvaluatorBase() {
+  std::string reason;
+  if (!CudaDeviceUsable(&reason)) throw Error("", "cuda", "no usable GPU: " + reason);
+  Check(cudaGetDevice(&device_), "selecting the device");
+  device_name_ = DeviceName(device_);
+}
+
+CudaEvaluatorBase::~CudaEvaluatorBase() = default;
+
+void CudaEvaluatorBase::SetProblems(std::vector<PackedProblem> problems) {
+  std::vector<double> packed;
+  std::vector<DevicePosture> postures;
+  std::vector<int> first_posture;
+  auto append = [&packed](const std::vector<double>& values, size_t expected, const char* field) {
+    if (values.size() != expected)
+      throw Error("", std::string("problem.") + field,
+                  "expected " + std::to_string(expected) + " values, got " +
+                      std::to_string(values.size()));
+    const long long offset = static_cast<long long>(packed.size());
+    packed.insert(packed.end(), values.begin(), values.end());
+    return offset;
+  };
+  for (const PackedProblem& p : problems) {
+    if (p.n < 1 || p.n > kernels::kMaxDofs)
+      throw Error("", "problem", "expected 1 to " + std::to_string(kernels::kMaxDofs) +
+                                     " elastic DOFs, got " + std::to_string(p.n));
+    first_posture.push_back(static_cast<int>(postures.size()));
+    const size_t n = static_cast<size_t>(p.n);
+    for (const PackedPosture& q : p.postures) {
+      const size_t lines = q.omega_rad_s.size();
+      DevicePosture d{};
+      d.n = p.n;
+      d.num_lines = static_cast<int>(lines);
+      d.fit_order = q.fit_order;
+      d.cost_kind = p.cost_kind;
+      d.phase_mode = p.phase_mode;
+      d.posture_weight = q.posture_weight;
+      d.mass = append(q.mass, n * n, "mass");
+      d.gravity = append(q.gravity, n * n, "gravity");
+      d.basis = append(q.basis, n * 3, "basis");
+      d.omega = append(q.omega_rad_s, lines, "omega");
+      d.weight = append(q.weight, lines * 9, "weight");
+      d.target = append(q.target, lines * 18, "target");
+      postures.push_back(d);
+    }
+  }
+  resident_.Upload(packed.data(), packed.size(), "uploading the problems");
+  device_postures_.Upload(postures.data(), postures.size(), "uploading the posture table");
+  host_postures_ = std::move(postures);
+  first_posture_ = std::move(first_posture);
+  problems_ = std::move(problems);
+}
+
+void CudaEvaluatorBase::Evaluate(std::span<const int> individuals,
+                                 std::span<const double> coefficients, std::span<double> costs,
+                                 std::span<EvalStatus> status) {
+  CheckCall(individuals, coefficients, costs, status);
+  // Segments in (problem, individual, posture) order; line costs laid out in the same order.
+  std::vector<Segment> segments;
+  std::vector<Individual> inds;
+  for (Group& g : groups_) g.host_segments.clear(), g.host_line_starts.clear(), g.num_lines = 0;
+  long long coefficient_offset = 0, line_offset = 0;
+  for (size_t p = 0; p < problems_.size(); ++p) {
+    const PackedProblem& problem = problems_[p];
+    const int key = GroupKey(problem.n);
+    size_t gi = 0;
+    for (gi = 0; gi < groups_.size() && groups_[gi].key != key; ++gi) {}
+    if (gi == groups_.size()) {
+      groups_.emplace_back();
+      groups_.back().key = key;
+    }
+    Group& group = groups_[gi];
+    for (int i = 0; i < individuals[p]; ++i) {
+      inds.push_back({static_cast<int>(segments.size()), problem.num_postures()});
+      for (int q = 0; q < problem.num_postures(); ++q) {
+        const Segment seg{first_posture_[p] + q, problem.postures[q].num_lines(),
+                          coefficient_offset, line_offset};
+        segments.push_back(seg);
+        if (seg.num_lines > 0) {
+          group.host_line_starts.push_back(group.num_lines);
+          group.host_segments.push_back(seg);
+          group.num_lines += seg.num_lines;
+        }
+        coefficient_offset += problem.coefficient_stride();
+        line_offset += seg.num_lines;
+        line_solves_ += seg.num_lines;
+      }
+    }
+  }
+  if (inds.empty()) return;
+  if (segments.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    ThrowCuda("evaluate", "too many (individual, posture) pairs for one call");
+
+  coefficients_.Upload(coefficients.data(), coefficients.size(), "uploading the coefficients");
+  all_segments_.Upload(segments.data(), segments.size(), "uploading the segment table");
+  individuals_.Upload(inds.data(), inds.size(), "uploading the individual table");
+  line_costs_.Reserve(std::max<long long>(line_offset, 1), "allocating the line costs");
+  line_status_.Reserve(std::max<long long>(line_offset, 1), "allocating the line statuses");
+  for (Group& g : groups_) {
+    if (g.num_lines == 0) continue;
+    g.segments.Upload(g.host_segments.data(), g.host_segments.size(), "uploading a group table");
+    g.line_starts.Upload(g.host_line_starts.data(), g.host_line_starts.size(),
+                         "uploading a group table");
+  }
+
+  ComputeLineCosts(groups_);
+
+  const int count = static_cast<int>(inds.size());
+  costs_.Reserve(count, "allocating the costs");
+  status_.Reserve(count, "allocating the statuses");
+  ReduceKernel<<<(count + kReduceBlock - 1) / kReduceBlock, kReduceBlock>>>(
+      device_postures_.get(), all_segments_.get(), individuals_.get(), count, line_costs_.get(),
+      line_status_.get(), costs_.get(), status_.get());
+  CheckLaunch("launching the reduction kernel");
+  Check(cudaDeviceSynchronize(), "running the cost kernels");
+  costs_.Download(costs.data(), count, "downloading the costs");
+  static_assert(sizeof(EvalStatus) == 1);
+  status_.Download(reinterpret_cast<unsigned char*>(status.data()), count,
+                   "downloading the statuses");
+}
+
+namespace {
+
+class CudaEvaluator final : public CudaEvaluatorBase {
+ protected:
+  int GroupKey(int n) const override { return CapacityBucket(n); }
+
+  void ComputeLineCosts(std::vector<Group>& groups) override {
+    for (Group& g : groups) {
+      if (g.num_lines == 0) continue;
+      const int ns = static_cast<int>(g.host_segments.size());
+#define FRFIT_LAUNCH(CAP)                                                                     \
+  LaunchLineCosts<CAP>(resident(), device_postures(), g.segments.get(),                 \
+                       g.line_starts.get(), ns, g.num_lines, device_coefficients(), line_costs(), \
+                       line_status())
+      switch (g.key) {
+        case 4: FRFIT_LAUNCH(4); break;
+        case 8: FRFIT_LAUNCH(8); break;
+        case 12: FRFIT_LAUNCH(12); break;
+        case 18: FRFIT_LAUNCH(18); break;
+        case 24: FRFIT_LAUNCH(24); break;
+        default: FRFIT_LAUNCH(32); break;
+      }
+#undef FRFIT_LAUNCH
+    }
+  }
+};
+
+}  // namespace
+
+}  // namespace frfit::cuda
+
+namespace frfit {
+
+bool CudaDeviceUsable(std::string* reason) {
+  int count = 0;
+  const cudaError_t result = cudaGetDeviceCount(&count);
+  if (result != cudaSuccess) {
+    cudaGetLastError();
+    if (reason) *reason = std::string("cuda runtime: ") + cudaGetErrorString(result);
+    return false;
+  }
+  if (count == 0) {
+    if (reason) *reason = "cuda runtime: no CUDA device found";
+    return false;
+  }
+  int device = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError();
+    if (reason) *reason = "cuda runtime: cannot read the properties of the current device";
+    return false;
+  }
+  // The fatbinary carries sm_90 code and compute_80 PTX: anything older cannot load it.
+  if (prop.major < 8) {
+    if (reason)
+      *reason = std::string(prop.name) + " has compute capability " + std::to_string(prop.major) +
+                "." + std::to_string(prop.minor) + "; this build needs 8.0 or newer";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Evaluator> CreateCudaEvaluator() {
+  return std::make_unique<cuda::CudaEvaluator>();
+}
+
+}  // namespace frfit
