@@ -1,0 +1,290 @@
+// The cuda backend against the cpu backend (DESIGN.md §3): the deterministic tier must give the
+// very same bits (==), the cuBLAS batched tier the same costs to 1e-10 relative; statuses equal.
+// Every test that needs a device skips, saying why, when no usable GPU is present.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "frfit/common/error.h"
+#include "frfit/evaluator/evaluator.h"
+#include "kernels/line_cost.h"
+#if defined(FRFIT_HAVE_CUDA)
+#include "frfit/evaluator/cuda_backend.h"
+#include "kernels/cuda_batched_tier.h"
+#endif
+
+namespace frfit {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586;
+
+double Uniform(std::mt19937_64& rng, double lo, double hi) {
+  return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
+double LogUniform(std::mt19937_64& rng, double lo, double hi) {
+  return std::exp(Uniform(rng, std::log(lo), std::log(hi)));
+}
+
+// A synthetic problem: SPD mass, small symmetric gravity, random basis, `lines` lines between
+// 0.2 and 30 Hz, weights drawn from {0, 0.5, 50}, plausible targets in the fitted format.
+PackedProblem RandomProblem(std::mt19937_64& rng, int n, int postures, int lines, int cost_kind,
+                            int phase_mode) {
+  PackedProblem problem;
+  problem.n = n;
+  problem.cost_kind = cost_kind;
+  problem.phase_mode = phase_mode;
+  for (int q = 0; q < postures; ++q) {
+    PackedPosture p;
+    std::vector<double> a(n * n);
+    for (double& v : a) v = Uniform(rng, -1.0, 1.0);
+    p.mass.assign(n * n, 0.0);
+    p.gravity.assign(n * n, 0.0);
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c) {
+        double s = 0.0;
+        for (int k = 0; k < n; ++k) s += a[r * n + k] * a[c * n + k];
+        p.mass[r * n + c] = 2.0 * s + (r == c ? 0.5 * n : 0.0);  // ~ 1–50 kg·m², SPD
+      }
+    for (int r = 0; r < n; ++r)
+      for (int c = r; c < n; ++c) p.gravity[r * n + c] = p.gravity[c * n + r] = Uniform(rng, -500.0, 500.0);
+    p.basis.resize(n * 3);
+    for (double& v : p.basis) v = Uniform(rng, -1.0, 1.0);
+    for (int l = 0; l < lines; ++l) {
+      p.omega_rad_s.push_back(kTwoPi * (0.2 + (30.0 - 0.2) * l / (lines - 1)));
+      for (int e = 0; e < 9; ++e) {
+        const int pick = std::uniform_int_distribution<int>(0, 2)(rng);
+        p.weight.push_back(pick == 0 ? 0.0 : pick == 1 ? 0.5 : 50.0);
+        if (cost_kind == kernels::kCostNormalizedComplex) {
+          p.target.push_back(Uniform(rng, -1e-2, 1e-2));
+          p.target.push_back(Uniform(rng, -1e-2, 1e-2));
+        } else {
+          p.target.push_back(Uniform(rng, -12.0, 0.0));    // log|H|
+          p.target.push_back(Uniform(rng, -3.14, 3.14));   // arg H
+        }
+      }
+    }
+    p.posture_weight = q == 0 ? 1.0 : Uniform(rng, 0.3, 2.0);
+    p.fit_order = q % 3 == 0 ? 2 : std::uniform_int_distribution<int>(0, 2)(rng);
+    problem.postures.push_back(std::move(p));
+  }
+  return problem;
+}
+
+// Realistic coefficients: k 1e5–1e8, c 1–1e4, h = η·k with η 1e-3–5e-2, α 0–1e-3.
+void AppendCoefficients(std::mt19937_64& rng, int n, std::vector<double>* out) {
+  for (int j = 0; j < n; ++j) out->push_back(LogUniform(rng, 1e5, 1e8));
+  for (int j = 0; j < n; ++j) out->push_back(LogUniform(rng, 1.0, 1e4));
+  for (int j = 0; j < n; ++j) out->push_back(LogUniform(rng, 1e-3, 5e-2) * (*out)[out->size() - 2 * n]);
+  out->push_back(Uniform(rng, 0.0, 1e-3));
+}
+
+struct Batch {
+  std::vector<PackedProblem> problems;
+  std::vector<int> individuals;
+  std::vector<double> coefficients;
+  size_t num_costs() const {
+    size_t s = 0;
+    for (int i : individuals) s += i;
+    return s;
+  }
+};
+
+struct Result {
+  std::vector<double> costs;
+  std::vector<EvalStatus> status;
+};
+
+Result RunBatch(Evaluator& evaluator, const Batch& batch) {
+  evaluator.SetProblems(batch.problems);
+  Result r;
+  // Poisoned: every entry must be written.
+  r.costs.assign(batch.num_costs(), -12345.0);
+  r.status.assign(batch.num_costs(), static_cast<EvalStatus>(77));
+  evaluator.Evaluate(batch.individuals, batch.coefficients, r.costs, r.status);
+  return r;
+}
+
+// Problems of n = 3, 9, 18 (and the bucket edges 4, 12, 24, 32), every cost kind and fit order,
+// 2 postures, 150 lines, several problems and one with no individuals in the same call.
+Batch RandomBatch(unsigned seed) {
+  std::mt19937_64 rng(seed);
+  Batch b;
+  const int ns[] = {3, 9, 18, 4, 12, 24, 32, 9, 3};
+  const int kinds[] = {0, 0, 0, 1, 2, 0, 1, 2, 0};
+  const int phases[] = {0, 1, 0, 0, 0, 1, 0, 0, 1};
+  const int counts[] = {24, 17, 9, 5, 5, 3, 2, 0, 31};
+  for (int p = 0; p < 9; ++p) {
+    b.problems.push_back(RandomProblem(rng, ns[p], 2, 150, kinds[p], phases[p]));
+    b.individuals.push_back(counts[p]);
+    for (int i = 0; i < counts[p]; ++i)
+      for (int q = 0; q < 2; ++q) AppendCoefficients(rng, ns[p], &b.coefficients);
+  }
+  return b;
+}
+
+bool SkipWithoutGpu(std::string* reason) { return !IsCudaUsable(reason); }
+
+#define FRFIT_REQUIRE_GPU()                                  \
+  do {                                                       \
+    std::string reason;                                      \
+    if (SkipWithoutGpu(&reason)) GTEST_SKIP() << reason;     \
+  } while (0)
+
+TEST(CudaBackend, AskingForCudaWithoutGpuSaysWhyAndAutoFallsBack) {
+  std::string reason;
+  const bool usable = IsCudaUsable(&reason);
+  EvaluatorOptions options;
+  options.backend = BackendType::kAuto;
+  options.threads = 1;
+  if (usable) {
+    EXPECT_EQ(CreateEvaluator(options)->backend(), BackendType::kCuda);
+    return;
+  }
+  EXPECT_FALSE(reason.empty());
+  EXPECT_EQ(CreateEvaluator(options)->backend(), BackendType::kCpu);
+  options.backend = BackendType::kCuda;
+  try {
+    CreateEvaluator(options);
+    ADD_FAILURE() << "expected an Error for --backend cuda without a usable GPU";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+  }
+#if defined(FRFIT_HAVE_CUDA)
+  EXPECT_THROW(CreateCudaEvaluator(), Error);
+  EXPECT_THROW(CreateCudaBatchedEvaluator(), Error);
+#endif
+}
+
+#if defined(FRFIT_HAVE_CUDA)
+
+TEST(CudaEvaluator, DeterministicTierEqualsCpuBitForBit) {
+  FRFIT_REQUIRE_GPU();
+  for (unsigned seed : {1u, 2u, 3u}) {
+    const Batch batch = RandomBatch(seed);
+    auto cpu = CreateCpuEvaluator(0);
+    auto gpu = CreateCudaEvaluator();
+    EXPECT_EQ(gpu->backend(), BackendType::kCuda);
+    EXPECT_FALSE(gpu->description().empty());
+    const Result want = RunBatch(*cpu, batch);
+    const Result got = RunBatch(*gpu, batch);
+    ASSERT_EQ(got.costs.size(), want.costs.size());
+    int mismatches = 0, status_mismatches = 0;
+    for (size_t i = 0; i < want.costs.size(); ++i) {
+      if (!(got.costs[i] == want.costs[i])) {
+        if (mismatches < 5)
+          ADD_FAILURE() << "seed " << seed << " cost " << i << ": cuda " << got.costs[i]
+                        << " cpu " << want.costs[i];
+        ++mismatches;
+      }
+      status_mismatches += got.status[i] != want.status[i];
+    }
+    EXPECT_EQ(mismatches, 0) << "of " << want.costs.size() << " costs (seed " << seed << ")";
+    EXPECT_EQ(status_mismatches, 0);
+    EXPECT_EQ(gpu->line_solves(), cpu->line_solves());
+  }
+}
+
+TEST(CudaEvaluator, RepeatedAndResizedCallsGiveTheSameBits) {
+  FRFIT_REQUIRE_GPU();
+  Batch batch = RandomBatch(11);
+  auto gpu = CreateCudaEvaluator();
+  const Result first = RunBatch(*gpu, batch);
+  std::vector<double> costs(first.costs.size());
+  std::vector<EvalStatus> status(first.costs.size());
+  gpu->Evaluate(batch.individuals, batch.coefficients, costs, status);
+  EXPECT_EQ(costs, first.costs);
+  // A smaller call on the same evaluator (buffers reused), then the full one again.
+  std::vector<int> one(batch.individuals.size(), 0);
+  one[0] = 1;
+  const size_t stride0 = 2 * batch.problems[0].coefficient_stride();
+  std::vector<double> c1(batch.coefficients.begin(), batch.coefficients.begin() + stride0);
+  std::vector<double> cost1(1);
+  std::vector<EvalStatus> st1(1);
+  gpu->Evaluate(one, c1, cost1, st1);
+  EXPECT_EQ(cost1[0], first.costs[0]);
+  gpu->Evaluate(batch.individuals, batch.coefficients, costs, status);
+  EXPECT_EQ(costs, first.costs);
+}
+
+TEST(CudaEvaluator, BatchedTierMatchesDeterministicTierTo1e10) {
+  FRFIT_REQUIRE_GPU();
+  const Batch batch = RandomBatch(5);
+  auto gpu = CreateCudaEvaluator();
+  auto blas = CreateCudaBatchedEvaluator();
+  const Result want = RunBatch(*gpu, batch);
+  const Result got = RunBatch(*blas, batch);
+  int outside = 0;
+  double worst = 0.0;
+  for (size_t i = 0; i < want.costs.size(); ++i) {
+    EXPECT_EQ(got.status[i], want.status[i]) << i;
+    const double rel = std::abs(got.costs[i] - want.costs[i]) / std::abs(want.costs[i]);
+    worst = std::max(worst, rel);
+    outside += !(rel <= 1e-10);
+  }
+  EXPECT_EQ(outside, 0) << "worst relative difference " << worst;
+  RecordProperty("worst_relative_difference", std::to_string(worst));
+}
+
+// Singular and non-finite individuals: a NaN and an infinite coefficient, all-zero coefficients
+// on a diagonal problem whose G − ω²M vanishes exactly at one line, a NaN target.
+TEST(CudaEvaluator, SingularAndNonFiniteStatusesMatchCpu) {
+  FRFIT_REQUIRE_GPU();
+  std::mt19937_64 rng(7);
+  Batch b;
+  b.problems.push_back(RandomProblem(rng, 9, 2, 150, 0, 0));
+  b.individuals.push_back(4);
+  for (int i = 0; i < 4; ++i)
+    for (int q = 0; q < 2; ++q) AppendCoefficients(rng, 9, &b.coefficients);
+  const int stride = b.problems[0].coefficient_stride();
+  b.coefficients[0 * 2 * stride + 3] = std::numeric_limits<double>::quiet_NaN();       // k NaN
+  b.coefficients[1 * 2 * stride + stride + 2 * 9 + 1] = std::numeric_limits<double>::infinity();
+  // Diagonal problem: gravity_ii = ω_l²·m_ii bitwise at line 40, coefficients all zero.
+  PackedProblem diag = RandomProblem(rng, 3, 2, 150, 1, 0);
+  for (PackedPosture& p : diag.postures) {
+    const double w = p.omega_rad_s[40];
+    std::fill(p.mass.begin(), p.mass.end(), 0.0);
+    std::fill(p.gravity.begin(), p.gravity.end(), 0.0);
+    for (int r = 0; r < 3; ++r) {
+      p.mass[r * 3 + r] = 1.0 + r;
+      p.gravity[r * 3 + r] = (w * w) * p.mass[r * 3 + r];
+    }
+  }
+  b.problems.push_back(diag);
+  b.individuals.push_back(2);
+  for (int i = 0; i < 2; ++i)
+    for (int q = 0; q < 2; ++q) {
+      for (int j = 0; j < 10; ++j) b.coefficients.push_back(0.0);  // 3n + 1 = 10 zeros
+    }
+  // A NaN target makes every individual of the problem non-finite.
+  PackedProblem nan_target = RandomProblem(rng, 3, 1, 150, 0, 0);
+  nan_target.postures[0].weight[9 * 10 + 4] = 50.0;
+  nan_target.postures[0].target[18 * 10 + 8] = std::numeric_limits<double>::quiet_NaN();
+  b.problems.push_back(nan_target);
+  b.individuals.push_back(2);
+  for (int i = 0; i < 2; ++i) AppendCoefficients(rng, 3, &b.coefficients);
+
+  auto cpu = CreateCpuEvaluator(1);
+  const Result want = RunBatch(*cpu, b);
+  ASSERT_EQ(want.status[0], EvalStatus::kSingular);
+  ASSERT_EQ(want.status[1], EvalStatus::kSingular);
+  ASSERT_EQ(want.status[2], EvalStatus::kOk);
+  ASSERT_EQ(want.status[4], EvalStatus::kSingular);
+  ASSERT_EQ(want.status[6], EvalStatus::kNonFinite);
+  for (auto make : {&CreateCudaEvaluator, &CreateCudaBatchedEvaluator}) {
+    auto gpu = make();
+    const Result got = RunBatch(*gpu, b);
+    for (size_t i = 0; i < want.costs.size(); ++i) {
+      EXPECT_EQ(got.status[i], want.status[i]) << gpu->description() << " individual " << i;
+      if (want.status[i] != EvalStatus::kOk) EXPECT_EQ(got.costs[i], want.costs[i]);  // +inf
+    }
+  }
+}
+
+#endif  // FRFIT_HAVE_CUDA
+
+}  // namespace
+}  // namespace frfit
