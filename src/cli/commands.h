@@ -13,6 +13,7 @@ namespace frfit::cli {
 int RunInfo(int argc, char** argv);
 int RunModal(int argc, char** argv);
 int RunSimulate(int argc, char** argv);
+int RunFit(int argc, char** argv);
 
 class Args;
 

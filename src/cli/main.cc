@@ -17,6 +17,9 @@ constexpr const char* kUsage =
     "  modal     --model M.yaml --posture NAME [--q z2=70,..] [--params P.yaml] [--json]\n"
     "  simulate  --model M.yaml --posture NAME [--params P.yaml] --band F0:F1:DF\n"
     "            --format receptance|mobility|inertance --out FRF.h5 [--json]\n"
+    "  fit       --model M.yaml --frf FRF.h5[,FRF2.h5...] [--config FIT.yaml] [--seed N]\n"
+    "            [--backend cpu|cuda|auto] [--threads N] [--out RESULT.h5] [--checkpoint C.json]\n"
+    "            [--resume C.json] [--progress|--quiet] [--progress-every N] [--json]\n"
     "\n"
     "Every command prints one JSON object on stdout with --json; errors are one line on stderr\n"
     "starting with 'error:' and a non-zero exit status. See README.md.\n";
@@ -37,7 +40,8 @@ int main(int argc, char** argv) {
     if (command == "info") return frfit::cli::RunInfo(argc - 2, argv + 2);
     if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);
     if (command == "simulate") return frfit::cli::RunSimulate(argc - 2, argv + 2);
-    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate)\n",
+    if (command == "fit") return frfit::cli::RunFit(argc - 2, argv + 2);
+    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit)\n",
                  command.c_str());
     return 2;
   } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/fit/fit_result.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit::cli {
@@ -23,7 +24,10 @@ ModelContext LoadModelContext(const Args& args) {
   }
   if (args.Has("params")) {
     ctx.parameters_source = args.Get("params");
-    ctx.parameters = LoadParameters(ctx.parameters_source, ctx.model);
+    // A fit result (.h5) or a YAML parameter file.
+    const std::string& source = ctx.parameters_source;
+    const bool hdf5 = source.size() > 3 && source.compare(source.size() - 3, 3, ".h5") == 0;
+    ctx.parameters = hdf5 ? ParametersFromResult(source, ctx.model) : LoadParameters(source, ctx.model);
   } else {
     ctx.parameters_source = "initial values of the model";
     ctx.parameters = ctx.model.InitialParameters();

@@ -1,0 +1,88 @@
+// CostOptions: how simulated and measured FRFs are compared (paper Eq. 22 and its variants).
+// A plain value type; every field has a default and IsValid names the field it rejects.
+#pragma once
+
+#include <array>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "frfit/frf/frf_format.h"
+
+namespace frfit {
+
+enum class CostType {
+  kLogComplex,         // Σ W |log H_s − log H|²   (paper Eq. 22; the default)
+  kLogMagnitude,       // Σ W (log|H_s| − log|H|)²
+  kNormalizedComplex,  // Σ W |H_s − H|² / Σ W |H|²   (papers/003)
+};
+std::string ToString(CostType type);
+bool FromString(const std::string& text, CostType* type);
+
+// Branch of the complex logarithm in kLogComplex (docs/decisions.md):
+//   wrapped         — arg H_s − arg H wrapped into (−π, π], i.e. the principal log of H_s/H.
+//   principal_logs  — Log H_s − Log H, each principal: Eq. 22 read literally; jumps by 2π where
+//                     one FRF crosses the negative real axis and the other does not.
+enum class PhaseMode { kWrapped, kPrincipalLogs };
+std::string ToString(PhaseMode mode);
+bool FromString(const std::string& text, PhaseMode* mode);
+
+// The model is reciprocal (H_s = H_sᵀ); measured cross FRFs usually are not. Before fitting:
+//   none          — fit the cross FRFs as measured
+//   mirror_upper  — replace H_ji (i < j) by H_ij      mirror_lower — replace H_ij (i < j) by H_ji
+//   average       — replace both by (H_ij + H_ji)/2
+enum class Symmetrization { kNone, kMirrorUpper, kMirrorLower, kAverage };
+std::string ToString(Symmetrization mode);
+bool FromString(const std::string& text, Symmetrization* mode);
+
+enum class WeightMode { kPeaks, kUniform, kBands };
+std::string ToString(WeightMode mode);
+bool FromString(const std::string& text, WeightMode* mode);
+
+// A user weight rule: lines in [from_hz, to_hz] of the listed entries get `gain`.
+struct WeightBand {
+  double from_hz = 0.0;
+  double to_hz = 0.0;
+  double gain = 1.0;
+  std::array<bool, 9> entries{true, true, true, true, true, true, true, true, true};
+};
+
+struct WeightOptions {
+  WeightMode mode = WeightMode::kPeaks;
+  // Peak picking as in the paper: `peak_gain` at each peak of |H| and ±peak_halfwidth_lines
+  // around it, `base_gain` on every other line (paper: 50 and 0.5, ±2 lines; KUKA: 80 and 0.5).
+  double peak_gain = 50.0;
+  double base_gain = 0.5;
+  int peak_halfwidth_lines = 2;
+  // A local maximum counts as a peak when it stands this much above the lower of the two valleys
+  // that separate it from higher neighbours (guards against noise ripples in measured data).
+  double min_prominence_db = 3.0;
+  // Peaks found per entry (each FRF its own peaks), or on Σ|H_ii| and applied to every entry.
+  bool peaks_per_entry = true;
+  // When not empty, these frequencies are the peaks (nearest line each), for every entry.
+  std::vector<double> peak_frequencies_hz;
+  // kBands: every line gets base_gain, then each band in order overrides its lines and entries.
+  std::vector<WeightBand> bands;
+};
+
+struct CostOptions {
+  CostType type = CostType::kLogComplex;
+  PhaseMode phase = PhaseMode::kWrapped;
+  FrfFormat fit_format = FrfFormat::kInertance;  // the measured data are converted to it
+  double band_min_hz = 0.0;                      // lines outside [min, max] are not fitted
+  double band_max_hz = std::numeric_limits<double>::infinity();
+  // Which of the nine entries are fitted (xx, xy, xz, yx, ...); entries the file lacks are skipped.
+  std::array<bool, 9> entries{true, true, true, true, true, true, true, true, true};
+  Symmetrization symmetrization = Symmetrization::kNone;
+  // A measured line that is zero, NaN or infinite in a fitted entry is an error naming the line,
+  // unless drop_bad_lines is set; then the whole line is left out (and reported).
+  bool drop_bad_lines = false;
+  WeightOptions weights;
+
+  bool IsValid(std::string* error) const;
+};
+
+// Parses "xx", "xy", ... into an entry index (0..8); -1 when not an entry name.
+int ParseEntryName(const std::string& text);
+
+}  // namespace frfit

@@ -1,0 +1,45 @@
+// Drives FitRuns against one Evaluator: each round packs the asked points of every unfinished
+// run into one Evaluate call (one GPU job on the cuda backend), hands the costs back, reports
+// progress and writes checkpoints. A single fit is a batch of one.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/fit_run.h"
+#include "frfit/fit/parameter_map.h"
+
+namespace frfit {
+
+struct FitJob {
+  FitRun* run;
+  const ParameterMap* map;
+  int num_postures;  // of the job's problem, in the evaluator's problem order
+};
+
+struct ProgressEvent {
+  int job;                 // index into the jobs
+  FitPhase phase;
+  int cycle;
+  int step;
+  double best_cost;
+  std::int64_t evaluations;
+  double evaluations_per_second;  // over the whole drive so far, all jobs together
+};
+
+struct DriveOptions {
+  // Called after a round in which a job finished a GA generation or NM iteration.
+  std::function<void(const ProgressEvent&)> progress;
+  // Called with every job's saved state whenever checkpoint_every_evaluations more evaluations
+  // (all jobs together) have been done since the last call; 0 disables.
+  std::int64_t checkpoint_every_evaluations = 0;
+  std::function<void(const std::vector<nlohmann::json>&)> checkpoint;
+};
+
+// Jobs are in the same order as the evaluator's problems. Returns when every run is done.
+void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const DriveOptions& options);
+
+}  // namespace frfit

@@ -1,0 +1,70 @@
+// FitOptions: every setting of a fit (the YAML fit configuration, docs/fit-config.md), as a plain
+// value type with defaults and IsValid. Loading checks everything before any work starts.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frfit/cost/cost_options.h"
+#include "frfit/model/model.h"
+#include "frfit/optim/genetic_algorithm.h"
+#include "frfit/optim/nelder_mead.h"
+
+namespace frfit {
+
+// Where the search starts: the model's initial values, or (as in the paper's validation example)
+// a random point inside the bounds drawn from the fit's seed.
+enum class InitialGuess { kModel, kRandom };
+std::string ToString(InitialGuess guess);
+bool FromString(const std::string& text, InitialGuess* guess);
+
+struct ParameterOptions {
+  std::vector<std::string> free;           // empty: every parameter not in `fixed`
+  std::map<std::string, double> fixed;     // held at these values
+  std::map<std::string, Bounds> bounds;    // overrides of the model's bounds and initial values
+  InitialGuess initial = InitialGuess::kModel;
+};
+
+// How the GA of cycles 2, 3, ... starts (paper Fig. 2 and docs/decisions.md):
+//   seeded       — around the Nelder–Mead result, which is one of its individuals (the paper);
+//   independent  — over the whole bounds, as a fresh global search; the best point so far is
+//                  kept by the fitter, not injected, so a deep local minimum cannot capture it.
+enum class RestartMode { kSeeded, kIndependent };
+std::string ToString(RestartMode mode);
+bool FromString(const std::string& text, RestartMode* mode);
+
+// The GA ⇄ Nelder–Mead loop of the paper's Fig. 2.
+struct FitterOptions {
+  int max_cycles = 3;                    // GA + NM cycles at most
+  double fitness_tolerance = 0.0;        // δ: stop as soon as the cost is below it (0: never)
+  // A cycle that lowers the best cost by less than this fraction of it does not count as
+  // progress; after `stall_cycles` such cycles in a row the fit stops.
+  double min_cycle_improvement = 1e-3;
+  int stall_cycles = 1;
+  RestartMode restart = RestartMode::kSeeded;
+  // Write a checkpoint after every this many evaluations (0: only when --checkpoint is given,
+  // then every 20000 evaluations).
+  std::int64_t checkpoint_every_evaluations = 20000;
+  bool IsValid(std::string* error) const;
+};
+
+struct FitOptions {
+  CostOptions cost;
+  ParameterOptions parameters;
+  GaOptions genetic_algorithm;
+  NelderMeadOptions nelder_mead;
+  FitterOptions fitter;
+  std::map<std::string, double> posture_weights;  // per posture name; 1 when absent
+
+  bool IsValid(std::string* error) const;
+};
+
+// Reads a fit configuration (unknown keys are errors). An empty path gives the defaults.
+FitOptions LoadFitOptions(const std::string& path);
+FitOptions ParseFitOptionsText(const std::string& yaml_text, const std::string& source);
+// The settings as YAML text, for result files and reports.
+std::string FitOptionsToYaml(const FitOptions& options);
+
+}  // namespace frfit

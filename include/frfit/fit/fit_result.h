@@ -1,0 +1,66 @@
+// FitResult: everything a finished fit reports — parameters, cost, history, settings and
+// provenance, and per posture the measured and fitted FRFs, weights and the modal comparison —
+// and its HDF5 file (layout: docs/file-formats.md).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "frfit/cost/problem.h"
+#include "frfit/fit/fit_run.h"
+#include "frfit/fit/modal_comparison.h"
+#include "frfit/fit/parameter_map.h"
+
+namespace frfit {
+
+struct PostureResult {
+  std::string name;
+  std::string frf_source;
+  FrfSet measured;               // as fitted: in band, symmetrised, in the fitted format
+  FrfSet fitted;                 // the fitted model on the same lines and format
+  std::vector<double> weights;   // [line][9]
+  double cost = 0.0;             // this posture's share of the cost (posture weight included)
+  std::vector<double> dropped_hz;
+  ModalComparison modal;
+};
+
+struct FitResult {
+  std::string frfit_version = FRFIT_VERSION;
+  std::string model_name;
+  std::string model_file;
+  std::vector<std::string> parameter_names;
+  std::vector<std::string> parameter_units;
+  std::vector<double> parameters;          // fitted, Model::parameters order
+  std::vector<double> initial_parameters;  // where the search started
+  std::vector<double> lower, upper;        // effective bounds
+  std::vector<int> free;                   // 1 where the parameter was fitted
+  double cost = 0.0;
+  double initial_population_best_cost = 0.0;
+  std::int64_t evaluations = 0, ga_evaluations = 0, nm_evaluations = 0;
+  double wall_seconds = 0.0, ga_seconds = 0.0, nm_seconds = 0.0;
+  int cycles = 0;
+  std::string termination;
+  std::uint64_t seed = 0;
+  std::string backend_given, backend_used;
+  std::string settings_yaml;
+  std::vector<HistoryRow> history;
+  std::vector<PostureResult> postures;
+};
+
+// Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture.
+FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, const FitRun& run,
+                            const FitOptions& options);
+
+void WriteFitResult(const std::string& path, const FitResult& result);  // atomic
+// Reads the parameters, cost and provenance (not the per-posture arrays).
+FitResult ReadFitResultSummary(const std::string& path);
+
+// The --json object of `frfit fit` (DESIGN.md §5).
+nlohmann::ordered_json FitResultToJson(const FitResult& result);
+
+// Fitted parameters of a result file, in Model::parameters order; names must match the model.
+std::vector<double> ParametersFromResult(const std::string& path, const Model& model);
+
+}  // namespace frfit

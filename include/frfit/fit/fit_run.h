@@ -1,0 +1,95 @@
+// FitRun: the paper's Fig. 2 loop for one problem — GA, then Nelder–Mead from the best point, and
+// while J > δ and cycles remain, a new GA seeded with the Nelder–Mead result — written as an
+// ask/tell state machine. It never evaluates anything itself: a driver (fit/fit_driver.h) packs
+// the points of many runs into one evaluator call, which is how fleets share one GPU job.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frfit/fit/fit_options.h"
+#include "frfit/fit/parameter_map.h"
+#include "frfit/optim/genetic_algorithm.h"
+#include "frfit/optim/nelder_mead.h"
+
+namespace frfit {
+
+enum class FitPhase { kGeneticAlgorithm, kNelderMead, kDone };
+std::string ToString(FitPhase phase);  // "ga" | "nm" | "done"
+
+enum class FitTermination { kNotDone, kFitnessTolerance, kMaxCycles, kStalled };
+std::string ToString(FitTermination termination);
+
+// One row of the cost history: after each GA generation and each Nelder–Mead iteration.
+struct HistoryRow {
+  int cycle = 0;
+  FitPhase phase = FitPhase::kGeneticAlgorithm;
+  int step = 0;                  // generation or iteration within the phase
+  std::int64_t evaluations = 0;  // cumulative over the run
+  double best_cost = 0.0;        // best of the run so far
+};
+
+class FitRun {
+ public:
+  FitRun(const ParameterMap& map, const FitOptions& options, std::uint64_t seed);
+  // Continues a run saved by SaveState (same map and options).
+  FitRun(const ParameterMap& map, const FitOptions& options, const nlohmann::json& state);
+
+  bool Done() const { return phase_ == FitPhase::kDone; }
+  // Points to evaluate next, packed [point][dim] in u ∈ [0,1]; empty when done.
+  const std::vector<double>& Ask() const;
+  // Costs of the asked points, in order; `seconds` is the wall time the evaluation took.
+  void Tell(std::span<const double> costs, double seconds);
+
+  FitPhase phase() const { return phase_; }
+  FitTermination termination() const { return termination_; }
+  int cycle() const { return cycle_; }
+  std::uint64_t seed() const { return seed_; }
+  double best_cost() const { return best_cost_; }
+  const std::vector<double>& best_u() const { return best_u_; }
+  const std::vector<double>& initial_u() const { return initial_u_; }
+  double initial_population_best_cost() const { return initial_population_best_; }
+  std::int64_t evaluations() const { return ga_evaluations_ + nm_evaluations_; }
+  std::int64_t ga_evaluations() const { return ga_evaluations_; }
+  std::int64_t nm_evaluations() const { return nm_evaluations_; }
+  double ga_seconds() const { return ga_seconds_; }
+  double nm_seconds() const { return nm_seconds_; }
+  const std::vector<HistoryRow>& history() const { return history_; }
+  // The current phase's step (generation or NM iteration), for progress lines.
+  int step() const;
+
+  nlohmann::json SaveState() const;
+
+ private:
+  void StartGa(const std::vector<double>& guess);
+  void EndCycle();
+  void Improve(const std::vector<double>& u, double cost);
+  void Finish(FitTermination why);
+
+  const ParameterMap* map_;
+  FitOptions options_;
+  std::uint64_t seed_ = 0;
+  FitPhase phase_ = FitPhase::kGeneticAlgorithm;
+  FitTermination termination_ = FitTermination::kNotDone;
+  int cycle_ = 1;
+  std::optional<GeneticAlgorithm> ga_;
+  std::optional<BoundedNelderMead> nm_;
+  std::vector<double> initial_u_;
+  std::vector<double> best_u_;
+  double best_cost_ = 0.0;
+  double previous_cycle_best_ = 0.0;
+  int stalled_cycles_ = 0;
+  double initial_population_best_ = 0.0;
+  bool have_best_ = false;
+  bool initial_recorded_ = false;
+  int last_nm_iteration_ = -1;
+  std::int64_t ga_evaluations_ = 0, nm_evaluations_ = 0;
+  double ga_seconds_ = 0.0, nm_seconds_ = 0.0;
+  std::vector<HistoryRow> history_;
+};
+
+}  // namespace frfit

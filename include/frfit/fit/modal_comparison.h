@@ -1,0 +1,39 @@
+// Table 6 of the paper: the fitted model's modes against reference modes, mode by mode.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "frfit/frf/frf_set.h"
+#include "frfit/modal/modal.h"
+#include "frfit/model/model.h"
+
+namespace frfit {
+
+struct ModalComparisonRow {
+  double reference_frequency_hz = 0.0;
+  double reference_damping_ratio = 0.0;  // NaN when the reference has no damping estimate
+  double fitted_frequency_hz = 0.0;
+  double fitted_damping_ratio = 0.0;
+  double frequency_error_percent = 0.0;  // 100·(fitted − reference)/reference
+  double damping_error_percent = 0.0;    // same, relative; NaN without a reference damping
+  double mac = 0.0;                      // sensor-frame MAC of the pair; NaN without shapes
+};
+
+struct ModalComparison {
+  std::string reference;  // where the reference modes came from
+  std::vector<ModalComparisonRow> rows;
+};
+
+// Reference modes of a measured set: when its provenance names the parameters it was synthesised
+// from for this model, the model's modes with those parameters ("From [34]" in Table 6);
+// otherwise peaks of Σ|H_ii| with half-power damping estimates. Only modes up to max_hz.
+std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, const FrfSet& measured,
+                                 double max_hz, std::string* description);
+
+// Pairs every reference mode with the fitted mode nearest in frequency.
+ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vector<Mode>& fitted,
+                             const std::string& description);
+
+}  // namespace frfit

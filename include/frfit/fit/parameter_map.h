@@ -1,0 +1,44 @@
+// ParameterMap: which of a model's elastic parameters a fit moves, their bounds, and the chain
+// u (optimiser space, [0,1]^free) → physical parameter vector → packed joint coefficients for the
+// evaluator. The optimisers never see physics; the evaluators never see u.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frfit/fit/fit_options.h"
+#include "frfit/model/model.h"
+#include "frfit/optim/parameter_space.h"
+
+namespace frfit {
+
+class ParameterMap {
+ public:
+  // Validates names, fixed values and bounds (errors name `source`, the fit configuration).
+  ParameterMap(const Model& model, const ParameterOptions& options, const std::string& source);
+
+  int dim() const { return static_cast<int>(free_.size()); }
+  const std::vector<int>& free_indices() const { return free_; }  // into Model::parameters
+  const std::vector<Bounds>& bounds() const { return bounds_; }   // per model parameter, effective
+  const ParameterSpace& space() const { return space_; }
+
+  // The full physical parameter vector (Model::parameters order) for one point u.
+  std::vector<double> Physical(std::span<const double> u) const;
+  // u of the effective initial values.
+  std::vector<double> InitialU() const;
+  std::vector<double> ToU(std::span<const double> physical) const;
+
+  // Joint coefficients of every point of a packed batch u [point][dim], for `num_postures`
+  // postures, appended to `out` as [point][posture][3n + 1].
+  void AppendCoefficients(std::span<const double> u, int num_postures, std::vector<double>* out) const;
+
+ private:
+  const Model* model_;
+  std::vector<int> free_;
+  std::vector<Bounds> bounds_;
+  std::vector<double> template_;  // fixed values in place, free ones overwritten per point
+  ParameterSpace space_;
+};
+
+}  // namespace frfit

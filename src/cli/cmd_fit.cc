@@ -1,0 +1,212 @@
+// frfit fit: identifies the elastic parameters of a model from measured FRFs (paper Fig. 2).
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "args.h"
+#include "commands.h"
+#include "frfit/common/error.h"
+#include "frfit/cost/problem.h"
+#include "frfit/fit/fit_driver.h"
+#include "frfit/fit/fit_result.h"
+#include "frfit/io/atomic_file.h"
+#include "frfit/io/frf_hdf5.h"
+#include "frfit/model/model_yaml.h"
+
+namespace frfit::cli {
+namespace {
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+// FNV-1a over the inputs that decide the result, so --resume refuses a checkpoint of another fit.
+std::uint64_t Fingerprint(const std::vector<std::string>& files, const std::string& extra) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto mix = [&](const std::string& bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
+  };
+  for (const std::string& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    mix(buffer.str());
+  }
+  mix(extra);
+  return h;
+}
+
+void CheckWritableDirectory(const std::string& path, const std::string& option) {
+  const std::filesystem::path dir = std::filesystem::absolute(path).parent_path();
+  if (!std::filesystem::is_directory(dir))
+    throw Error("frfit fit", option, "expected a path in an existing directory, got '" + path + "'");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error("frfit fit", option, "directory '" + dir.string() + "' is not writable");
+}
+
+}  // namespace
+
+int RunFit(int argc, char** argv) {
+  const Args args("fit", argc, argv,
+                  {"model", "frf", "config", "seed", "backend", "threads", "out", "checkpoint",
+                   "resume", "progress-every"},
+                  {"json", "progress", "quiet"});
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+
+  // Everything is checked before the first evaluation.
+  const std::string config_path = args.Get("config", "");
+  const FitOptions options = LoadFitOptions(config_path);
+  const std::string config_source = config_path.empty() ? "default fit configuration" : config_path;
+  const long seed_value = args.GetInt("seed", 1);
+  if (seed_value < 0) throw Error("frfit fit", "--seed", "expected an integer >= 0");
+  const std::uint64_t seed = static_cast<std::uint64_t>(seed_value);
+  EvaluatorOptions evaluator_options;
+  const std::string backend_given = args.Get("backend", "auto");
+  if (!FromString(backend_given, &evaluator_options.backend))
+    throw Error("frfit fit", "--backend", "expected cpu, cuda or auto, got '" + backend_given + "'");
+  evaluator_options.threads = static_cast<int>(args.GetInt("threads", 0));
+  std::string error;
+  if (!evaluator_options.IsValid(&error)) throw Error("frfit fit", "--threads", error);
+  const std::string out_path = args.Get("out", "");
+  if (!out_path.empty()) CheckWritableDirectory(out_path, "--out");
+  std::string checkpoint_path = args.Get("checkpoint", "");
+  if (checkpoint_path.empty() && !out_path.empty()) checkpoint_path = out_path + ".checkpoint.json";
+  if (!checkpoint_path.empty()) CheckWritableDirectory(checkpoint_path, "--checkpoint");
+
+  auto model = std::make_shared<Model>(LoadModel(args.Get("model")));
+  const ParameterMap map(*model, options.parameters, config_source);
+  const std::vector<std::string> frf_files = SplitList(args.Get("frf"));
+  if (frf_files.empty()) throw Error("frfit fit", "--frf", "expected one or more FRF files (comma-separated)");
+  Problem problem;
+  problem.model = model;
+  problem.cost = options.cost;
+  for (const std::string& file : frf_files) {
+    const FrfSet measured = ReadFrfSet(file);
+    if (model->FindPosture(measured.posture) < 0)
+      throw Error(file, "/@posture", "model '" + model->name + "' has no posture '" + measured.posture + "'");
+    for (const ProblemPosture& other : problem.postures)
+      if (other.posture.name == measured.posture)
+        throw Error(file, "/@posture", "posture '" + measured.posture + "' is already given by " + other.source);
+    const auto w = options.posture_weights.find(measured.posture);
+    problem.postures.push_back(PreparePosture(Linearize(*model, measured.posture), measured, options.cost,
+                                              file, w == options.posture_weights.end() ? 1.0 : w->second));
+  }
+  for (const auto& [name, weight] : options.posture_weights) {
+    bool used = false;
+    for (const ProblemPosture& p : problem.postures) used = used || p.posture.name == name;
+    if (!used) throw Error(config_source, "postures." + name, "no FRF file given for this posture");
+  }
+
+  std::unique_ptr<Evaluator> evaluator = CreateEvaluator(evaluator_options);
+  const bool quiet = args.Flag("quiet") || args.Flag("json");
+  if (!quiet || evaluator_options.backend == BackendType::kAuto) {
+    std::string reason;
+    if (evaluator_options.backend == BackendType::kAuto && evaluator->backend() == BackendType::kCpu &&
+        !IsCudaUsable(&reason))
+      std::fprintf(stderr, "frfit fit: backend auto -> cpu (%s)\n", reason.c_str());
+    else
+      std::fprintf(stderr, "frfit fit: backend %s (%s)\n", ToString(evaluator->backend()).c_str(),
+                   evaluator->description().c_str());
+  }
+  evaluator->SetProblems({Pack(problem)});
+
+  std::vector<std::string> fingerprint_files = {model->source};
+  fingerprint_files.insert(fingerprint_files.end(), frf_files.begin(), frf_files.end());
+  const std::string fingerprint =
+      std::to_string(Fingerprint(fingerprint_files, FitOptionsToYaml(options) + "|seed=" + std::to_string(seed)));
+
+  std::unique_ptr<FitRun> run;
+  if (args.Has("resume")) {
+    const std::string resume = args.Get("resume");
+    std::ifstream in(resume);
+    if (!in) throw Error(resume, "", "cannot open checkpoint for reading");
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(resume, "", std::string("not a readable checkpoint (truncated?): ") + e.what());
+    }
+    if (j.value("format", "") != "frfit-checkpoint-1")
+      throw Error(resume, "format", "expected frfit-checkpoint-1");
+    if (j.value("fingerprint", "") != fingerprint)
+      throw Error(resume, "fingerprint",
+                  "this checkpoint belongs to another fit (model, FRF files, configuration or seed differ)");
+    run = std::make_unique<FitRun>(map, options, j.at("runs").at(0));
+    if (!quiet) std::fprintf(stderr, "frfit fit: resuming from %s at %lld evaluations\n", resume.c_str(),
+                             static_cast<long long>(run->evaluations()));
+  } else {
+    run = std::make_unique<FitRun>(map, options, seed);
+  }
+
+  DriveOptions drive;
+  const bool show_progress = !args.Flag("json") && !args.Flag("quiet") &&
+                             (args.Flag("progress") || ::isatty(STDERR_FILENO));
+  const long every = args.GetInt("progress-every", 50);
+  if (show_progress)
+    drive.progress = [&](const ProgressEvent& e) {
+      if (e.phase == FitPhase::kNelderMead && e.step % std::max(1L, every) != 0) return;
+      std::fprintf(stderr, "cycle %d %s %s %4d  best %.6e  evaluations %lld  (%.0f/s)\n", e.cycle,
+                   ToString(e.phase).c_str(), e.phase == FitPhase::kGeneticAlgorithm ? "generation" : "iteration",
+                   e.step, e.best_cost, static_cast<long long>(e.evaluations), e.evaluations_per_second);
+    };
+  if (!checkpoint_path.empty()) {
+    drive.checkpoint_every_evaluations =
+        options.fitter.checkpoint_every_evaluations > 0 ? options.fitter.checkpoint_every_evaluations : 20000;
+    drive.checkpoint = [&](const std::vector<nlohmann::json>& states) {
+      nlohmann::json j = {{"format", "frfit-checkpoint-1"}, {"fingerprint", fingerprint}, {"runs", states}};
+      WriteTextFileAtomically(checkpoint_path, j.dump());
+    };
+  }
+  DriveFits({{run.get(), &map, static_cast<int>(problem.postures.size())}}, evaluator.get(), drive);
+
+  FitResult result = AssembleFitResult(problem, map, *run, options);
+  result.backend_given = backend_given;
+  result.backend_used = ToString(evaluator->backend());
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!out_path.empty()) WriteFitResult(out_path, result);
+  if (!checkpoint_path.empty()) std::remove(checkpoint_path.c_str());
+
+  if (args.Flag("json")) {
+    nlohmann::ordered_json j = FitResultToJson(result);
+    if (!out_path.empty()) j["out"] = out_path;
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+  }
+  std::printf("fit of model %s: cost %.6e after %lld evaluations (%d cycle%s, %s), %.2f s on %s\n",
+              result.model_name.c_str(), result.cost, static_cast<long long>(result.evaluations),
+              result.cycles, result.cycles == 1 ? "" : "s", result.termination.c_str(),
+              result.wall_seconds, evaluator->description().c_str());
+  std::printf("\n  parameter          fitted      initial          min          max  unit\n");
+  for (size_t i = 0; i < result.parameters.size(); ++i)
+    std::printf("  %-12s %12.5g %12.5g %12.5g %12.5g  %s%s\n", result.parameter_names[i].c_str(),
+                result.parameters[i], result.initial_parameters[i], result.lower[i], result.upper[i],
+                result.parameter_units[i].c_str(), result.free[i] ? "" : "  (fixed)");
+  for (const PostureResult& p : result.postures) {
+    std::printf("\n  posture %s (%s), cost %.6e; reference: %s\n", p.name.c_str(), p.frf_source.c_str(),
+                p.cost, p.modal.reference.c_str());
+    std::printf("  mode   f_ref [Hz]   f_fit [Hz]  error [%%]   zeta_ref [%%]  zeta_fit [%%]  error [%%]    MAC\n");
+    for (size_t k = 0; k < p.modal.rows.size(); ++k) {
+      const ModalComparisonRow& row = p.modal.rows[k];
+      std::printf("  %4zu %12.4f %12.4f %10.3f %14.3f %13.3f %10.2f %6.3f\n", k + 1,
+                  row.reference_frequency_hz, row.fitted_frequency_hz, row.frequency_error_percent,
+                  100 * row.reference_damping_ratio, 100 * row.fitted_damping_ratio,
+                  row.damping_error_percent, row.mac);
+    }
+  }
+  if (!out_path.empty()) std::printf("\nwrote %s\n", out_path.c_str());
+  return 0;
+}
+
+}  // namespace frfit::cli

@@ -1,0 +1,85 @@
+#include "frfit/cost/cost_options.h"
+
+#include <cmath>
+
+#include "frfit/common/error.h"
+
+namespace frfit {
+namespace {
+
+template <typename E, size_t N>
+bool Lookup(const std::pair<E, const char*> (&table)[N], const std::string& text, E* out) {
+  for (const auto& [value, name] : table)
+    if (text == name) return *out = value, true;
+  return false;
+}
+template <typename E, size_t N>
+std::string Name(const std::pair<E, const char*> (&table)[N], E value) {
+  for (const auto& [v, name] : table)
+    if (v == value) return name;
+  return "unknown";
+}
+
+const std::pair<CostType, const char*> kCostTypes[] = {
+    {CostType::kLogComplex, "log_complex"},
+    {CostType::kLogMagnitude, "log_magnitude"},
+    {CostType::kNormalizedComplex, "normalized_complex"}};
+const std::pair<PhaseMode, const char*> kPhaseModes[] = {
+    {PhaseMode::kWrapped, "wrapped"}, {PhaseMode::kPrincipalLogs, "principal_logs"}};
+const std::pair<Symmetrization, const char*> kSymmetrizations[] = {
+    {Symmetrization::kNone, "none"},
+    {Symmetrization::kMirrorUpper, "mirror_upper"},
+    {Symmetrization::kMirrorLower, "mirror_lower"},
+    {Symmetrization::kAverage, "average"}};
+const std::pair<WeightMode, const char*> kWeightModes[] = {
+    {WeightMode::kPeaks, "peaks"}, {WeightMode::kUniform, "uniform"}, {WeightMode::kBands, "bands"}};
+
+}  // namespace
+
+std::string ToString(CostType v) { return Name(kCostTypes, v); }
+bool FromString(const std::string& t, CostType* v) { return Lookup(kCostTypes, t, v); }
+std::string ToString(PhaseMode v) { return Name(kPhaseModes, v); }
+bool FromString(const std::string& t, PhaseMode* v) { return Lookup(kPhaseModes, t, v); }
+std::string ToString(Symmetrization v) { return Name(kSymmetrizations, v); }
+bool FromString(const std::string& t, Symmetrization* v) { return Lookup(kSymmetrizations, t, v); }
+std::string ToString(WeightMode v) { return Name(kWeightModes, v); }
+bool FromString(const std::string& t, WeightMode* v) { return Lookup(kWeightModes, t, v); }
+
+int ParseEntryName(const std::string& text) {
+  if (text.size() != 2) return -1;
+  const auto axis = [](char c) { return c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : -1; };
+  const int i = axis(text[0]), j = axis(text[1]);
+  return i < 0 || j < 0 ? -1 : 3 * i + j;
+}
+
+bool CostOptions::IsValid(std::string* error) const {
+  auto fail = [&](const std::string& message) {
+    if (error) *error = message;
+    return false;
+  };
+  if (!(band_min_hz >= 0.0) || std::isnan(band_max_hz) || !(band_max_hz > band_min_hz))
+    return fail("cost.band_hz: expected 0 <= min < max, got [" + FormatDouble(band_min_hz) + ", " +
+                FormatDouble(band_max_hz) + "]");
+  bool any = false;
+  for (bool e : entries) any = any || e;
+  if (!any) return fail("cost.entries: expected at least one FRF entry");
+  const WeightOptions& w = weights;
+  if (!(w.peak_gain > 0.0) || !std::isfinite(w.peak_gain))
+    return fail("cost.weights.peak_gain: expected a positive number, got " + FormatDouble(w.peak_gain));
+  if (!(w.base_gain >= 0.0) || !std::isfinite(w.base_gain))
+    return fail("cost.weights.base_gain: expected a number >= 0, got " + FormatDouble(w.base_gain));
+  if (w.peak_halfwidth_lines < 0)
+    return fail("cost.weights.peak_halfwidth_lines: expected >= 0, got " +
+                std::to_string(w.peak_halfwidth_lines));
+  if (!(w.min_prominence_db >= 0.0))
+    return fail("cost.weights.min_prominence_db: expected >= 0 dB");
+  for (size_t b = 0; b < w.bands.size(); ++b)
+    if (!(w.bands[b].to_hz >= w.bands[b].from_hz) || !(w.bands[b].gain >= 0.0))
+      return fail("cost.weights.bands[" + std::to_string(b) +
+                  "]: expected from_hz <= to_hz and gain >= 0");
+  if (w.mode == WeightMode::kBands && w.bands.empty())
+    return fail("cost.weights.bands: expected at least one band for mode bands");
+  return true;
+}
+
+}  // namespace frfit

@@ -1,0 +1,223 @@
+#include "frfit/cost/problem.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "frfit/common/error.h"
+#include "kernels/det_math.h"
+#include "kernels/line_cost.h"
+
+namespace frfit {
+namespace {
+
+FrfSet Symmetrize(const FrfSet& set, Symmetrization mode) {
+  if (mode == Symmetrization::kNone) return set;
+  FrfSet out = set;
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j) {
+      const int upper = EntryIndex(i, j), lower = EntryIndex(j, i);
+      const bool has_upper = set.present[upper], has_lower = set.present[lower];
+      for (int k = 0; k < set.num_lines(); ++k) {
+        const auto hu = set.H[k * 9 + upper], hl = set.H[k * 9 + lower];
+        std::complex<double> value;
+        if (mode == Symmetrization::kMirrorUpper) value = has_upper ? hu : hl;
+        else if (mode == Symmetrization::kMirrorLower) value = has_lower ? hl : hu;
+        else value = has_upper && has_lower ? 0.5 * (hu + hl) : (has_upper ? hu : hl);
+        out.H[k * 9 + upper] = out.H[k * 9 + lower] = value;
+      }
+      out.present[upper] = out.present[lower] = has_upper || has_lower;
+    }
+  return out;
+}
+
+bool Bad(std::complex<double> h) {
+  return !std::isfinite(h.real()) || !std::isfinite(h.imag()) || (h.real() == 0.0 && h.imag() == 0.0);
+}
+
+}  // namespace
+
+std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prominence_db) {
+  const int n = static_cast<int>(magnitude.size());
+  const double ratio = std::pow(10.0, min_prominence_db / 20.0);
+  std::vector<int> peaks;
+  for (int k = 1; k + 1 < n; ++k) {
+    const double m = magnitude[k];
+    if (!(m > magnitude[k - 1] && m >= magnitude[k + 1])) continue;
+    // Walk out to the nearest higher line (or the end) on each side, keeping the valley.
+    double left = m, right = m;
+    for (int l = k - 1; l >= 0 && magnitude[l] <= m; --l) left = std::min(left, magnitude[l]);
+    for (int r = k + 1; r < n && magnitude[r] <= m; ++r) right = std::min(right, magnitude[r]);
+    if (m >= ratio * std::max(left, right)) peaks.push_back(k);
+  }
+  return peaks;
+}
+
+std::vector<double> ComputeWeights(const FrfSet& set, const CostOptions& cost) {
+  const WeightOptions& w = cost.weights;
+  const int lines = set.num_lines();
+  std::vector<double> weights(static_cast<size_t>(lines) * 9, 0.0);
+  std::array<bool, 9> fitted{};
+  for (int e = 0; e < 9; ++e) fitted[e] = cost.entries[e] && set.present[e];
+  const double base = w.mode == WeightMode::kUniform ? 1.0 : w.base_gain;
+  for (int k = 0; k < lines; ++k)
+    for (int e = 0; e < 9; ++e)
+      if (fitted[e]) weights[k * 9 + e] = base;
+  if (w.mode == WeightMode::kUniform) return weights;
+  if (w.mode == WeightMode::kBands) {
+    for (const WeightBand& band : w.bands)
+      for (int k = 0; k < lines; ++k)
+        if (set.frequency_hz[k] >= band.from_hz && set.frequency_hz[k] <= band.to_hz)
+          for (int e = 0; e < 9; ++e)
+            if (fitted[e] && band.entries[e]) weights[k * 9 + e] = band.gain;
+    return weights;
+  }
+  auto mark = [&](int peak, int entry) {
+    for (int k = std::max(0, peak - w.peak_halfwidth_lines);
+         k <= std::min(lines - 1, peak + w.peak_halfwidth_lines); ++k)
+      weights[k * 9 + entry] = w.peak_gain;
+  };
+  std::vector<int> shared_peaks;
+  if (!w.peak_frequencies_hz.empty()) {
+    for (double f : w.peak_frequencies_hz) {
+      const auto it = std::lower_bound(set.frequency_hz.begin(), set.frequency_hz.end(), f);
+      int k = static_cast<int>(it - set.frequency_hz.begin());
+      if (k == lines || (k > 0 && f - set.frequency_hz[k - 1] < set.frequency_hz[k] - f)) --k;
+      shared_peaks.push_back(k);
+    }
+  } else if (!w.peaks_per_entry) {
+    std::vector<double> sum(lines, 0.0);
+    for (int k = 0; k < lines; ++k)
+      for (int i = 0; i < 3; ++i)
+        if (fitted[EntryIndex(i, i)]) sum[k] += std::abs(set.at(k, i, i));
+    shared_peaks = FindPeaks(sum, w.min_prominence_db);
+  }
+  for (int e = 0; e < 9; ++e) {
+    if (!fitted[e]) continue;
+    std::vector<int> peaks = shared_peaks;
+    if (w.peak_frequencies_hz.empty() && w.peaks_per_entry) {
+      std::vector<double> magnitude(lines);
+      for (int k = 0; k < lines; ++k) magnitude[k] = std::abs(set.H[k * 9 + e]);
+      peaks = FindPeaks(magnitude, w.min_prominence_db);
+    }
+    for (int peak : peaks) mark(peak, e);
+  }
+  return weights;
+}
+
+ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
+                              const CostOptions& cost, const std::string& source,
+                              double posture_weight) {
+  std::string error;
+  if (!cost.IsValid(&error)) throw Error(source, "", error);
+  Validate(measured, source);
+  ProblemPosture out;
+  out.posture = posture;
+  out.source = source;
+  out.posture_weight = posture_weight;
+  if (measured.posture != posture.name)
+    throw Error(source, "/@posture", "expected posture '" + posture.name + "', the file says '" +
+                                         measured.posture + "'");
+  // Band first, so bad lines outside the band do not matter.
+  FrfSet banded = measured;
+  banded.frequency_hz.clear();
+  banded.H.clear();
+  for (int k = 0; k < measured.num_lines(); ++k) {
+    const double f = measured.frequency_hz[k];
+    if (f < cost.band_min_hz || f > cost.band_max_hz) continue;
+    banded.frequency_hz.push_back(f);
+    banded.H.insert(banded.H.end(), measured.H.begin() + k * 9, measured.H.begin() + k * 9 + 9);
+  }
+  if (banded.frequency_hz.empty())
+    throw Error(source, "frequency_hz",
+                "no line inside the fitted band [" + FormatDouble(cost.band_min_hz) + ", " +
+                    FormatDouble(cost.band_max_hz) + "] Hz (the file covers " +
+                    FormatDouble(measured.frequency_hz.front()) + " to " +
+                    FormatDouble(measured.frequency_hz.back()) + " Hz)");
+  std::array<bool, 9> fitted{};
+  bool any = false;
+  for (int e = 0; e < 9; ++e) {
+    fitted[e] = cost.entries[e] && measured.present[e];
+    any = any || fitted[e];
+  }
+  if (!any) throw Error(source, "present", "none of the fitted entries is in the file");
+
+  FrfSet symmetric = Symmetrize(banded, cost.symmetrization);
+  // Bad lines: checked in the measured format (before conversion, which cannot repair them) and
+  // at 0 Hz where converting down would divide by zero.
+  FrfSet kept = symmetric;
+  kept.frequency_hz.clear();
+  kept.H.clear();
+  for (int k = 0; k < symmetric.num_lines(); ++k) {
+    std::string bad;
+    for (int e = 0; e < 9 && bad.empty(); ++e)
+      if (fitted[e] && Bad(symmetric.H[k * 9 + e])) bad = "H_" + EntryName(e) + " is zero or not finite";
+    const bool zero_hz = symmetric.frequency_hz[k] == 0.0 &&
+                         DerivativeOrder(cost.fit_format) != DerivativeOrder(symmetric.format);
+    if (bad.empty() && zero_hz) bad = "0 Hz cannot be converted between FRF formats";
+    if (!bad.empty()) {
+      if (!cost.drop_bad_lines)
+        throw Error(source, "line " + std::to_string(k) + " (" +
+                                FormatDouble(symmetric.frequency_hz[k]) + " Hz)",
+                    bad + " (set cost.drop_bad_lines: true to leave such lines out)");
+      out.dropped_hz.push_back(symmetric.frequency_hz[k]);
+      continue;
+    }
+    kept.frequency_hz.push_back(symmetric.frequency_hz[k]);
+    kept.H.insert(kept.H.end(), symmetric.H.begin() + k * 9, symmetric.H.begin() + k * 9 + 9);
+  }
+  if (kept.frequency_hz.empty()) throw Error(source, "", "every line in the band is bad");
+  out.measured = ConvertFormat(kept, cost.fit_format);
+  out.weights = ComputeWeights(out.measured, cost);
+  for (int k = 0; k < out.measured.num_lines(); ++k)
+    for (int e = 0; e < 9; ++e)
+      if (!fitted[e]) out.weights[k * 9 + e] = 0.0;
+  return out;
+}
+
+PackedProblem Pack(const Problem& problem) {
+  PackedProblem packed;
+  packed.n = problem.model->num_dofs();
+  packed.cost_kind = problem.cost.type == CostType::kLogComplex     ? kernels::kCostLogComplex
+                     : problem.cost.type == CostType::kLogMagnitude ? kernels::kCostLogMagnitude
+                                                                     : kernels::kCostNormalizedComplex;
+  packed.phase_mode = problem.cost.phase == PhaseMode::kWrapped ? kernels::kPhaseWrapped
+                                                                 : kernels::kPhasePrincipalLogs;
+  const int n = packed.n;
+  for (const ProblemPosture& pp : problem.postures) {
+    PackedPosture p;
+    p.posture_weight = pp.posture_weight;
+    p.fit_order = DerivativeOrder(pp.measured.format);
+    for (int r = 0; r < n; ++r) {
+      for (int c = 0; c < n; ++c) {
+        p.mass.push_back(pp.posture.mass(r, c));
+        p.gravity.push_back(pp.posture.gravity_stiffness(r, c));
+      }
+      for (int j = 0; j < 3; ++j) p.basis.push_back(pp.posture.sensor_basis(r, j));
+    }
+    const int lines = pp.measured.num_lines();
+    double norm = 0.0;  // Σ w|H|² for the normalised complex cost
+    for (int k = 0; k < lines; ++k) {
+      p.omega_rad_s.push_back(2.0 * M_PI * pp.measured.frequency_hz[k]);
+      for (int e = 0; e < 9; ++e) {
+        const std::complex<double> h = pp.measured.H[k * 9 + e];
+        const double w = pp.weights[k * 9 + e];
+        p.weight.push_back(w);
+        norm += w * std::norm(h);
+        if (packed.cost_kind == kernels::kCostNormalizedComplex) {
+          p.target.push_back(h.real());
+          p.target.push_back(h.imag());
+        } else {
+          // The same log and atan2 as the simulated side, so a perfect model costs exactly 0.
+          p.target.push_back(w == 0.0 ? 0.0 : det::LogAbs(h.real(), h.imag()));
+          p.target.push_back(w == 0.0 ? 0.0 : det::Atan2(h.imag(), h.real()));
+        }
+      }
+    }
+    if (packed.cost_kind == kernels::kCostNormalizedComplex && norm > 0.0)
+      for (double& w : p.weight) w /= norm;
+    packed.postures.push_back(std::move(p));
+  }
+  return packed;
+}
+
+}  // namespace frfit

@@ -1,0 +1,361 @@
+#include "frfit/fit/fit_options.h"
+
+#include <cmath>
+
+#include "frfit/common/error.h"
+#include "frfit/frf/frf_set.h"
+#include "frfit/io/yaml_reader.h"
+
+namespace frfit {
+namespace {
+
+std::array<bool, 9> ParseEntries(const YamlReader& r, const YAML::Node& node, const std::string& path) {
+  r.RequireSequence(node, path);
+  std::array<bool, 9> entries{};
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string name = r.String(node[i], JoinPath(path, i));
+    const int e = ParseEntryName(name);
+    if (e < 0) r.Fail(node[i], JoinPath(path, i), "expected an entry name xx, xy, ... zz, got '" + name + "'");
+    entries[e] = true;
+  }
+  return entries;
+}
+
+void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string& path,
+                  WeightOptions* w) {
+  r.RequireMap(node, path, {"mode", "peak_gain", "base_gain", "peak_halfwidth_lines",
+                            "min_prominence_db", "peaks_per_entry", "peak_frequencies_hz", "bands"});
+  if (r.Has(node, "mode")) {
+    const std::string mode = r.String(node["mode"], JoinPath(path, "mode"));
+    if (!FromString(mode, &w->mode))
+      r.Fail(node["mode"], JoinPath(path, "mode"), "expected peaks, uniform or bands, got '" + mode + "'");
+  }
+  if (r.Has(node, "peak_gain")) w->peak_gain = r.Number(node["peak_gain"], JoinPath(path, "peak_gain"));
+  if (r.Has(node, "base_gain")) w->base_gain = r.Number(node["base_gain"], JoinPath(path, "base_gain"));
+  if (r.Has(node, "peak_halfwidth_lines"))
+    w->peak_halfwidth_lines = r.Integer(node["peak_halfwidth_lines"], JoinPath(path, "peak_halfwidth_lines"));
+  if (r.Has(node, "min_prominence_db"))
+    w->min_prominence_db = r.Number(node["min_prominence_db"], JoinPath(path, "min_prominence_db"));
+  if (r.Has(node, "peaks_per_entry"))
+    w->peaks_per_entry = r.Boolean(node["peaks_per_entry"], JoinPath(path, "peaks_per_entry"));
+  if (r.Has(node, "peak_frequencies_hz"))
+    w->peak_frequencies_hz = r.Numbers(node["peak_frequencies_hz"], JoinPath(path, "peak_frequencies_hz"));
+  if (r.Has(node, "bands")) {
+    const YAML::Node bands = node["bands"];
+    const std::string bpath = JoinPath(path, "bands");
+    r.RequireSequence(bands, bpath);
+    for (size_t b = 0; b < bands.size(); ++b) {
+      const std::string p = JoinPath(bpath, b);
+      r.RequireMap(bands[b], p, {"from_hz", "to_hz", "gain", "entries"});
+      WeightBand band;
+      band.from_hz = r.Number(r.Child(bands[b], "from_hz", p), JoinPath(p, "from_hz"));
+      band.to_hz = r.Number(r.Child(bands[b], "to_hz", p), JoinPath(p, "to_hz"));
+      band.gain = r.Number(r.Child(bands[b], "gain", p), JoinPath(p, "gain"));
+      if (r.Has(bands[b], "entries")) band.entries = ParseEntries(r, bands[b]["entries"], JoinPath(p, "entries"));
+      w->bands.push_back(band);
+    }
+  }
+}
+
+void ParseCost(const YamlReader& r, const YAML::Node& node, CostOptions* c) {
+  const std::string path = "cost";
+  r.RequireMap(node, path, {"type", "phase", "fit_format", "band_hz", "entries", "symmetrize",
+                            "drop_bad_lines", "weights"});
+  if (r.Has(node, "type")) {
+    const std::string t = r.String(node["type"], "cost.type");
+    if (!FromString(t, &c->type))
+      r.Fail(node["type"], "cost.type", "expected log_complex, log_magnitude or normalized_complex, got '" + t + "'");
+  }
+  if (r.Has(node, "phase")) {
+    const std::string t = r.String(node["phase"], "cost.phase");
+    if (!FromString(t, &c->phase))
+      r.Fail(node["phase"], "cost.phase", "expected wrapped or principal_logs, got '" + t + "'");
+  }
+  if (r.Has(node, "fit_format")) {
+    const std::string t = r.String(node["fit_format"], "cost.fit_format");
+    if (!FromString(t, &c->fit_format))
+      r.Fail(node["fit_format"], "cost.fit_format", "expected receptance, mobility or inertance, got '" + t + "'");
+  }
+  if (r.Has(node, "band_hz")) {
+    const std::vector<double> band = r.Numbers(node["band_hz"], "cost.band_hz");
+    if (band.size() != 2) r.Fail(node["band_hz"], "cost.band_hz", "expected [min_hz, max_hz]");
+    c->band_min_hz = band[0];
+    c->band_max_hz = band[1];
+  }
+  if (r.Has(node, "entries")) c->entries = ParseEntries(r, node["entries"], "cost.entries");
+  if (r.Has(node, "symmetrize")) {
+    const std::string t = r.String(node["symmetrize"], "cost.symmetrize");
+    if (!FromString(t, &c->symmetrization))
+      r.Fail(node["symmetrize"], "cost.symmetrize",
+             "expected none, mirror_upper, mirror_lower or average, got '" + t + "'");
+  }
+  if (r.Has(node, "drop_bad_lines")) c->drop_bad_lines = r.Boolean(node["drop_bad_lines"], "cost.drop_bad_lines");
+  if (r.Has(node, "weights")) ParseWeights(r, node["weights"], "cost.weights", &c->weights);
+}
+
+void ParseParameters(const YamlReader& r, const YAML::Node& node, ParameterOptions* p) {
+  const std::string path = "parameters";
+  r.RequireMap(node, path, {"free", "fixed", "bounds", "initial"});
+  if (r.Has(node, "free")) {
+    r.RequireSequence(node["free"], "parameters.free");
+    for (size_t i = 0; i < node["free"].size(); ++i)
+      p->free.push_back(r.String(node["free"][i], JoinPath("parameters.free", i)));
+  }
+  if (r.Has(node, "fixed")) {
+    if (!node["fixed"].IsMap()) r.Fail(node["fixed"], "parameters.fixed", "expected {name: value, ...}");
+    for (const auto& item : node["fixed"]) {
+      const std::string name = item.first.as<std::string>();
+      p->fixed[name] = r.Positive(item.second, JoinPath("parameters.fixed", name));
+    }
+  }
+  if (r.Has(node, "bounds")) {
+    if (!node["bounds"].IsMap()) r.Fail(node["bounds"], "parameters.bounds", "expected {name: {min, max, initial}}");
+    for (const auto& item : node["bounds"]) {
+      const std::string name = item.first.as<std::string>();
+      const std::string bpath = JoinPath("parameters.bounds", name);
+      r.RequireMap(item.second, bpath, {"min", "max", "initial"});
+      Bounds b{std::nan(""), std::nan(""), std::nan("")};
+      if (r.Has(item.second, "min")) b.min = r.Number(item.second["min"], JoinPath(bpath, "min"));
+      if (r.Has(item.second, "max")) b.max = r.Number(item.second["max"], JoinPath(bpath, "max"));
+      if (r.Has(item.second, "initial")) b.initial = r.Number(item.second["initial"], JoinPath(bpath, "initial"));
+      p->bounds[name] = b;  // NaN: keep the model's value
+    }
+  }
+  if (r.Has(node, "initial")) {
+    const std::string t = r.String(node["initial"], "parameters.initial");
+    if (!FromString(t, &p->initial))
+      r.Fail(node["initial"], "parameters.initial", "expected model or random, got '" + t + "'");
+  }
+}
+
+void ParseGa(const YamlReader& r, const YAML::Node& node, GaOptions* g) {
+  const std::string path = "genetic_algorithm";
+  r.RequireMap(node, path, {"population_size", "generations", "elite_count", "crossover_fraction",
+                            "tournament_size", "mutation_scale", "mutation_shrink",
+                            "fitness_tolerance", "stall_generations", "stall_tolerance",
+                            "init_mode", "init_spread"});
+  auto num = [&](const char* key, double* out) {
+    if (r.Has(node, key)) *out = r.Number(node[key], JoinPath(path, key));
+  };
+  auto integer = [&](const char* key, int* out) {
+    if (r.Has(node, key)) *out = r.Integer(node[key], JoinPath(path, key));
+  };
+  integer("population_size", &g->population_size);
+  integer("generations", &g->generations);
+  integer("elite_count", &g->elite_count);
+  num("crossover_fraction", &g->crossover_fraction);
+  integer("tournament_size", &g->tournament_size);
+  num("mutation_scale", &g->mutation_scale);
+  num("mutation_shrink", &g->mutation_shrink);
+  num("fitness_tolerance", &g->fitness_tolerance);
+  integer("stall_generations", &g->stall_generations);
+  num("stall_tolerance", &g->stall_tolerance);
+  num("init_spread", &g->init_spread);
+  if (r.Has(node, "init_mode")) {
+    const std::string t = r.String(node["init_mode"], JoinPath(path, "init_mode"));
+    if (t == "around_guess") g->init_mode = GaInitMode::kAroundGuess;
+    else if (t == "whole_bounds") g->init_mode = GaInitMode::kWholeBounds;
+    else r.Fail(node["init_mode"], JoinPath(path, "init_mode"), "expected around_guess or whole_bounds, got '" + t + "'");
+  }
+}
+
+void ParseNm(const YamlReader& r, const YAML::Node& node, NelderMeadOptions* o) {
+  const std::string path = "nelder_mead";
+  r.RequireMap(node, path, {"max_iterations", "max_evaluations", "tol_x", "tol_fun"});
+  if (r.Has(node, "max_iterations")) o->max_iterations = r.Integer(node["max_iterations"], "nelder_mead.max_iterations");
+  if (r.Has(node, "max_evaluations")) o->max_evaluations = r.Integer(node["max_evaluations"], "nelder_mead.max_evaluations");
+  if (r.Has(node, "tol_x")) o->tol_x = r.Number(node["tol_x"], "nelder_mead.tol_x");
+  if (r.Has(node, "tol_fun")) o->tol_fun = r.Number(node["tol_fun"], "nelder_mead.tol_fun");
+}
+
+void ParseFitter(const YamlReader& r, const YAML::Node& node, FitterOptions* f) {
+  const std::string path = "fitter";
+  r.RequireMap(node, path, {"max_cycles", "fitness_tolerance", "min_cycle_improvement",
+                            "stall_cycles", "restart", "checkpoint_every_evaluations"});
+  if (r.Has(node, "stall_cycles")) f->stall_cycles = r.Integer(node["stall_cycles"], "fitter.stall_cycles");
+  if (r.Has(node, "restart")) {
+    const std::string t = r.String(node["restart"], "fitter.restart");
+    if (!FromString(t, &f->restart))
+      r.Fail(node["restart"], "fitter.restart", "expected seeded or independent, got '" + t + "'");
+  }
+  if (r.Has(node, "max_cycles")) f->max_cycles = r.Integer(node["max_cycles"], "fitter.max_cycles");
+  if (r.Has(node, "fitness_tolerance")) f->fitness_tolerance = r.Number(node["fitness_tolerance"], "fitter.fitness_tolerance");
+  if (r.Has(node, "min_cycle_improvement"))
+    f->min_cycle_improvement = r.Number(node["min_cycle_improvement"], "fitter.min_cycle_improvement");
+  if (r.Has(node, "checkpoint_every_evaluations"))
+    f->checkpoint_every_evaluations = r.Integer(node["checkpoint_every_evaluations"], "fitter.checkpoint_every_evaluations");
+}
+
+FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
+  YamlReader r(source);
+  FitOptions options;
+  if (root.IsNull()) return options;
+  r.RequireMap(root, "", {"format", "description", "cost", "parameters", "genetic_algorithm",
+                          "nelder_mead", "fitter", "postures"});
+  const std::string format = r.String(r.Child(root, "format", ""), "format");
+  if (format != "frfit-fit-1") r.Fail(root["format"], "format", "expected frfit-fit-1, got '" + format + "'");
+  if (r.Has(root, "cost")) ParseCost(r, root["cost"], &options.cost);
+  if (r.Has(root, "parameters")) ParseParameters(r, root["parameters"], &options.parameters);
+  if (r.Has(root, "genetic_algorithm")) ParseGa(r, root["genetic_algorithm"], &options.genetic_algorithm);
+  if (r.Has(root, "nelder_mead")) ParseNm(r, root["nelder_mead"], &options.nelder_mead);
+  if (r.Has(root, "fitter")) ParseFitter(r, root["fitter"], &options.fitter);
+  if (r.Has(root, "postures")) {
+    const YAML::Node postures = root["postures"];
+    if (!postures.IsMap()) r.Fail(postures, "postures", "expected {posture_name: {weight: w}}");
+    for (const auto& item : postures) {
+      const std::string name = item.first.as<std::string>();
+      const std::string p = JoinPath("postures", name);
+      r.RequireMap(item.second, p, {"weight"});
+      options.posture_weights[name] = r.Positive(r.Child(item.second, "weight", p), JoinPath(p, "weight"));
+    }
+  }
+  std::string error;
+  if (!options.IsValid(&error)) throw Error(source, "", error);
+  return options;
+}
+
+}  // namespace
+
+std::string ToString(InitialGuess guess) { return guess == InitialGuess::kModel ? "model" : "random"; }
+bool FromString(const std::string& text, InitialGuess* guess) {
+  if (text == "model") *guess = InitialGuess::kModel;
+  else if (text == "random") *guess = InitialGuess::kRandom;
+  else return false;
+  return true;
+}
+
+std::string ToString(RestartMode mode) { return mode == RestartMode::kSeeded ? "seeded" : "independent"; }
+bool FromString(const std::string& text, RestartMode* mode) {
+  if (text == "seeded") *mode = RestartMode::kSeeded;
+  else if (text == "independent") *mode = RestartMode::kIndependent;
+  else return false;
+  return true;
+}
+
+bool FitterOptions::IsValid(std::string* error) const {
+  auto fail = [&](const std::string& m) { return (error ? *error = m : m), false; };
+  if (max_cycles < 1) return fail("fitter.max_cycles: expected >= 1, got " + std::to_string(max_cycles));
+  if (!(fitness_tolerance >= 0.0)) return fail("fitter.fitness_tolerance: expected >= 0");
+  if (!(min_cycle_improvement >= 0.0)) return fail("fitter.min_cycle_improvement: expected >= 0");
+  if (stall_cycles < 1) return fail("fitter.stall_cycles: expected >= 1, got " + std::to_string(stall_cycles));
+  if (checkpoint_every_evaluations < 0) return fail("fitter.checkpoint_every_evaluations: expected >= 0");
+  return true;
+}
+
+bool FitOptions::IsValid(std::string* error) const {
+  std::string inner;
+  if (!cost.IsValid(&inner)) return (error ? *error = inner : inner), false;
+  if (!genetic_algorithm.IsValid(&inner))
+    return (error ? *error = "genetic_algorithm." + inner : inner), false;
+  if (!nelder_mead.IsValid(&inner)) return (error ? *error = "nelder_mead." + inner : inner), false;
+  if (!fitter.IsValid(&inner)) return (error ? *error = inner : inner), false;
+  return true;
+}
+
+FitOptions LoadFitOptions(const std::string& path) {
+  if (path.empty()) return FitOptions{};
+  return ParseFitOptions(YamlReader::LoadFile(path), path);
+}
+
+FitOptions ParseFitOptionsText(const std::string& yaml_text, const std::string& source) {
+  try {
+    return ParseFitOptions(YAML::Load(yaml_text), source);
+  } catch (const YAML::ParserException& e) {
+    throw Error(source, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
+  }
+}
+
+std::string FitOptionsToYaml(const FitOptions& o) {
+  YAML::Emitter out;
+  auto entries = [](const std::array<bool, 9>& e) {
+    std::vector<std::string> names;
+    for (int i = 0; i < 9; ++i)
+      if (e[i]) names.push_back(EntryName(i));
+    return names;
+  };
+  out << YAML::BeginMap << YAML::Key << "format" << YAML::Value << "frfit-fit-1";
+  out << YAML::Key << "cost" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "type" << YAML::Value << ToString(o.cost.type);
+  out << YAML::Key << "phase" << YAML::Value << ToString(o.cost.phase);
+  out << YAML::Key << "fit_format" << YAML::Value << ToString(o.cost.fit_format);
+  out << YAML::Key << "band_hz" << YAML::Value << YAML::Flow << YAML::BeginSeq << o.cost.band_min_hz
+      << (std::isinf(o.cost.band_max_hz) ? 1e300 : o.cost.band_max_hz) << YAML::EndSeq;
+  out << YAML::Key << "entries" << YAML::Value << YAML::Flow << entries(o.cost.entries);
+  out << YAML::Key << "symmetrize" << YAML::Value << ToString(o.cost.symmetrization);
+  out << YAML::Key << "drop_bad_lines" << YAML::Value << o.cost.drop_bad_lines;
+  const WeightOptions& w = o.cost.weights;
+  out << YAML::Key << "weights" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "mode" << YAML::Value << ToString(w.mode);
+  out << YAML::Key << "peak_gain" << YAML::Value << w.peak_gain;
+  out << YAML::Key << "base_gain" << YAML::Value << w.base_gain;
+  out << YAML::Key << "peak_halfwidth_lines" << YAML::Value << w.peak_halfwidth_lines;
+  out << YAML::Key << "min_prominence_db" << YAML::Value << w.min_prominence_db;
+  out << YAML::Key << "peaks_per_entry" << YAML::Value << w.peaks_per_entry;
+  if (!w.peak_frequencies_hz.empty())
+    out << YAML::Key << "peak_frequencies_hz" << YAML::Value << YAML::Flow << w.peak_frequencies_hz;
+  if (!w.bands.empty()) {
+    out << YAML::Key << "bands" << YAML::Value << YAML::BeginSeq;
+    for (const WeightBand& b : w.bands)
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "from_hz" << YAML::Value << b.from_hz
+          << YAML::Key << "to_hz" << YAML::Value << b.to_hz << YAML::Key << "gain" << YAML::Value
+          << b.gain << YAML::Key << "entries" << YAML::Value << entries(b.entries) << YAML::EndMap;
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap << YAML::EndMap;
+  const ParameterOptions& p = o.parameters;
+  out << YAML::Key << "parameters" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "initial" << YAML::Value << ToString(p.initial);
+  if (!p.free.empty()) out << YAML::Key << "free" << YAML::Value << YAML::Flow << p.free;
+  if (!p.fixed.empty()) out << YAML::Key << "fixed" << YAML::Value << YAML::Flow << p.fixed;
+  if (!p.bounds.empty()) {
+    out << YAML::Key << "bounds" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, b] : p.bounds) {
+      out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap;
+      if (!std::isnan(b.min)) out << YAML::Key << "min" << YAML::Value << b.min;
+      if (!std::isnan(b.max)) out << YAML::Key << "max" << YAML::Value << b.max;
+      if (!std::isnan(b.initial)) out << YAML::Key << "initial" << YAML::Value << b.initial;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  const GaOptions& g = o.genetic_algorithm;
+  out << YAML::Key << "genetic_algorithm" << YAML::Value << YAML::BeginMap
+      << YAML::Key << "population_size" << YAML::Value << g.population_size
+      << YAML::Key << "generations" << YAML::Value << g.generations
+      << YAML::Key << "elite_count" << YAML::Value << g.elite_count
+      << YAML::Key << "crossover_fraction" << YAML::Value << g.crossover_fraction
+      << YAML::Key << "tournament_size" << YAML::Value << g.tournament_size
+      << YAML::Key << "mutation_scale" << YAML::Value << g.mutation_scale
+      << YAML::Key << "mutation_shrink" << YAML::Value << g.mutation_shrink
+      << YAML::Key << "fitness_tolerance" << YAML::Value << g.fitness_tolerance
+      << YAML::Key << "stall_generations" << YAML::Value << g.stall_generations
+      << YAML::Key << "stall_tolerance" << YAML::Value << g.stall_tolerance
+      << YAML::Key << "init_mode" << YAML::Value
+      << (g.init_mode == GaInitMode::kAroundGuess ? "around_guess" : "whole_bounds")
+      << YAML::Key << "init_spread" << YAML::Value << g.init_spread << YAML::EndMap;
+  out << YAML::Key << "nelder_mead" << YAML::Value << YAML::BeginMap
+      << YAML::Key << "max_iterations" << YAML::Value << o.nelder_mead.max_iterations
+      << YAML::Key << "max_evaluations" << YAML::Value << o.nelder_mead.max_evaluations
+      << YAML::Key << "tol_x" << YAML::Value << o.nelder_mead.tol_x
+      << YAML::Key << "tol_fun" << YAML::Value << o.nelder_mead.tol_fun << YAML::EndMap;
+  out << YAML::Key << "fitter" << YAML::Value << YAML::BeginMap
+      << YAML::Key << "max_cycles" << YAML::Value << o.fitter.max_cycles
+      << YAML::Key << "fitness_tolerance" << YAML::Value << o.fitter.fitness_tolerance
+      << YAML::Key << "min_cycle_improvement" << YAML::Value << o.fitter.min_cycle_improvement
+      << YAML::Key << "stall_cycles" << YAML::Value << o.fitter.stall_cycles
+      << YAML::Key << "restart" << YAML::Value << ToString(o.fitter.restart)
+      << YAML::Key << "checkpoint_every_evaluations" << YAML::Value
+      << o.fitter.checkpoint_every_evaluations << YAML::EndMap;
+  if (!o.posture_weights.empty()) {
+    out << YAML::Key << "postures" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, weight] : o.posture_weights)
+      out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+          << "weight" << YAML::Value << weight << YAML::EndMap;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  return out.c_str();
+}
+
+}  // namespace frfit

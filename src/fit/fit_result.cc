@@ -1,0 +1,258 @@
+#include "frfit/fit/fit_result.h"
+
+#include <cmath>
+
+#include "frfit/common/error.h"
+#include "frfit/evaluator/evaluator.h"
+#include "frfit/frf/synthesize.h"
+#include "frfit/io/atomic_file.h"
+#include "frfit/io/hdf5_file.h"
+#include "frfit/model/joint_coefficients.h"
+
+namespace frfit {
+namespace {
+
+void WriteComplex(Hdf5File* file, const std::string& name, const FrfSet& set) {
+  std::vector<double> h(set.H.size() * 2);
+  for (size_t i = 0; i < set.H.size(); ++i) h[2 * i] = set.H[i].real(), h[2 * i + 1] = set.H[i].imag();
+  const hsize_t lines = set.frequency_hz.size();
+  file->WriteDoubles(name, {lines, 3, 3, 2}, h.data());
+}
+
+void WriteScalar(Hdf5File* file, const std::string& name, double value) {
+  file->WriteDoubles(name, {1}, &value);
+}
+
+double ReadScalar(const Hdf5File& file, const std::string& name) {
+  std::vector<hsize_t> dims;
+  const std::vector<double> v = file.ReadDoubles(name, 1, &dims);
+  if (v.size() != 1) throw Error(file.path(), name, "expected one value");
+  return v[0];
+}
+
+}  // namespace
+
+FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, const FitRun& run,
+                            const FitOptions& options) {
+  const Model& model = *problem.model;
+  FitResult r;
+  r.model_name = model.name;
+  r.model_file = model.source;
+  for (int i = 0; i < model.num_parameters(); ++i) {
+    r.parameter_names.push_back(model.parameters[i].name);
+    r.parameter_units.push_back(model.parameters[i].unit);
+    r.lower.push_back(map.bounds()[i].min);
+    r.upper.push_back(map.bounds()[i].max);
+    r.free.push_back(0);
+  }
+  for (int index : map.free_indices()) r.free[index] = 1;
+  r.parameters = map.Physical(run.best_u());
+  r.initial_parameters = map.Physical(run.initial_u());
+  r.cost = run.best_cost();
+  r.initial_population_best_cost = run.initial_population_best_cost();
+  r.evaluations = run.evaluations();
+  r.ga_evaluations = run.ga_evaluations();
+  r.nm_evaluations = run.nm_evaluations();
+  r.ga_seconds = run.ga_seconds();
+  r.nm_seconds = run.nm_seconds();
+  r.cycles = run.cycle();
+  r.termination = ToString(run.termination());
+  r.seed = run.seed();
+  r.settings_yaml = FitOptionsToYaml(options);
+  r.history = run.history();
+
+  const JointCoefficients coefficients = Coefficients(model, r.parameters);
+  // Per-posture cost shares, through the same evaluator arithmetic as the fit.
+  const PackedProblem packed = Pack(problem);
+  auto evaluator = CreateCpuEvaluator(1);
+  std::vector<double> packed_coefficients;
+  map.AppendCoefficients(run.best_u(), 1, &packed_coefficients);
+  for (size_t p = 0; p < problem.postures.size(); ++p) {
+    const ProblemPosture& pp = problem.postures[p];
+    PostureResult out;
+    out.name = pp.posture.name;
+    out.frf_source = pp.source;
+    out.measured = pp.measured;
+    out.weights = pp.weights;
+    out.dropped_hz = pp.dropped_hz;
+    out.fitted = Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format);
+    out.fitted.present = pp.measured.present;
+    PackedProblem single = packed;
+    single.postures = {packed.postures[p]};
+    evaluator->SetProblems({single});
+    double cost = 0.0;
+    EvalStatus status;
+    const int one = 1;
+    evaluator->Evaluate({&one, 1}, packed_coefficients, {&cost, 1}, {&status, 1});
+    out.cost = cost;
+    std::string description;
+    const double max_hz = pp.measured.frequency_hz.back();
+    const std::vector<Mode> reference = ReferenceModes(model, pp.posture, pp.measured, max_hz, &description);
+    std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
+    out.modal = CompareModes(reference, fitted, description);
+    r.postures.push_back(std::move(out));
+  }
+  return r;
+}
+
+void WriteFitResult(const std::string& path, const FitResult& r) {
+  AtomicFile atomic(path);
+  {
+    Hdf5File f(atomic.temp_path(), Hdf5File::Mode::kCreate);
+    f.SetAttribute("/", "frfit_file", "fit_result");
+    f.SetAttribute("/", "frfit_version", r.frfit_version);
+    f.SetAttribute("/", "model", r.model_name);
+    f.SetAttribute("/", "model_file", r.model_file);
+    f.SetAttribute("/", "seed", std::to_string(r.seed));
+    f.SetAttribute("/", "backend_given", r.backend_given);
+    f.SetAttribute("/", "backend_used", r.backend_used);
+    f.SetAttribute("/", "termination", r.termination);
+    f.SetAttribute("/", "settings_yaml", r.settings_yaml);
+    f.CreateGroup("/parameters");
+    f.WriteStrings("/parameters/names", r.parameter_names);
+    f.WriteStrings("/parameters/units", r.parameter_units);
+    const hsize_t np = r.parameters.size();
+    f.WriteDoubles("/parameters/values", {np}, r.parameters.data());
+    f.WriteDoubles("/parameters/initial", {np}, r.initial_parameters.data());
+    f.WriteDoubles("/parameters/min", {np}, r.lower.data());
+    f.WriteDoubles("/parameters/max", {np}, r.upper.data());
+    std::vector<std::int64_t> free(r.free.begin(), r.free.end());
+    f.WriteInts("/parameters/free", {np}, free.data());
+    f.CreateGroup("/summary");
+    WriteScalar(&f, "/summary/cost", r.cost);
+    WriteScalar(&f, "/summary/initial_population_best_cost", r.initial_population_best_cost);
+    WriteScalar(&f, "/summary/evaluations", static_cast<double>(r.evaluations));
+    WriteScalar(&f, "/summary/ga_evaluations", static_cast<double>(r.ga_evaluations));
+    WriteScalar(&f, "/summary/nm_evaluations", static_cast<double>(r.nm_evaluations));
+    WriteScalar(&f, "/summary/wall_seconds", r.wall_seconds);
+    WriteScalar(&f, "/summary/ga_seconds", r.ga_seconds);
+    WriteScalar(&f, "/summary/nm_seconds", r.nm_seconds);
+    WriteScalar(&f, "/summary/cycles", r.cycles);
+    f.CreateGroup("/history");
+    std::vector<std::int64_t> cycle, phase, step, evaluations;
+    std::vector<double> best;
+    for (const HistoryRow& h : r.history) {
+      cycle.push_back(h.cycle);
+      phase.push_back(h.phase == FitPhase::kGeneticAlgorithm ? 0 : 1);
+      step.push_back(h.step);
+      evaluations.push_back(h.evaluations);
+      best.push_back(h.best_cost);
+    }
+    const hsize_t nh = r.history.size();
+    f.SetAttribute("/history", "phase_codes", "0 = genetic algorithm, 1 = Nelder-Mead");
+    f.WriteInts("/history/cycle", {nh}, cycle.data());
+    f.WriteInts("/history/phase", {nh}, phase.data());
+    f.WriteInts("/history/step", {nh}, step.data());
+    f.WriteInts("/history/evaluations", {nh}, evaluations.data());
+    f.WriteDoubles("/history/best_cost", {nh}, best.data());
+    f.CreateGroup("/postures");
+    for (const PostureResult& p : r.postures) {
+      const std::string g = "/postures/" + p.name;
+      f.CreateGroup(g);
+      f.SetAttribute(g, "frf_file", p.frf_source);
+      f.SetAttribute(g, "format", ToString(p.measured.format));
+      f.SetAttribute(g, "units", UnitsOf(p.measured.format));
+      f.SetAttribute(g, "modal_reference", p.modal.reference);
+      const hsize_t lines = p.measured.frequency_hz.size();
+      f.WriteDoubles(g + "/frequency_hz", {lines}, p.measured.frequency_hz.data());
+      WriteComplex(&f, g + "/measured_H", p.measured);
+      WriteComplex(&f, g + "/fitted_H", p.fitted);
+      f.WriteDoubles(g + "/weights", {lines, 3, 3}, p.weights.data());
+      std::int64_t present[9];
+      for (int e = 0; e < 9; ++e) present[e] = p.measured.present[e];
+      f.WriteInts(g + "/present", {3, 3}, present);
+      WriteScalar(&f, g + "/cost", p.cost);
+      f.WriteDoubles(g + "/dropped_hz", {p.dropped_hz.size()}, p.dropped_hz.data());
+      std::vector<double> table;  // [mode][7]
+      for (const ModalComparisonRow& row : p.modal.rows)
+        table.insert(table.end(), {row.reference_frequency_hz, row.reference_damping_ratio,
+                                   row.fitted_frequency_hz, row.fitted_damping_ratio,
+                                   row.frequency_error_percent, row.damping_error_percent, row.mac});
+      f.WriteDoubles(g + "/modal_comparison", {p.modal.rows.size(), 7}, table.data());
+      f.SetAttribute(g + "/modal_comparison", "columns",
+                     "reference_frequency_hz, reference_damping_ratio, fitted_frequency_hz, "
+                     "fitted_damping_ratio, frequency_error_percent, damping_error_percent, mac");
+    }
+  }
+  atomic.Commit();
+}
+
+FitResult ReadFitResultSummary(const std::string& path) {
+  Hdf5File f(path, Hdf5File::Mode::kRead);
+  if (!f.HasAttribute("/", "frfit_file") || f.GetAttribute("/", "frfit_file") != "fit_result")
+    throw Error(path, "/@frfit_file", "expected an frfit fit result (attribute frfit_file = fit_result)");
+  FitResult r;
+  r.frfit_version = f.GetAttribute("/", "frfit_version");
+  r.model_name = f.GetAttribute("/", "model");
+  r.model_file = f.GetAttribute("/", "model_file");
+  r.seed = std::stoull(f.GetAttribute("/", "seed"));
+  r.backend_given = f.GetAttribute("/", "backend_given");
+  r.backend_used = f.GetAttribute("/", "backend_used");
+  r.termination = f.GetAttribute("/", "termination");
+  r.settings_yaml = f.GetAttribute("/", "settings_yaml");
+  std::vector<hsize_t> dims;
+  r.parameter_names = f.ReadStrings("/parameters/names");
+  r.parameters = f.ReadDoubles("/parameters/values", 1, &dims);
+  if (r.parameters.size() != r.parameter_names.size())
+    throw Error(path, "/parameters/values", "expected one value per name");
+  r.cost = ReadScalar(f, "/summary/cost");
+  r.evaluations = static_cast<std::int64_t>(ReadScalar(f, "/summary/evaluations"));
+  r.wall_seconds = ReadScalar(f, "/summary/wall_seconds");
+  return r;
+}
+
+std::vector<double> ParametersFromResult(const std::string& path, const Model& model) {
+  const FitResult r = ReadFitResultSummary(path);
+  std::vector<double> values(model.num_parameters(), std::nan(""));
+  for (size_t i = 0; i < r.parameter_names.size(); ++i) {
+    const int index = model.FindParameter(r.parameter_names[i]);
+    if (index < 0)
+      throw Error(path, "/parameters/names", "parameter '" + r.parameter_names[i] +
+                                                 "' is not in model '" + model.name + "'");
+    values[index] = r.parameters[i];
+  }
+  for (int i = 0; i < model.num_parameters(); ++i)
+    if (std::isnan(values[i]))
+      throw Error(path, "/parameters/names", "missing parameter '" + model.parameters[i].name + "'");
+  return values;
+}
+
+nlohmann::ordered_json FitResultToJson(const FitResult& r) {
+  nlohmann::ordered_json j;
+  nlohmann::ordered_json params;
+  for (size_t i = 0; i < r.parameters.size(); ++i) params[r.parameter_names[i]] = r.parameters[i];
+  j["parameters"] = params;
+  j["cost"] = r.cost;
+  j["evaluations"] = r.evaluations;
+  j["wall_seconds"] = r.wall_seconds;
+  j["backend"] = r.backend_used;
+  j["backend_given"] = r.backend_given;
+  j["seed"] = r.seed;
+  j["termination"] = r.termination;
+  j["cycles"] = r.cycles;
+  j["initial_population_best_cost"] = r.initial_population_best_cost;
+  j["phases"] = {{"ga", {{"evaluations", r.ga_evaluations}, {"seconds", r.ga_seconds}}},
+                 {"nm", {{"evaluations", r.nm_evaluations}, {"seconds", r.nm_seconds}}}};
+  for (const PostureResult& p : r.postures) {
+    nlohmann::ordered_json modes = nlohmann::json::array();
+    auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    for (const ModalComparisonRow& row : p.modal.rows)
+      modes.push_back({{"reference_frequency_hz", num(row.reference_frequency_hz)},
+                       {"fitted_frequency_hz", num(row.fitted_frequency_hz)},
+                       {"frequency_error_percent", num(row.frequency_error_percent)},
+                       {"reference_damping_ratio", num(row.reference_damping_ratio)},
+                       {"fitted_damping_ratio", num(row.fitted_damping_ratio)},
+                       {"damping_error_percent", num(row.damping_error_percent)},
+                       {"mac", num(row.mac)}});
+    j["postures"].push_back({{"name", p.name},
+                             {"frf_file", p.frf_source},
+                             {"cost", p.cost},
+                             {"lines", p.measured.num_lines()},
+                             {"dropped_lines", p.dropped_hz.size()},
+                             {"modal_reference", p.modal.reference},
+                             {"modes", modes}});
+  }
+  return j;
+}
+
+}  // namespace frfit

@@ -1,0 +1,222 @@
+#include "frfit/fit/fit_run.h"
+
+#include <cmath>
+#include <limits>
+
+#include "frfit/common/error.h"
+#include "frfit/optim/rng.h"
+#include "frfit/optim/state_json.h"
+
+namespace frfit {
+namespace {
+
+// Distinct, reproducible seeds for the random initial guess and for each cycle's GA.
+std::uint64_t SplitMix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+const std::vector<double> kNothing;
+
+}  // namespace
+
+std::string ToString(FitPhase phase) {
+  switch (phase) {
+    case FitPhase::kGeneticAlgorithm: return "ga";
+    case FitPhase::kNelderMead: return "nm";
+    case FitPhase::kDone: return "done";
+  }
+  return "unknown";
+}
+
+std::string ToString(FitTermination t) {
+  switch (t) {
+    case FitTermination::kNotDone: return "not_done";
+    case FitTermination::kFitnessTolerance: return "fitness_tolerance";
+    case FitTermination::kMaxCycles: return "max_cycles";
+    case FitTermination::kStalled: return "stalled";
+  }
+  return "unknown";
+}
+
+FitRun::FitRun(const ParameterMap& map, const FitOptions& options, std::uint64_t seed)
+    : map_(&map), options_(options), seed_(seed) {
+  if (options.parameters.initial == InitialGuess::kRandom) {
+    Rng rng(SplitMix64(seed ^ 0x5EEDF00DULL));
+    initial_u_.resize(map.dim());
+    for (double& u : initial_u_) u = rng.Uniform();
+  } else {
+    initial_u_ = map.InitialU();
+  }
+  StartGa(initial_u_);
+}
+
+void FitRun::StartGa(const std::vector<double>& guess) {
+  phase_ = FitPhase::kGeneticAlgorithm;
+  const std::uint64_t cycle_seed = SplitMix64(seed_ + 1000003ULL * cycle_);
+  if (cycle_ > 1 && options_.fitter.restart == RestartMode::kIndependent) {
+    GaOptions fresh = options_.genetic_algorithm;
+    fresh.init_mode = GaInitMode::kWholeBounds;
+    ga_.emplace(fresh, map_->dim(), std::span<const double>(), cycle_seed);
+    return;
+  }
+  ga_.emplace(options_.genetic_algorithm, map_->dim(), guess, cycle_seed);
+}
+
+const std::vector<double>& FitRun::Ask() const {
+  if (phase_ == FitPhase::kGeneticAlgorithm) return ga_->Ask();
+  if (phase_ == FitPhase::kNelderMead) return nm_->Ask();
+  return kNothing;
+}
+
+int FitRun::step() const {
+  if (phase_ == FitPhase::kGeneticAlgorithm) return ga_->generation();
+  if (phase_ == FitPhase::kNelderMead) return nm_->iterations();
+  return 0;
+}
+
+void FitRun::Improve(const std::vector<double>& u, double cost) {
+  if (!have_best_ || cost < best_cost_) {
+    best_u_ = u;
+    best_cost_ = cost;
+    have_best_ = true;
+  }
+}
+
+void FitRun::Finish(FitTermination why) {
+  phase_ = FitPhase::kDone;
+  termination_ = why;
+  ga_.reset();
+  nm_.reset();
+}
+
+void FitRun::Tell(std::span<const double> costs, double seconds) {
+  if (Done()) throw Error("", "fit", "Tell on a finished run");
+  const std::int64_t count = static_cast<std::int64_t>(costs.size());
+  const double delta = options_.fitter.fitness_tolerance;
+  if (phase_ == FitPhase::kGeneticAlgorithm) {
+    ga_->Tell(costs);
+    ga_evaluations_ += count;
+    ga_seconds_ += seconds;
+    if (!initial_recorded_) {
+      initial_population_best_ = std::numeric_limits<double>::infinity();
+      for (double c : costs)
+        if (c < initial_population_best_) initial_population_best_ = c;
+      initial_recorded_ = true;
+    }
+    Improve(ga_->best_u(), ga_->best_cost());
+    history_.push_back({cycle_, FitPhase::kGeneticAlgorithm, ga_->generation(), evaluations(), best_cost_});
+    if (best_cost_ < delta) return Finish(FitTermination::kFitnessTolerance);
+    if (ga_->Done()) {
+      // Nelder–Mead starts from the best point seen so far (the GA's, or an earlier cycle's).
+      nm_.emplace(options_.nelder_mead, best_u_);
+      ga_.reset();
+      phase_ = FitPhase::kNelderMead;
+      last_nm_iteration_ = -1;
+    }
+    return;
+  }
+  nm_->Tell(costs);
+  nm_evaluations_ += count;
+  nm_seconds_ += seconds;
+  Improve(nm_->best_u(), nm_->best_cost());
+  if (nm_->iterations() != last_nm_iteration_ || nm_->Done()) {
+    last_nm_iteration_ = nm_->iterations();
+    history_.push_back({cycle_, FitPhase::kNelderMead, nm_->iterations(), evaluations(), best_cost_});
+  }
+  if (best_cost_ < delta) return Finish(FitTermination::kFitnessTolerance);
+  if (nm_->Done()) EndCycle();
+}
+
+void FitRun::EndCycle() {
+  nm_.reset();
+  if (cycle_ >= options_.fitter.max_cycles) return Finish(FitTermination::kMaxCycles);
+  if (cycle_ > 1) {
+    const bool progress = previous_cycle_best_ - best_cost_ >=
+                          options_.fitter.min_cycle_improvement * previous_cycle_best_;
+    stalled_cycles_ = progress ? 0 : stalled_cycles_ + 1;
+    if (stalled_cycles_ >= options_.fitter.stall_cycles) return Finish(FitTermination::kStalled);
+  }
+  previous_cycle_best_ = best_cost_;
+  ++cycle_;
+  StartGa(best_u_);
+}
+
+// --- checkpoint state ----------------------------------------------------------------------------
+
+nlohmann::json FitRun::SaveState() const {
+  nlohmann::json j;
+  j["seed"] = std::to_string(seed_);
+  j["phase"] = ToString(phase_);
+  j["termination"] = ToString(termination_);
+  j["cycle"] = cycle_;
+  if (ga_) j["ga"] = ga_->SaveState();
+  if (nm_) j["nm"] = nm_->SaveState();
+  j["initial_u"] = DoublesToJson(initial_u_);
+  j["best_u"] = DoublesToJson(best_u_);
+  j["best_cost"] = DoubleToHex(best_cost_);
+  j["previous_cycle_best"] = DoubleToHex(previous_cycle_best_);
+  j["stalled_cycles"] = stalled_cycles_;
+  j["initial_population_best"] = DoubleToHex(initial_population_best_);
+  j["have_best"] = have_best_;
+  j["initial_recorded"] = initial_recorded_;
+  j["last_nm_iteration"] = last_nm_iteration_;
+  j["ga_evaluations"] = ga_evaluations_;
+  j["nm_evaluations"] = nm_evaluations_;
+  j["ga_seconds"] = ga_seconds_;
+  j["nm_seconds"] = nm_seconds_;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const HistoryRow& r : history_)
+    rows.push_back({r.cycle, ToString(r.phase), r.step, r.evaluations, DoubleToHex(r.best_cost)});
+  j["history"] = rows;
+  return j;
+}
+
+FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohmann::json& j)
+    : map_(&map), options_(options) {
+  const std::string ctx = "checkpoint";
+  try {
+    seed_ = std::stoull(j.at("seed").get<std::string>());
+    const std::string phase = j.at("phase").get<std::string>();
+    phase_ = phase == "ga" ? FitPhase::kGeneticAlgorithm
+             : phase == "nm" ? FitPhase::kNelderMead
+                             : FitPhase::kDone;
+    const std::string term = j.at("termination").get<std::string>();
+    for (FitTermination t : {FitTermination::kNotDone, FitTermination::kFitnessTolerance,
+                             FitTermination::kMaxCycles, FitTermination::kStalled})
+      if (ToString(t) == term) termination_ = t;
+    cycle_ = j.at("cycle").get<int>();
+    if (j.contains("ga")) ga_.emplace(j.at("ga").get<GaState>());
+    if (j.contains("nm")) nm_.emplace(j.at("nm").get<NelderMeadState>());
+    initial_u_ = DoublesFromJson(j.at("initial_u"), ctx + ".initial_u");
+    best_u_ = DoublesFromJson(j.at("best_u"), ctx + ".best_u");
+    best_cost_ = DoubleFromHex(j.at("best_cost").get<std::string>(), ctx + ".best_cost");
+    previous_cycle_best_ = DoubleFromHex(j.at("previous_cycle_best").get<std::string>(), ctx);
+    stalled_cycles_ = j.at("stalled_cycles").get<int>();
+    initial_population_best_ = DoubleFromHex(j.at("initial_population_best").get<std::string>(), ctx);
+    have_best_ = j.at("have_best").get<bool>();
+    initial_recorded_ = j.at("initial_recorded").get<bool>();
+    last_nm_iteration_ = j.at("last_nm_iteration").get<int>();
+    ga_evaluations_ = j.at("ga_evaluations").get<std::int64_t>();
+    nm_evaluations_ = j.at("nm_evaluations").get<std::int64_t>();
+    ga_seconds_ = j.at("ga_seconds").get<double>();
+    nm_seconds_ = j.at("nm_seconds").get<double>();
+    for (const auto& row : j.at("history")) {
+      HistoryRow r;
+      r.cycle = row.at(0).get<int>();
+      r.phase = row.at(1).get<std::string>() == "ga" ? FitPhase::kGeneticAlgorithm : FitPhase::kNelderMead;
+      r.step = row.at(2).get<int>();
+      r.evaluations = row.at(3).get<std::int64_t>();
+      r.best_cost = DoubleFromHex(row.at(4).get<std::string>(), ctx + ".history");
+      history_.push_back(r);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ctx, "run", std::string("damaged checkpoint state: ") + e.what());
+  }
+  if ((phase_ == FitPhase::kGeneticAlgorithm && !ga_) || (phase_ == FitPhase::kNelderMead && !nm_))
+    throw Error(ctx, "run", "damaged checkpoint state: the optimiser of the current phase is missing");
+}
+
+}  // namespace frfit

@@ -1,0 +1,107 @@
+#include "frfit/fit/modal_comparison.h"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "frfit/cost/problem.h"
+#include "frfit/model/joint_coefficients.h"
+
+namespace frfit {
+namespace {
+
+// Parses "k_z1=2e6;d_z1=1200;..." against the model; false if any name is unknown or missing.
+bool ParametersFromProvenance(const Model& model, const std::string& text, std::vector<double>* out) {
+  out->assign(model.num_parameters(), std::nan(""));
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) return false;
+    const int index = model.FindParameter(item.substr(0, eq));
+    if (index < 0) return false;
+    (*out)[index] = std::strtod(item.substr(eq + 1).c_str(), nullptr);
+  }
+  for (double v : *out)
+    if (!(v > 0.0)) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, const FrfSet& measured,
+                                 double max_hz, std::string* description) {
+  std::string model_name, parameters;
+  for (const auto& [key, value] : measured.provenance) {
+    if (key == "model") model_name = value;
+    if (key == "parameters") parameters = value;
+  }
+  std::vector<double> values;
+  std::vector<Mode> modes;
+  if (model_name == model.name && ParametersFromProvenance(model, parameters, &values)) {
+    *description = "modes of the model with the parameters the FRFs were synthesised from";
+    for (Mode& m : ComputeModes(posture, Coefficients(model, values)))
+      if (m.frequency_hz <= max_hz) modes.push_back(std::move(m));
+    return modes;
+  }
+  *description = "peaks of the measured sum of direct FRFs (half-power damping)";
+  const int lines = measured.num_lines();
+  std::vector<double> sum(lines, 0.0);
+  for (int k = 0; k < lines; ++k)
+    for (int i = 0; i < 3; ++i)
+      if (measured.present[EntryIndex(i, i)]) sum[k] += std::abs(measured.at(k, i, i));
+  for (int peak : FindPeaks(sum, 3.0)) {
+    Mode m;
+    m.frequency_hz = measured.frequency_hz[peak];
+    if (m.frequency_hz > max_hz) continue;
+    // Half-power points by linear interpolation on each side.
+    const double half = sum[peak] / std::sqrt(2.0);
+    double lo = std::nan(""), hi = std::nan("");
+    for (int k = peak; k > 0; --k)
+      if (sum[k - 1] < half) {
+        lo = measured.frequency_hz[k - 1] + (half - sum[k - 1]) / (sum[k] - sum[k - 1]) *
+                                                (measured.frequency_hz[k] - measured.frequency_hz[k - 1]);
+        break;
+      }
+    for (int k = peak; k + 1 < lines; ++k)
+      if (sum[k + 1] < half) {
+        hi = measured.frequency_hz[k] + (sum[k] - half) / (sum[k] - sum[k + 1]) *
+                                            (measured.frequency_hz[k + 1] - measured.frequency_hz[k]);
+        break;
+      }
+    m.damping_ratio = (hi - lo) / (2.0 * m.frequency_hz);  // NaN when a side is missing
+    modes.push_back(m);
+  }
+  return modes;
+}
+
+ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vector<Mode>& fitted,
+                             const std::string& description) {
+  ModalComparison out;
+  out.reference = description;
+  for (const Mode& ref : reference) {
+    ModalComparisonRow row;
+    row.reference_frequency_hz = ref.frequency_hz;
+    row.reference_damping_ratio = ref.damping_ratio;
+    const Mode* best = nullptr;
+    for (const Mode& f : fitted)
+      if (!best || std::abs(f.frequency_hz - ref.frequency_hz) < std::abs(best->frequency_hz - ref.frequency_hz))
+        best = &f;
+    if (!best) {
+      row.fitted_frequency_hz = row.fitted_damping_ratio = std::nan("");
+    } else {
+      row.fitted_frequency_hz = best->frequency_hz;
+      row.fitted_damping_ratio = best->damping_ratio;
+    }
+    row.frequency_error_percent = 100.0 * (row.fitted_frequency_hz - ref.frequency_hz) / ref.frequency_hz;
+    row.damping_error_percent =
+        100.0 * (row.fitted_damping_ratio - ref.damping_ratio) / ref.damping_ratio;
+    row.mac = std::nan("");
+    if (best && ref.sensor_shape.squaredNorm() > 0.0 && best->sensor_shape.squaredNorm() > 0.0)
+      row.mac = Mac({ref.sensor_shape}, {best->sensor_shape})(0, 0);
+    out.rows.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace frfit

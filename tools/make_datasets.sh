@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Regenerates the pseudo-measured FRF files of the bundled datasets from their models and
+# reference parameters (paper sections 4 and 5.1: inertance, 0.2 Hz lines up to 30 Hz).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+frfit=${FRFIT:-build/frfit}
+"$frfit" simulate --model datasets/paper_3dof/model.yaml --posture milling \
+  --params datasets/paper_3dof/params_table1.yaml --band 0.2:30:0.2 --format inertance \
+  --out datasets/paper_3dof/frf_milling_inertance.h5
+"$frfit" simulate --model datasets/kuka_kr90/model.yaml --posture milling \
+  --params datasets/kuka_kr90/params_from34.yaml --band 0.2:30:0.2 --format inertance \
+  --out datasets/kuka_kr90/frf_milling_inertance.h5
