@@ -10,14 +10,14 @@ namespace frfit {
 
 std::vector<double> MakeBand(double f0_hz, double f1_hz, double df_hz, const std::string& what) {
   if (!std::isfinite(f0_hz) || !std::isfinite(f1_hz) || !std::isfinite(df_hz))
-    throw Error(what, "band", "expected finite numbers F0:F1:DF");
-  if (f0_hz < 0.0) throw Error(what, "band", "expected F0 >= 0 Hz, got " + FormatDouble(f0_hz));
-  if (!(df_hz > 0.0)) throw Error(what, "band", "expected DF > 0 Hz, got " + FormatDouble(df_hz));
+    throw Error(what, "", "expected finite numbers F0:F1:DF");
+  if (f0_hz < 0.0) throw Error(what, "", "expected F0 >= 0 Hz, got " + FormatDouble(f0_hz));
+  if (!(df_hz > 0.0)) throw Error(what, "", "expected DF > 0 Hz, got " + FormatDouble(df_hz));
   if (f1_hz < f0_hz)
-    throw Error(what, "band", "expected a non-empty band F0 <= F1, got " + FormatDouble(f0_hz) +
+    throw Error(what, "", "expected a non-empty band F0 <= F1, got " + FormatDouble(f0_hz) +
                                   " > " + FormatDouble(f1_hz));
   const double count = std::floor((f1_hz - f0_hz) / df_hz + 1e-9) + 1.0;
-  if (count > 1e7) throw Error(what, "band", "expected at most 1e7 lines");
+  if (count > 1e7) throw Error(what, "", "expected at most 1e7 lines");
   std::vector<double> lines(static_cast<size_t>(count));
   for (size_t k = 0; k < lines.size(); ++k) lines[k] = f0_hz + static_cast<double>(k) * df_hz;
   return lines;
@@ -28,12 +28,12 @@ std::vector<double> ParseBand(const std::string& text, const std::string& what) 
   size_t start = 0;
   for (int i = 0; i < 3; ++i) {
     const size_t end = i < 2 ? text.find(':', start) : text.size();
-    if (end == std::string::npos) throw Error(what, "band", "expected F0:F1:DF, got '" + text + "'");
+    if (end == std::string::npos) throw Error(what, "", "expected F0:F1:DF, got '" + text + "'");
     const std::string part = text.substr(start, end - start);
     char* stop = nullptr;
     v[i] = std::strtod(part.c_str(), &stop);
     if (part.empty() || *stop != '\0')
-      throw Error(what, "band", "expected F0:F1:DF in Hz, got '" + text + "'");
+      throw Error(what, "", "expected F0:F1:DF in Hz, got '" + text + "'");
     start = end + 1;
   }
   return MakeBand(v[0], v[1], v[2], what);

@@ -159,14 +159,31 @@ bool Hdf5File::HasAttribute(const std::string& object, const std::string& name) 
 
 std::string Hdf5File::GetAttribute(const std::string& object, const std::string& name) const {
   if (!HasAttribute(object, name)) throw Error(path_, object + "@" + name, "missing attribute");
-  hsize_t dims = 0;
-  H5T_class_t type_class;
-  size_t size = 0;
-  if (H5LTget_attribute_info(file_, object.c_str(), name.c_str(), &dims, &type_class, &size) < 0 ||
-      type_class != H5T_STRING)
+  Handle attr{H5Aopen_by_name(file_, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
+  if (attr.id < 0) throw Error(path_, object + "@" + name, "cannot open attribute");
+  Handle type{H5Aget_type(attr.id), H5Tclose};
+  if (H5Tget_class(type.id) != H5T_STRING)
     throw Error(path_, object + "@" + name, "expected a string attribute");
+  Handle space{H5Aget_space(attr.id), H5Sclose};
+  if (H5Sget_simple_extent_npoints(space.id) != 1)
+    throw Error(path_, object + "@" + name, "expected a single string");
+  // Fixed-length strings (what frfit writes) and variable-length ones (what h5py writes for str).
+  if (H5Tis_variable_str(type.id) > 0) {
+    Handle memtype{H5Tcopy(H5T_C_S1), H5Tclose};
+    H5Tset_size(memtype.id, H5T_VARIABLE);
+    H5Tset_cset(memtype.id, H5Tget_cset(type.id));
+    char* text = nullptr;
+    if (H5Aread(attr.id, memtype.id, &text) < 0)
+      throw Error(path_, object + "@" + name, "cannot read attribute");
+    std::string value = text ? text : "";
+    H5free_memory(text);
+    return value;
+  }
+  const size_t size = H5Tget_size(type.id);
+  Handle memtype{H5Tcopy(H5T_C_S1), H5Tclose};
+  H5Tset_size(memtype.id, size + 1);
   std::string value(size + 1, '\0');
-  if (H5LTget_attribute_string(file_, object.c_str(), name.c_str(), value.data()) < 0)
+  if (H5Aread(attr.id, memtype.id, value.data()) < 0)
     throw Error(path_, object + "@" + name, "cannot read attribute");
   value.resize(std::char_traits<char>::length(value.c_str()));
   return value;

@@ -241,7 +241,7 @@ namespace {
 // currently read "got 1e+01 > 5" for 10 (FormatDouble picks the fewest significant digits, then
 // prints them with %g, which switches to exponent form). Disabled until src/common/error.cc is
 // fixed; enable it then.
-TEST(CoreFormatDouble, DISABLED_ShortestText) {
+TEST(CoreFormatDouble, ShortestText) {
   EXPECT_EQ(FormatDouble(10.0), "10");
   EXPECT_EQ(FormatDouble(1200.0), "1200");
   EXPECT_EQ(FormatDouble(0.2), "0.2");
