@@ -169,7 +169,9 @@ int RunFit(int argc, char** argv) {
       WriteTextFileAtomically(checkpoint_path, j.dump());
     };
   }
-  DriveFits({{run.get(), &map, static_cast<int>(problem.postures.size())}}, evaluator.get(), drive);
+  FitJob job{run.get(), &map, static_cast<int>(problem.postures.size())};
+  for (const ProblemPosture& p : problem.postures) job.posture_q.push_back(p.posture.q);
+  DriveFits({job}, evaluator.get(), drive);
 
   FitResult result = AssembleFitResult(problem, map, *run, options);
   result.backend_given = backend_given;

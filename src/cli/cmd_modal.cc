@@ -13,7 +13,7 @@ int RunModal(int argc, char** argv) {
   const Args args("modal", argc, argv, {"model", "posture", "q", "params"}, {"json"});
   const ModelContext ctx = LoadModelContext(args);
   const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
-  const std::vector<Mode> modes = ComputeModes(posture, Coefficients(ctx.model, ctx.parameters));
+  const std::vector<Mode> modes = ComputeModes(posture, Coefficients(ctx.model, ctx.parameters, ctx.q));
   if (args.Flag("json")) {
     nlohmann::ordered_json out;
     out["model"] = ctx.model.name;

@@ -26,7 +26,7 @@ int RunSimulate(int argc, char** argv) {
   const ModelContext ctx = LoadModelContext(args);
 
   const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
-  FrfSet set = Synthesize(posture, Coefficients(ctx.model, ctx.parameters), band, format);
+  FrfSet set = Synthesize(posture, Coefficients(ctx.model, ctx.parameters, ctx.q), band, format);
   set.provenance = {{"generator", std::string("frfit ") + FRFIT_VERSION + " simulate"},
                     {"model", ctx.model.name},
                     {"model_file", ctx.model.source},

@@ -23,7 +23,10 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
       const FitRun& run = *jobs[j].run;
       const std::vector<double>& u = run.Ask();
       individuals[j] = run.Done() ? 0 : static_cast<int>(u.size()) / jobs[j].map->dim();
-      if (individuals[j]) jobs[j].map->AppendCoefficients(u, jobs[j].num_postures, &coefficients);
+      if (individuals[j] && jobs[j].posture_q.empty())
+        jobs[j].map->AppendCoefficients(u, jobs[j].num_postures, &coefficients);
+      else if (individuals[j])
+        jobs[j].map->AppendCoefficients(u, jobs[j].posture_q, &coefficients);
       points += individuals[j];
     }
     if (points == 0) break;

@@ -61,14 +61,14 @@ FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, con
   r.settings_yaml = FitOptionsToYaml(options);
   r.history = run.history();
 
-  const JointCoefficients coefficients = Coefficients(model, r.parameters);
   // Per-posture cost shares, through the same evaluator arithmetic as the fit.
   const PackedProblem packed = Pack(problem);
   auto evaluator = CreateCpuEvaluator(1);
-  std::vector<double> packed_coefficients;
-  map.AppendCoefficients(run.best_u(), 1, &packed_coefficients);
   for (size_t p = 0; p < problem.postures.size(); ++p) {
     const ProblemPosture& pp = problem.postures[p];
+    const JointCoefficients coefficients = Coefficients(model, r.parameters, pp.posture.q);
+    std::vector<double> packed_coefficients;
+    map.AppendCoefficients(run.best_u(), {pp.posture.q}, &packed_coefficients);
     PostureResult out;
     out.name = pp.posture.name;
     out.frf_source = pp.source;

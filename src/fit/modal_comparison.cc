@@ -40,7 +40,7 @@ std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, con
   std::vector<Mode> modes;
   if (model_name == model.name && ParametersFromProvenance(model, parameters, &values)) {
     *description = "modes of the model with the parameters the FRFs were synthesised from";
-    for (Mode& m : ComputeModes(posture, Coefficients(model, values)))
+    for (Mode& m : ComputeModes(posture, Coefficients(model, values, posture.q)))
       if (m.frequency_hz <= max_hz) modes.push_back(std::move(m));
     return modes;
   }

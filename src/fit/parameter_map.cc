@@ -29,7 +29,8 @@ ParameterMap::ParameterMap(const Model& model, const ParameterOptions& options,
     if (!std::isnan(b.max)) target.max = b.max;
     if (!std::isnan(b.initial)) target.initial = b.initial;
     const std::string field = "parameters.bounds." + name;
-    if (!(target.min > 0.0)) throw Error(source, field + ".min", "expected a positive lower bound, got " + FormatDouble(target.min));
+    if (!(target.min > 0.0) && model.parameters[model.FindParameter(name)].log_scale)
+      throw Error(source, field + ".min", "expected a positive lower bound, got " + FormatDouble(target.min));
     if (!(target.max >= target.min))
       throw Error(source, field, "expected min <= max, got [" + FormatDouble(target.min) + ", " + FormatDouble(target.max) + "]");
     if (target.initial < target.min || target.initial > target.max)
@@ -62,7 +63,9 @@ ParameterMap::ParameterMap(const Model& model, const ParameterOptions& options,
     if (!(b.max > b.min))
       throw Error(source, "parameters.bounds." + model.parameters[index].name,
                   "a free parameter needs min < max, got [" + FormatDouble(b.min) + ", " + FormatDouble(b.max) + "]");
-    space_.Add(model.parameters[index].name, b.min, b.max, ParameterScale::kLog);
+    const bool log_scale = model.parameters[index].log_scale && b.min > 0.0;
+    space_.Add(model.parameters[index].name, b.min, b.max,
+               log_scale ? ParameterScale::kLog : ParameterScale::kLinear);
   }
   std::string error;
   if (!space_.IsValid(&error)) throw Error(source, "parameters", error);
@@ -82,19 +85,27 @@ std::vector<double> ParameterMap::ToU(std::span<const double> physical) const {
 
 std::vector<double> ParameterMap::InitialU() const { return ToU(template_); }
 
-void ParameterMap::AppendCoefficients(std::span<const double> u, int num_postures,
+void ParameterMap::AppendCoefficients(std::span<const double> u,
+                                      const std::vector<std::vector<double>>& posture_q,
                                       std::vector<double>* out) const {
   const int d = dim();
   for (size_t start = 0; start + d <= u.size(); start += d) {
-    const JointCoefficients c = Coefficients(*model_, Physical(u.subspan(start, d)));
-    // Postures share the coefficients today; posture-dependent laws will differ per posture.
-    for (int p = 0; p < num_postures; ++p) {
+    const std::vector<double> physical = Physical(u.subspan(start, d));
+    for (const std::vector<double>& q : posture_q) {
+      const JointCoefficients c = Coefficients(*model_, physical, q);
       out->insert(out->end(), c.stiffness.begin(), c.stiffness.end());
       out->insert(out->end(), c.viscous.begin(), c.viscous.end());
       out->insert(out->end(), c.hysteretic.begin(), c.hysteretic.end());
       out->push_back(c.mass_proportional);
     }
   }
+}
+
+void ParameterMap::AppendCoefficients(std::span<const double> u, int num_postures,
+                                      std::vector<double>* out) const {
+  if (model_->has_posture_dependent_stiffness())
+    throw Error(model_->source, "dofs", "posture-dependent stiffness needs the postures' coordinates");
+  AppendCoefficients(u, std::vector<std::vector<double>>(num_postures, std::vector<double>(model_->num_coordinates(), 0.0)), out);
 }
 
 }  // namespace frfit

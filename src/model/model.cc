@@ -1,5 +1,7 @@
 #include "frfit/model/model.h"
 
+#include <cmath>
+
 #include "frfit/common/error.h"
 
 namespace frfit {
@@ -69,33 +71,58 @@ std::vector<double> Model::InitialParameters() const {
   return values;
 }
 
+double BasisFunction::Evaluate(const std::vector<double>& q) const {
+  double s = 0.0;
+  for (const auto& [coordinate, factor] : terms) s += factor * q[coordinate];
+  switch (kind) {
+    case Kind::kOne: return 1.0;
+    case Kind::kLinear: return s;
+    case Kind::kCos: return std::cos(s);
+    case Kind::kSin: return std::sin(s);
+  }
+  return 0.0;
+}
+
+bool Model::has_posture_dependent_stiffness() const {
+  for (const Dof& dof : dofs)
+    if (!dof.stiffness_law.empty()) return true;
+  return false;
+}
+
 void FinalizeModel(Model* model) {
   model->parameters.clear();
   for (int j = 0; j < model->num_dofs(); ++j) {
     const Dof& dof = model->dofs[j];
-    const bool rot = dof.kind == DofKind::kRotational;
-    model->parameters.push_back({"k_" + dof.name, ParameterKind::kStiffness, j, dof.stiffness,
-                                 rot ? "N*m/rad" : "N/m"});
+    const std::string unit = dof.kind == DofKind::kRotational ? "N*m/rad" : "N/m";
+    if (dof.stiffness_law.empty()) {
+      model->parameters.push_back({"k_" + dof.name, ParameterKind::kStiffness, j, -1, dof.stiffness, unit});
+      continue;
+    }
+    for (size_t t = 0; t < dof.stiffness_law.size(); ++t) {
+      const Bounds& b = dof.stiffness_law[t].coefficient;
+      model->parameters.push_back({"k_" + dof.name + "_" + std::to_string(t), ParameterKind::kStiffness,
+                                   j, static_cast<int>(t), b, unit, b.min > 0.0});
+    }
   }
   switch (model->damping_model) {
     case DampingModel::kViscous:
       for (int j = 0; j < model->num_dofs(); ++j) {
         const Dof& dof = model->dofs[j];
         const bool rot = dof.kind == DofKind::kRotational;
-        model->parameters.push_back({"d_" + dof.name, ParameterKind::kDamping, j, dof.damping,
+        model->parameters.push_back({"d_" + dof.name, ParameterKind::kDamping, j, -1, dof.damping,
                                      rot ? "N*m*s/rad" : "N*s/m"});
       }
       break;
     case DampingModel::kStructural:
       for (int j = 0; j < model->num_dofs(); ++j)
         model->parameters.push_back({"eta_" + model->dofs[j].name, ParameterKind::kLossFactor, j,
-                                     model->dofs[j].damping, "1"});
+                                     -1, model->dofs[j].damping, "1"});
       break;
     case DampingModel::kRayleigh:
       model->parameters.push_back(
-          {"rayleigh_alpha", ParameterKind::kRayleighAlpha, -1, model->rayleigh_alpha, "1/s"});
+          {"rayleigh_alpha", ParameterKind::kRayleighAlpha, -1, -1, model->rayleigh_alpha, "1/s"});
       model->parameters.push_back(
-          {"rayleigh_beta", ParameterKind::kRayleighBeta, -1, model->rayleigh_beta, "s"});
+          {"rayleigh_beta", ParameterKind::kRayleighBeta, -1, -1, model->rayleigh_beta, "s"});
       break;
   }
 }

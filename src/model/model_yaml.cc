@@ -1,6 +1,7 @@
 #include "frfit/model/model_yaml.h"
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -123,6 +124,60 @@ TransformStep ParseStep(const YamlReader& r, const YAML::Node& node, const std::
   return step;
 }
 
+// "1" | lin | cos(lin) | sin(lin), lin = [a*]name {(+|-) [a*]name}; names are coordinates.
+BasisFunction ParseBasis(const YamlReader& r, const YAML::Node& node, const std::string& path,
+                         const Model& model) {
+  BasisFunction f;
+  f.text = r.String(node, path);
+  std::string text;
+  for (char ch : f.text)
+    if (ch != ' ') text += ch;
+  if (text == "1") return f;
+  auto fail = [&](const std::string& why) -> void {
+    r.Fail(node, path, "expected 1, a coordinate combination such as z2 or z2+z3, or cos(...) / "
+                       "sin(...) of one; " + why + " in '" + f.text + "'");
+  };
+  std::string inner = text;
+  f.kind = BasisFunction::Kind::kLinear;
+  for (const auto& [prefix, kind] : {std::pair{"cos(", BasisFunction::Kind::kCos},
+                                     std::pair{"sin(", BasisFunction::Kind::kSin}}) {
+    if (text.rfind(prefix, 0) == 0) {
+      if (text.back() != ')') fail("a missing ')'");
+      inner = text.substr(4, text.size() - 5);
+      f.kind = kind;
+    }
+  }
+  size_t pos = 0;
+  while (pos < inner.size()) {
+    double sign = 1.0;
+    if (inner[pos] == '+' || inner[pos] == '-') sign = inner[pos++] == '-' ? -1.0 : 1.0;
+    else if (pos > 0) fail("a missing + or -");
+    size_t end = inner.find_first_of("+-", pos);
+    // A '+' or '-' right after 'e' belongs to a number's exponent.
+    while (end != std::string::npos && end > pos && (inner[end - 1] == 'e' || inner[end - 1] == 'E') &&
+           inner.find('*', pos) != std::string::npos && end < inner.find('*', pos))
+      end = inner.find_first_of("+-", end + 1);
+    const std::string term = inner.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    double factor = 1.0;
+    std::string name = term;
+    const auto star = term.find('*');
+    if (star != std::string::npos) {
+      char* stop = nullptr;
+      const std::string number = term.substr(0, star);
+      factor = std::strtod(number.c_str(), &stop);
+      if (number.empty() || *stop != '\0') fail("a bad factor '" + number + "'");
+      name = term.substr(star + 1);
+    }
+    const int coordinate = model.FindCoordinate(name);
+    if (coordinate < 0) fail("an unknown coordinate '" + name + "'");
+    f.terms.emplace_back(coordinate, sign * factor);
+    if (end == std::string::npos) break;
+    pos = end;
+  }
+  if (f.terms.empty()) fail("no coordinate");
+  return f;
+}
+
 Model ParseModel(const YAML::Node& root, const std::string& source) {
   YamlReader r(source);
   r.RequireMap(root, "", {"format", "name", "description", "gravity", "damping_model", "dofs",
@@ -152,7 +207,7 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
   const bool needs_damping = model.damping_model != DampingModel::kRayleigh;
   for (size_t i = 0; i < dofs.size(); ++i) {
     const std::string path = JoinPath("dofs", i);
-    r.RequireMap(dofs[i], path, {"name", "type", "stiffness", "damping", "loss_factor"});
+    r.RequireMap(dofs[i], path, {"name", "type", "stiffness", "stiffness_law", "damping", "loss_factor"});
     Dof dof;
     dof.name = r.String(r.Child(dofs[i], "name", path), JoinPath(path, "name"));
     if (model.FindDof(dof.name) >= 0)
@@ -162,7 +217,10 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
     else if (type == "translational") dof.kind = DofKind::kTranslational;
     else r.Fail(dofs[i]["type"], JoinPath(path, "type"),
                 "expected rotational or translational, got '" + type + "'");
-    dof.stiffness = ParseBounds(r, r.Child(dofs[i], "stiffness", path), JoinPath(path, "stiffness"));
+    if (r.Has(dofs[i], "stiffness") == r.Has(dofs[i], "stiffness_law"))
+      r.Fail(dofs[i], path, "expected exactly one of 'stiffness' and 'stiffness_law'");
+    if (r.Has(dofs[i], "stiffness"))
+      dof.stiffness = ParseBounds(r, dofs[i]["stiffness"], JoinPath(path, "stiffness"));
     const char* damping_key =
         model.damping_model == DampingModel::kStructural ? "loss_factor" : "damping";
     const char* other_key =
@@ -188,6 +246,30 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
       if (model.FindCoordinate(name) >= 0)
         r.Fail(rigid[i], JoinPath("rigid_coordinates", i), "duplicate coordinate name '" + name + "'");
       model.rigid_coordinates.push_back(name);
+    }
+  }
+
+  // Stiffness laws, once every coordinate name is known.
+  for (size_t i = 0; i < dofs.size(); ++i) {
+    if (!r.Has(dofs[i], "stiffness_law")) continue;
+    const std::string path = JoinPath(JoinPath("dofs", i), "stiffness_law");
+    const YAML::Node law = dofs[i]["stiffness_law"];
+    r.RequireSequence(law, path);
+    if (law.size() == 0) r.Fail(law, path, "expected at least one term");
+    for (size_t t = 0; t < law.size(); ++t) {
+      const std::string tpath = JoinPath(path, t);
+      r.RequireMap(law[t], tpath, {"basis", "initial", "min", "max"});
+      StiffnessTerm term;
+      term.basis = ParseBasis(r, r.Child(law[t], "basis", tpath), JoinPath(tpath, "basis"), model);
+      Bounds& b = term.coefficient;
+      b.min = r.Number(r.Child(law[t], "min", tpath), JoinPath(tpath, "min"));
+      b.max = r.Number(r.Child(law[t], "max", tpath), JoinPath(tpath, "max"));
+      b.initial = r.Number(r.Child(law[t], "initial", tpath), JoinPath(tpath, "initial"));
+      if (!(b.min < b.max))
+        r.Fail(law[t], tpath, "expected min < max, got [" + FormatDouble(b.min) + ", " + FormatDouble(b.max) + "]");
+      if (b.initial < b.min || b.initial > b.max)
+        r.Fail(law[t]["initial"], JoinPath(tpath, "initial"), "expected a value within [min, max]");
+      model.dofs[i].stiffness_law.push_back(term);
     }
   }
 
@@ -276,6 +358,21 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
     }
     model.postures.push_back(spec);
   }
+  // The bounds of a stiffness law must keep the stiffness positive at every named posture: the
+  // smallest value the coefficients' box allows is Σ min(min·φ, max·φ).
+  for (size_t j = 0; j < model.dofs.size(); ++j)
+    for (const PostureSpec& posture : model.postures) {
+      if (model.dofs[j].stiffness_law.empty()) continue;
+      double lowest = 0.0;
+      for (const StiffnessTerm& term : model.dofs[j].stiffness_law) {
+        const double phi = term.basis.Evaluate(posture.q);
+        lowest += std::min(term.coefficient.min * phi, term.coefficient.max * phi);
+      }
+      if (!(lowest > 0.0))
+        r.Fail(dofs[j]["stiffness_law"], JoinPath(JoinPath("dofs", j), "stiffness_law"),
+               "expected bounds that keep the stiffness positive at every posture; at posture '" +
+                   posture.name + "' it can reach " + FormatDouble(lowest));
+    }
   FinalizeModel(&model);
   return model;
 }

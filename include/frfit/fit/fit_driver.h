@@ -18,6 +18,9 @@ struct FitJob {
   FitRun* run;
   const ParameterMap* map;
   int num_postures;  // of the job's problem, in the evaluator's problem order
+  // The postures' coordinates (rad / m), needed when the model's stiffness depends on the
+  // posture; when empty, the stiffness must not (ParameterMap::AppendCoefficients checks).
+  std::vector<std::vector<double>> posture_q = {};
 };
 
 struct ProgressEvent {

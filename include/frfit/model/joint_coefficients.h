@@ -19,7 +19,11 @@ struct JointCoefficients {
   double mass_proportional = 0.0;  // α (rayleigh), else 0
 };
 
-// `parameters` in Model::parameters order.
+// `parameters` in Model::parameters order, at posture coordinates q (rad / m): posture-dependent
+// stiffness laws are evaluated there. A law giving k <= 0 at q is an Error naming DOF and q.
+JointCoefficients Coefficients(const Model& model, std::span<const double> parameters,
+                               const std::vector<double>& q);
+// For models without posture-dependent stiffness (throws Error for one that has it).
 JointCoefficients Coefficients(const Model& model, std::span<const double> parameters);
 
 }  // namespace frfit

@@ -31,10 +31,29 @@ struct Bounds {
   double max = 0.0;
 };
 
+// A basis function of the posture coordinates (rad / m) for a posture-dependent stiffness law:
+// 1, s, cos(s) or sin(s) with s = Σ factor·q_coordinate.
+struct BasisFunction {
+  enum class Kind { kOne, kLinear, kCos, kSin };
+  Kind kind = Kind::kOne;
+  std::vector<std::pair<int, double>> terms;  // (coordinate, factor)
+  std::string text;                           // as written in the model file
+  double Evaluate(const std::vector<double>& q) const;
+};
+
+// One term of a stiffness law k(q) = Σ coefficient_t · basis_t(q); the coefficient is fitted.
+struct StiffnessTerm {
+  BasisFunction basis;
+  Bounds coefficient;  // may be negative for non-constant terms (linear search scale then)
+};
+
 struct Dof {
   std::string name;           // "z1", "x2", ... ; parameters are named k_<name>, d_<name>, eta_<name>
   DofKind kind = DofKind::kRotational;
   Bounds stiffness;           // N·m/rad (rotational) or N/m (translational)
+  // Beyond the paper: when not empty, the stiffness depends on the posture through this law and
+  // its coefficients k_<name>_0, k_<name>_1, ... replace the parameter k_<name>.
+  std::vector<StiffnessTerm> stiffness_law;
   Bounds damping;             // d: N·m·s/rad or N·s/m (viscous); η: 1 (structural); unused (rayleigh)
 };
 
@@ -82,8 +101,10 @@ struct ParameterSpec {
   std::string name;  // k_z1, d_z1, eta_z1, rayleigh_alpha, rayleigh_beta
   ParameterKind kind = ParameterKind::kStiffness;
   int dof = -1;      // -1 for the Rayleigh coefficients
+  int term = -1;     // index into Dof::stiffness_law for a law coefficient, else -1
   Bounds bounds;
   std::string unit;
+  bool log_scale = true;  // searched on a log scale (false for coefficients that may be <= 0)
 };
 
 struct Model {
@@ -106,6 +127,7 @@ struct Model {
   int num_dofs() const { return static_cast<int>(dofs.size()); }
   int num_coordinates() const { return num_dofs() + static_cast<int>(rigid_coordinates.size()); }
   int num_parameters() const { return static_cast<int>(parameters.size()); }
+  bool has_posture_dependent_stiffness() const;
   // Index lookups; -1 when absent.
   int FindDof(const std::string& name) const;
   int FindCoordinate(const std::string& name) const;
