@@ -10,3 +10,14 @@ frfit=${FRFIT:-build/frfit}
 "$frfit" simulate --model datasets/kuka_kr90/model.yaml --posture milling \
   --params datasets/kuka_kr90/params_from34.yaml --band 0.2:30:0.2 --format inertance \
   --out datasets/kuka_kr90/frf_milling_inertance.h5
+for posture in reach folded; do
+  "$frfit" simulate --model datasets/kuka_kr90/model.yaml --posture "$posture" \
+    --params datasets/kuka_kr90/params_from34.yaml --band 0.2:30:0.2 --format inertance \
+    --out "datasets/kuka_kr90/frf_${posture}_inertance.h5"
+done
+# Posture-dependent stiffness (beyond the paper): three postures to fit, a fourth to predict.
+for posture in milling reach folded; do
+  "$frfit" simulate --model datasets/paper_3dof_law/model.yaml --posture "$posture" \
+    --params datasets/paper_3dof_law/params_truth.yaml --band 0.2:40:0.2 --format inertance \
+    --out "datasets/paper_3dof_law/frf_${posture}_inertance.h5"
+done

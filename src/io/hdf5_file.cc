@@ -136,11 +136,15 @@ std::vector<std::string> Hdf5File::ReadStrings(const std::string& dataset) const
     throw Error(path_, dataset, "expected a 1-dimensional list of strings");
   hsize_t n = 0;
   H5Sget_simple_extent_dims(space.id, &n, nullptr);
+  Handle file_type{H5Dget_type(set.id), H5Tclose};
+  if (H5Tget_class(file_type.id) != H5T_STRING || H5Tis_variable_str(file_type.id) <= 0)
+    throw Error(path_, dataset, "expected variable-length strings");
   Handle type{H5Tcopy(H5T_C_S1), H5Tclose};
   H5Tset_size(type.id, H5T_VARIABLE);
+  H5Tset_cset(type.id, H5Tget_cset(file_type.id));  // HDF5 does not convert between charsets
   std::vector<char*> ptrs(n, nullptr);
   if (n > 0 && H5Dread(set.id, type.id, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) < 0)
-    throw Error(path_, dataset, "expected variable-length strings");
+    throw Error(path_, dataset, "cannot read the strings");
   std::vector<std::string> out;
   for (char* p : ptrs) out.emplace_back(p ? p : "");
   if (n > 0) H5Dvlen_reclaim(type.id, space.id, H5P_DEFAULT, ptrs.data());

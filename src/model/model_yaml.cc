@@ -412,7 +412,10 @@ std::vector<double> LoadParameters(const std::string& path, const Model& model) 
     if (index < 0)
       r.Fail(item.first, JoinPath("parameters", name),
              "unknown parameter for model '" + model.name + "' (run 'frfit info' for the list)");
-    values[index] = r.Positive(item.second, JoinPath("parameters", name));
+    // Law coefficients other than a positive constant may be zero or negative.
+    values[index] = model.parameters[index].log_scale
+                        ? r.Positive(item.second, JoinPath("parameters", name))
+                        : r.Number(item.second, JoinPath("parameters", name));
   }
   for (int i = 0; i < model.num_parameters(); ++i)
     if (std::isnan(values[i]))
