@@ -151,15 +151,27 @@ int RunFit(int argc, char** argv) {
   }
 
   DriveOptions drive;
-  const bool show_progress = !args.Flag("json") && !args.Flag("quiet") &&
-                             (args.Flag("progress") || ::isatty(STDERR_FILENO));
-  const long every = args.GetInt("progress-every", 50);
+  // On a terminal: one line that updates in place, with an estimate of the GA phase's remaining
+  // time. Elsewhere (a log file, a pipe): silent unless --progress, then plain log lines.
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const bool show_progress = !args.Flag("json") && !args.Flag("quiet") && (args.Flag("progress") || terminal);
+  const long every = std::max(1L, args.GetInt("progress-every", 50));
+  const GaOptions& ga = options.genetic_algorithm;
+  const double per_generation = ga.population_size - ga.EliteCountUsed();
   if (show_progress)
-    drive.progress = [&](const ProgressEvent& e) {
-      if (e.phase == FitPhase::kNelderMead && e.step % std::max(1L, every) != 0) return;
-      std::fprintf(stderr, "cycle %d %s %s %4d  best %.6e  evaluations %lld  (%.0f/s)\n", e.cycle,
-                   ToString(e.phase).c_str(), e.phase == FitPhase::kGeneticAlgorithm ? "generation" : "iteration",
-                   e.step, e.best_cost, static_cast<long long>(e.evaluations), e.evaluations_per_second);
+    drive.progress = [&, terminal](const ProgressEvent& e) {
+      const bool in_ga = e.phase == FitPhase::kGeneticAlgorithm;
+      if (!in_ga && e.step % every != 0) return;
+      char eta[64] = "";
+      if (in_ga && e.evaluations_per_second > 0)
+        std::snprintf(eta, sizeof eta, ", GA done in ~%.1f s",
+                      (ga.generations - 1 - e.step) * per_generation / e.evaluations_per_second);
+      std::fprintf(stderr, "%scycle %d %s %s %d%s  best %.6e  evaluations %lld  %.0f/s%s%s",
+                   terminal ? "\r\033[K" : "", e.cycle, in_ga ? "GA" : "NM",
+                   in_ga ? "generation" : "iteration", in_ga ? e.step + 1 : e.step,
+                   in_ga ? ("/" + std::to_string(ga.generations)).c_str() : "", e.best_cost,
+                   static_cast<long long>(e.evaluations), e.evaluations_per_second, eta,
+                   terminal ? "" : "\n");
     };
   if (!checkpoint_path.empty()) {
     drive.checkpoint_every_evaluations =
@@ -172,6 +184,7 @@ int RunFit(int argc, char** argv) {
   FitJob job{run.get(), &map, static_cast<int>(problem.postures.size())};
   for (const ProblemPosture& p : problem.postures) job.posture_q.push_back(p.posture.q);
   DriveFits({job}, evaluator.get(), drive);
+  if (show_progress && terminal) std::fputs("\n", stderr);
 
   FitResult result = AssembleFitResult(problem, map, *run, options);
   result.backend_given = backend_given;
