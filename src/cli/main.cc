@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "  fit       --model M.yaml --frf FRF.h5[,FRF2.h5...] [--config FIT.yaml] [--seed N]\n"
     "            [--backend cpu|cuda|auto] [--threads N] [--out RESULT.h5] [--checkpoint C.json]\n"
     "            [--resume C.json] [--progress|--quiet] [--progress-every N] [--json]\n"
+    "  report    RESULT.h5 -o|--out REPORT.html [--json]          HTML fit report\n"
     "\n"
     "Every command prints one JSON object on stdout with --json; errors are one line on stderr\n"
     "starting with 'error:' and a non-zero exit status. See README.md.\n";
@@ -41,7 +42,8 @@ int main(int argc, char** argv) {
     if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);
     if (command == "simulate") return frfit::cli::RunSimulate(argc - 2, argv + 2);
     if (command == "fit") return frfit::cli::RunFit(argc - 2, argv + 2);
-    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit)\n",
+    if (command == "report") return frfit::cli::RunReport(argc - 2, argv + 2);
+    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, report)\n",
                  command.c_str());
     return 2;
   } catch (const std::exception& e) {

@@ -1,0 +1,29 @@
+// The HTML fit report (`frfit report`, docs/report.md): one self-contained page — inline CSS and
+// SVG, no scripts, fonts or images from elsewhere — with the run summary, per posture the 3×3
+// measured-vs-fitted FRF grid (paper Fig. 7) with the weights, the modal comparison (Table 6) and a
+// MAC map (Fig. 11, paired MACs on the diagonal), the cost history (Fig. 8), the parameters with
+// bound flags, the settings and the provenance.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "frfit/report/report_data.h"
+
+namespace frfit {
+
+// Escapes & < > " ' for HTML text and attribute values.
+std::string HtmlEscape(std::string_view text);
+
+// Whether a fitted value sits at a bound: within 0.1 % of the bounds' span in log space (in linear
+// space when a bound is not positive). Returns -1 (lower), +1 (upper) or 0.
+int AtBound(double value, double min, double max);
+
+// The page for one result.
+std::string RenderReportHtml(const ReportData& data);
+
+// Reads `result_path` and writes the page to `html_path` atomically; on any error (Error naming
+// the file) nothing is written.
+void WriteReport(const std::string& result_path, const std::string& html_path);
+
+}  // namespace frfit

@@ -1,0 +1,61 @@
+// ReportData: everything the HTML fit report shows, read back from a fit result file (layout:
+// docs/file-formats.md, written by WriteFitResult). Plain arrays, no model needed: a report can be
+// made on a machine that has only the result file.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace frfit {
+
+struct ReportHistoryRow {
+  int cycle = 0;
+  int phase = 0;  // 0 genetic algorithm, 1 Nelder-Mead (/history@phase_codes)
+  int step = 0;
+  std::int64_t evaluations = 0;
+  double best_cost = 0.0;
+};
+
+// One row of /postures/<name>/modal_comparison (Table 6 of the paper). NaN where unknown.
+struct ReportModalRow {
+  double reference_frequency_hz = 0.0, reference_damping_ratio = 0.0;
+  double fitted_frequency_hz = 0.0, fitted_damping_ratio = 0.0;
+  double frequency_error_percent = 0.0, damping_error_percent = 0.0;
+  double mac = 0.0;
+};
+
+struct ReportPosture {
+  std::string name;
+  std::string frf_file, format, units, modal_reference;  // group attributes
+  std::vector<double> frequency_hz;                      // [line]
+  std::vector<std::complex<double>> measured, fitted;    // [line * 9 + 3 * i + j]
+  std::vector<double> weights;                           // [line * 9 + 3 * i + j]
+  std::array<bool, 9> present{};
+  double cost = 0.0;
+  std::vector<double> dropped_hz;
+  std::vector<ReportModalRow> modes;
+  int num_lines() const { return static_cast<int>(frequency_hz.size()); }
+};
+
+struct ReportData {
+  std::string result_file;  // the path it was read from
+  std::string model, model_file, seed, backend_given, backend_used, termination, settings_yaml,
+      frfit_version;
+  std::vector<std::string> parameter_names, parameter_units;
+  std::vector<double> values, initial, min, max;
+  std::vector<int> free;  // 1 where fitted, 0 where held fixed
+  double cost = 0.0, initial_population_best_cost = 0.0;
+  double evaluations = 0.0, ga_evaluations = 0.0, nm_evaluations = 0.0;
+  double wall_seconds = 0.0, ga_seconds = 0.0, nm_seconds = 0.0, cycles = 0.0;
+  std::vector<ReportHistoryRow> history;
+  std::vector<ReportPosture> postures;  // in name order (HDF5 keeps no creation order here)
+};
+
+// Reads a fit result file completely. Throws Error naming `path` (and the object) when the file is
+// missing, not HDF5, not a fit result, or has arrays of inconsistent shapes.
+ReportData ReadReportData(const std::string& path);
+
+}  // namespace frfit

@@ -1,0 +1,42 @@
+// frfit report: one self-contained HTML page from a fit result file (docs/report.md).
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "commands.h"
+#include "frfit/common/error.h"
+#include "frfit/report/html_report.h"
+
+namespace frfit::cli {
+
+int RunReport(int argc, char** argv) {
+  // -o is the short form of --out.
+  std::vector<std::string> storage(argv, argv + argc);
+  for (std::string& a : storage)
+    if (a == "-o") a = "--out";
+  std::vector<char*> rewritten;
+  for (std::string& a : storage) rewritten.push_back(a.data());
+  const Args args("report", argc, rewritten.data(), {"out"}, {"json"});
+  if (args.positional().size() != 1)
+    throw Error("frfit report", "RESULT.h5", "expected exactly one result file (usage: frfit report RESULT.h5 -o REPORT.html)");
+  const std::string result = args.positional()[0];
+  const std::string out = args.Get("out");
+  const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
+  if (!std::filesystem::is_directory(dir))
+    throw Error("frfit report", "--out", "expected a path in an existing directory, got '" + out + "'");
+  WriteReport(result, out);
+  if (args.Flag("json")) {
+    nlohmann::ordered_json j = {{"result", result}, {"report", out},
+                                {"bytes", std::filesystem::file_size(out)}};
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("wrote %s\n", out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace frfit::cli

@@ -1,0 +1,615 @@
+#include "frfit/report/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+#include <sstream>
+
+#include "frfit/common/error.h"
+#include "frfit/io/atomic_file.h"
+
+namespace frfit {
+namespace {
+
+constexpr const char* kMeasuredColour = "#1f5fa8";
+constexpr const char* kFittedColour = "#d7301f";
+constexpr const char* kAxes = "ax";  // CSS class of axis text
+
+std::string Num(double v, int significant = 6) {
+  if (!std::isfinite(v)) return "&#8212;";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", significant, v);
+  return buffer;
+}
+
+std::string Fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "&#8212;";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+  return buffer;
+}
+
+std::string Sci(double v) {
+  if (!std::isfinite(v)) return "&#8212;";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.6e", v);
+  return buffer;
+}
+
+std::string Coord(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", v);
+  return buffer;
+}
+
+// Exact value for data-value attributes (tests and scripts read these).
+std::string Exact(double v) { return std::isfinite(v) ? FormatDouble(v) : "nan"; }
+
+// An HTML id fragment: letters, digits, '-' and '_' kept, everything else '_'.
+std::string IdPart(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out.empty() ? "_" : out;
+}
+
+const char* kAxisNames[3] = {"x", "y", "z"};
+
+// Up to about `target` round ticks (1, 2, 5 × 10^k) in [lo, hi].
+std::vector<double> NiceTicks(double lo, double hi, int target) {
+  std::vector<double> ticks;
+  if (!(hi > lo)) return {lo};
+  const double raw = (hi - lo) / target;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * magnitude >= raw) { step = m * magnitude; break; }
+  for (double t = std::ceil(lo / step - 1e-9) * step; t <= hi + 1e-9 * step; t += step)
+    ticks.push_back(std::abs(t) < 1e-12 * step ? 0.0 : t);
+  return ticks;
+}
+
+// A linear or log10 mapping of data onto a pixel interval.
+struct Scale {
+  double d0, d1, p0, p1;
+  bool log = false;
+  double operator()(double v) const {
+    if (log) v = std::log10(std::max(v, 1e-300));
+    const double a = log ? d0 : d0, b = d1;
+    double t = (v - a) / (b - a);
+    t = std::clamp(t, -0.02, 1.02);
+    return p0 + t * (p1 - p0);
+  }
+};
+
+// "10^k" with a superscript.
+std::string Decade(int k) {
+  if (k == 0) return "1";
+  if (k == 1) return "10";
+  return "10<tspan dy=\"-5\" font-size=\"8\">" + std::to_string(k) + "</tspan>";
+}
+
+// Polyline path; a NaN y (or a jump larger than `break_jump` in data units) starts a new piece.
+std::string Path(const std::vector<double>& x, const std::vector<double>& y, const Scale& sx,
+                 const Scale& sy, double break_jump = INFINITY) {
+  std::string d;
+  bool pen = false;
+  double previous = 0.0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(y[i])) { pen = false; continue; }
+    if (pen && std::abs(y[i] - previous) > break_jump) pen = false;
+    d += (pen ? "L" : "M") + Coord(sx(x[i])) + " " + Coord(sy(y[i]));
+    pen = true;
+    previous = y[i];
+  }
+  return d.empty() ? "M0 0" : d;
+}
+
+// Contiguous runs of lines whose weight exceeds the entry's smallest weight, as shaded bands.
+std::string WeightBands(const ReportPosture& p, int entry, const Scale& sx, double top, double height) {
+  const int n = p.num_lines();
+  double base = INFINITY, peak = -INFINITY;
+  for (int k = 0; k < n; ++k) {
+    base = std::min(base, p.weights[k * 9 + entry]);
+    peak = std::max(peak, p.weights[k * 9 + entry]);
+  }
+  std::string out;
+  if (!(peak > base)) return out;
+  for (int k = 0; k < n;) {
+    if (!(p.weights[k * 9 + entry] > base)) { ++k; continue; }
+    int end = k;
+    double w = 0.0;
+    while (end + 1 < n && p.weights[(end + 1) * 9 + entry] > base) ++end;
+    for (int j = k; j <= end; ++j) w = std::max(w, p.weights[j * 9 + entry]);
+    const double f0 = k > 0 ? 0.5 * (p.frequency_hz[k - 1] + p.frequency_hz[k]) : p.frequency_hz[k];
+    const double f1 = end + 1 < n ? 0.5 * (p.frequency_hz[end] + p.frequency_hz[end + 1]) : p.frequency_hz[end];
+    const double x0 = sx(f0), x1 = std::max(sx(f1), x0 + 1.0);
+    out += "<rect class=\"weight-band\" x=\"" + Coord(x0) + "\" y=\"" + Coord(top) + "\" width=\"" +
+           Coord(x1 - x0) + "\" height=\"" + Coord(height) + "\"><title>weight " + Num(w, 4) +
+           " (base " + Num(base, 4) + ") from " + Num(f0, 5) + " to " + Num(f1, 5) +
+           " Hz</title></rect>";
+    k = end + 1;
+  }
+  return out;
+}
+
+// One FRF entry: log magnitude over phase, measured and fitted, weight bands shaded.
+std::string FrfPlot(const ReportPosture& p, int i, int j) {
+  const int entry = 3 * i + j, n = p.num_lines();
+  const double W = 420, H = 318, left = 56, right = 10, top = 24;
+  const double mag_h = 168, gap = 10, phase_h = 82;
+  const double plot_w = W - left - right;
+  const double mag_top = top, phase_top = top + mag_h + gap;
+  std::vector<double> mm(n), mf(n), pm(n), pf(n);
+  double lo = INFINITY, hi = -INFINITY;
+  for (int k = 0; k < n; ++k) {
+    const auto m = p.measured[k * 9 + entry], f = p.fitted[k * 9 + entry];
+    mm[k] = std::abs(m), mf[k] = std::abs(f);
+    pm[k] = std::arg(m) * 180.0 / std::numbers::pi, pf[k] = std::arg(f) * 180.0 / std::numbers::pi;
+    for (double v : {mm[k], mf[k]})
+      if (v > 0 && std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    if (!(mm[k] > 0)) mm[k] = NAN, pm[k] = NAN;
+    if (!(mf[k] > 0)) mf[k] = NAN, pf[k] = NAN;
+  }
+  int dhi = std::isfinite(hi) ? static_cast<int>(std::ceil(std::log10(hi) - 1e-9)) : 0;
+  int dlo = std::isfinite(lo) ? static_cast<int>(std::floor(std::log10(lo) + 1e-9)) : dhi - 1;
+  dlo = std::max(dlo, dhi - 7);  // at most seven decades; lower values sit on the bottom edge
+  if (dlo >= dhi) dlo = dhi - 1;
+  const double f0 = n ? p.frequency_hz.front() : 0.0, f1 = n > 1 ? p.frequency_hz.back() : f0 + 1.0;
+  const Scale sx{f0, f1, left, left + plot_w};
+  const Scale sm{static_cast<double>(dlo), static_cast<double>(dhi), mag_top + mag_h, mag_top, true};
+  const Scale sp{-180.0, 180.0, phase_top + phase_h, phase_top};
+
+  const std::string name = "H" + std::string(kAxisNames[i]) + kAxisNames[j];
+  std::ostringstream s;
+  s << "<svg class=\"frf-plot\" id=\"frf-" << IdPart(p.name) << "-" << kAxisNames[i] << kAxisNames[j]
+    << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+    << "\" viewBox=\"0 0 " << W << " " << H << "\" role=\"img\" aria-label=\"" << name
+    << " measured and fitted\">";
+  s << "<text class=\"title\" x=\"" << left << "\" y=\"15\">H<tspan dy=\"3\" font-size=\"10\">"
+    << kAxisNames[i] << kAxisNames[j] << "</tspan><tspan dy=\"-3\" class=\"sub\"> response "
+    << kAxisNames[i] << ", force " << kAxisNames[j] << "</tspan></text>";
+  for (auto [ptop, ph] : {std::pair{mag_top, mag_h}, std::pair{phase_top, phase_h}}) {
+    s << "<rect class=\"panel\" x=\"" << left << "\" y=\"" << ptop << "\" width=\"" << plot_w
+      << "\" height=\"" << ph << "\"/>";
+    s << WeightBands(p, entry, sx, ptop, ph);
+  }
+  // Grid and tick labels.
+  for (double t : NiceTicks(f0, f1, 6)) {
+    const std::string x = Coord(sx(t));
+    for (auto [ptop, ph] : {std::pair{mag_top, mag_h}, std::pair{phase_top, phase_h}})
+      s << "<line class=\"grid\" x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << ptop << "\" y2=\""
+        << ptop + ph << "\"/>";
+    s << "<text class=\"" << kAxes << "\" x=\"" << x << "\" y=\"" << phase_top + phase_h + 13
+      << "\" text-anchor=\"middle\">" << Num(t, 6) << "</text>";
+  }
+  s << "<text class=\"" << kAxes << "\" x=\"" << left + plot_w << "\" y=\"" << H - 2
+    << "\" text-anchor=\"end\">frequency [Hz]</text>";
+  const int step = dhi - dlo > 4 ? 2 : 1;
+  for (int k = dlo; k <= dhi; ++k) {
+    const std::string y = Coord(sm(std::pow(10.0, k)));
+    s << "<line class=\"grid\" x1=\"" << left << "\" x2=\"" << left + plot_w << "\" y1=\"" << y
+      << "\" y2=\"" << y << "\"/>";
+    if ((dhi - k) % step == 0)
+      s << "<text class=\"" << kAxes << "\" x=\"" << left - 4 << "\" y=\"" << Coord(sm(std::pow(10.0, k)) + 3.5)
+        << "\" text-anchor=\"end\">" << Decade(k) << "</text>";
+  }
+  for (int deg : {-180, -90, 0, 90, 180}) {
+    const std::string y = Coord(sp(deg));
+    s << "<line class=\"grid\" x1=\"" << left << "\" x2=\"" << left + plot_w << "\" y1=\"" << y
+      << "\" y2=\"" << y << "\"/>";
+    s << "<text class=\"" << kAxes << "\" x=\"" << left - 4 << "\" y=\"" << Coord(sp(deg) + 3.5)
+      << "\" text-anchor=\"end\">" << deg << "</text>";
+  }
+  s << "<text class=\"" << kAxes << "\" transform=\"translate(12," << mag_top + mag_h / 2
+    << ") rotate(-90)\" text-anchor=\"middle\">|H| [" << HtmlEscape(p.units) << "]</text>";
+  s << "<text class=\"" << kAxes << "\" transform=\"translate(12," << phase_top + phase_h / 2
+    << ") rotate(-90)\" text-anchor=\"middle\">phase [&#176;]</text>";
+  // Curves: magnitude in log space, phase broken at wraps.
+  std::vector<double> lmm(n), lmf(n);
+  for (int k = 0; k < n; ++k) lmm[k] = mm[k], lmf[k] = mf[k];
+  s << "<path class=\"measured\" d=\"" << Path(p.frequency_hz, lmm, sx, sm) << "\"/>";
+  s << "<path class=\"fitted\" d=\"" << Path(p.frequency_hz, lmf, sx, sm) << "\"/>";
+  s << "<path class=\"measured\" d=\"" << Path(p.frequency_hz, pm, sx, sp, 180.0) << "\"/>";
+  s << "<path class=\"fitted\" d=\"" << Path(p.frequency_hz, pf, sx, sp, 180.0) << "\"/>";
+  s << "</svg>";
+  return s.str();
+}
+
+std::string Legend() {
+  std::ostringstream s;
+  s << "<svg class=\"legend\" xmlns=\"http://www.w3.org/2000/svg\" width=\"520\" height=\"22\" "
+       "viewBox=\"0 0 520 22\">"
+    << "<line x1=\"4\" x2=\"34\" y1=\"11\" y2=\"11\" stroke=\"" << kMeasuredColour
+    << "\" stroke-width=\"2\"/><text x=\"40\" y=\"15\">measured</text>"
+    << "<line x1=\"124\" x2=\"154\" y1=\"11\" y2=\"11\" stroke=\"" << kFittedColour
+    << "\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/><text x=\"160\" y=\"15\">fitted</text>"
+    << "<rect class=\"weight-band\" x=\"226\" y=\"3\" width=\"30\" height=\"16\"/>"
+    << "<text x=\"262\" y=\"15\">lines weighted above the base weight</text></svg>";
+  return s.str();
+}
+
+// Best cost against evaluations (log y), GA and NM stretches shaded, cycle boundaries dashed.
+std::string HistoryPlot(const ReportData& d) {
+  const double W = 1100, H = 330, left = 70, right = 20, top = 30, bottom = 44;
+  const double pw = W - left - right, ph = H - top - bottom;
+  std::ostringstream s;
+  s << "<svg class=\"history-plot\" id=\"history-plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\""
+    << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
+    << "\" role=\"img\" aria-label=\"best cost against evaluations\">";
+  std::vector<double> x, y;
+  double lo = INFINITY, hi = -INFINITY, xmax = 0.0;
+  for (const ReportHistoryRow& r : d.history) {
+    xmax = std::max(xmax, static_cast<double>(r.evaluations));
+    if (r.best_cost > 0 && std::isfinite(r.best_cost)) lo = std::min(lo, r.best_cost), hi = std::max(hi, r.best_cost);
+  }
+  s << "<rect class=\"panel\" x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\""
+    << ph << "\"/>";
+  if (!std::isfinite(lo)) {
+    s << "<text x=\"" << left + pw / 2 << "\" y=\"" << top + ph / 2
+      << "\" text-anchor=\"middle\">no history recorded</text></svg>";
+    return s.str();
+  }
+  if (xmax <= 0) xmax = 1;
+  int dhi = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
+  int dlo = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
+  if (dlo >= dhi) dlo = dhi - 1;
+  const Scale sx{0.0, xmax, left, left + pw};
+  const Scale sy{static_cast<double>(dlo), static_cast<double>(dhi), top + ph, top, true};
+  // Phase stretches: each row closes the stretch since the previous row's evaluation count.
+  double start = 0.0;
+  for (size_t k = 0; k < d.history.size();) {
+    const ReportHistoryRow& r = d.history[k];
+    size_t end = k;
+    while (end + 1 < d.history.size() && d.history[end + 1].cycle == r.cycle &&
+           d.history[end + 1].phase == r.phase)
+      ++end;
+    const double x0 = sx(start), x1 = sx(static_cast<double>(d.history[end].evaluations));
+    const bool ga = r.phase == 0;
+    s << "<rect class=\"" << (ga ? "phase-ga" : "phase-nm") << "\" x=\"" << Coord(x0) << "\" y=\"" << top
+      << "\" width=\"" << Coord(std::max(x1 - x0, 0.5)) << "\" height=\"" << ph << "\"><title>cycle "
+      << r.cycle << ", " << (ga ? "genetic algorithm" : "Nelder-Mead") << ", evaluations "
+      << static_cast<long long>(start) << " to " << d.history[end].evaluations << "</title></rect>";
+    start = static_cast<double>(d.history[end].evaluations);
+    k = end + 1;
+  }
+  for (double t : NiceTicks(0.0, xmax, 8)) {
+    const std::string xs = Coord(sx(t));
+    s << "<line class=\"grid\" x1=\"" << xs << "\" x2=\"" << xs << "\" y1=\"" << top << "\" y2=\"" << top + ph
+      << "\"/><text class=\"" << kAxes << "\" x=\"" << xs << "\" y=\"" << top + ph + 14
+      << "\" text-anchor=\"middle\">" << Num(t, 8) << "</text>";
+  }
+  for (int k = dlo; k <= dhi; ++k) {
+    const double yv = sy(std::pow(10.0, k));
+    s << "<line class=\"grid\" x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << Coord(yv)
+      << "\" y2=\"" << Coord(yv) << "\"/><text class=\"" << kAxes << "\" x=\"" << left - 5 << "\" y=\""
+      << Coord(yv + 3.5) << "\" text-anchor=\"end\">" << Decade(k) << "</text>";
+  }
+  // Cycle boundaries: where the cycle number changes.
+  for (size_t k = 1; k < d.history.size(); ++k)
+    if (d.history[k].cycle != d.history[k - 1].cycle) {
+      const std::string xs = Coord(sx(static_cast<double>(d.history[k - 1].evaluations)));
+      s << "<line class=\"cycle-boundary\" x1=\"" << xs << "\" x2=\"" << xs << "\" y1=\"" << top - 4
+        << "\" y2=\"" << top + ph << "\"/><text class=\"" << kAxes << "\" x=\"" << xs << "\" y=\"" << top - 7
+        << "\" text-anchor=\"middle\">cycle " << d.history[k].cycle << "</text>";
+    }
+  // Best cost as a staircase (it only changes at recorded rows).
+  std::string path;
+  double prev_y = NAN;
+  for (const ReportHistoryRow& r : d.history) {
+    if (!(r.best_cost > 0 && std::isfinite(r.best_cost))) continue;
+    const double xs = sx(static_cast<double>(r.evaluations)), ys = sy(r.best_cost);
+    if (path.empty()) path = "M" + Coord(xs) + " " + Coord(ys);
+    else path += "H" + Coord(xs) + "V" + Coord(ys);
+    prev_y = ys;
+  }
+  (void)prev_y;
+  s << "<path class=\"best-cost\" d=\"" << path << "\"/>";
+  s << "<text class=\"" << kAxes << "\" x=\"" << left + pw << "\" y=\"" << H - 6
+    << "\" text-anchor=\"end\">evaluations</text>";
+  s << "<text class=\"" << kAxes << "\" transform=\"translate(14," << top + ph / 2
+    << ") rotate(-90)\" text-anchor=\"middle\">best cost</text>";
+  // Legend.
+  const double lx = left + 8, ly = H - 20;
+  s << "<rect class=\"phase-ga\" x=\"" << lx << "\" y=\"" << ly << "\" width=\"14\" height=\"12\"/>"
+    << "<text x=\"" << lx + 18 << "\" y=\"" << ly + 10 << "\">genetic algorithm</text>"
+    << "<rect class=\"phase-nm\" x=\"" << lx + 140 << "\" y=\"" << ly << "\" width=\"14\" height=\"12\"/>"
+    << "<text x=\"" << lx + 158 << "\" y=\"" << ly + 10 << "\">Nelder-Mead</text>"
+    << "<line class=\"cycle-boundary\" x1=\"" << lx + 260 << "\" x2=\"" << lx + 260 << "\" y1=\"" << ly - 1
+    << "\" y2=\"" << ly + 13 << "\"/><text x=\"" << lx + 266 << "\" y=\"" << ly + 10
+    << "\">cycle boundary</text>"
+    << "<line class=\"best-cost\" x1=\"" << lx + 380 << "\" x2=\"" << lx + 404 << "\" y1=\"" << ly + 6
+    << "\" y2=\"" << ly + 6 << "\"/><text x=\"" << lx + 410 << "\" y=\"" << ly + 10 << "\">best cost</text>";
+  s << "</svg>";
+  return s.str();
+}
+
+// White to dark blue for MAC 0..1.
+std::string MacColour(double mac) {
+  if (!std::isfinite(mac)) return "#e6e6e6";
+  const double t = std::clamp(mac, 0.0, 1.0);
+  const int r = static_cast<int>(std::lround(255 + t * (8 - 255)));
+  const int g = static_cast<int>(std::lround(255 + t * (48 - 255)));
+  const int b = static_cast<int>(std::lround(255 + t * (107 - 255)));
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, "#%02x%02x%02x", r, g, b);
+  return buffer;
+}
+
+// The paired MACs of the modal comparison on the diagonal of a reference × fitted grid. The
+// result file keeps one MAC per pair, so off-diagonal cells are shown as not stored.
+std::string MacMap(const ReportPosture& p) {
+  const int n = static_cast<int>(p.modes.size());
+  const double cell = 46, left = 104, top = 64;
+  const double W = std::max(left + n * cell + 90, 330.0), H = top + n * cell + 20;
+  std::ostringstream s;
+  s << "<svg class=\"mac-map\" id=\"mac-" << IdPart(p.name) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\""
+    << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
+    << "\" role=\"img\" aria-label=\"MAC of each reference mode with its paired fitted mode\">";
+  s << "<text class=\"" << kAxes << "\" x=\"" << left + n * cell / 2 << "\" y=\"14\" text-anchor=\"middle\">"
+       "fitted mode [Hz]</text>";
+  for (int c = 0; c < n; ++c)
+    s << "<text class=\"" << kAxes << "\" transform=\"translate(" << Coord(left + (c + 0.5) * cell + 3) << ","
+      << top - 6 << ") rotate(-50)\">" << c + 1 << ": " << Num(p.modes[c].fitted_frequency_hz, 4) << "</text>";
+  s << "<text class=\"" << kAxes << "\" transform=\"translate(12," << top + n * cell / 2
+    << ") rotate(-90)\" text-anchor=\"middle\">reference mode [Hz]</text>";
+  for (int r = 0; r < n; ++r) {
+    s << "<text class=\"" << kAxes << "\" x=\"" << left - 5 << "\" y=\"" << Coord(top + (r + 0.5) * cell + 4)
+      << "\" text-anchor=\"end\">" << r + 1 << ": " << Num(p.modes[r].reference_frequency_hz, 4) << "</text>";
+    for (int c = 0; c < n; ++c) {
+      const double x = left + c * cell, y = top + r * cell;
+      if (r == c) {
+        const double mac = p.modes[r].mac;
+        s << "<rect class=\"mac-cell\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\""
+          << cell << "\" fill=\"" << MacColour(mac) << "\" data-value=\"" << Exact(mac) << "\"><title>reference "
+          << r + 1 << " / fitted " << c + 1 << ": MAC " << Num(mac, 4) << "</title></rect>";
+        s << "<text x=\"" << x + cell / 2 << "\" y=\"" << y + cell / 2 + 4 << "\" text-anchor=\"middle\" fill=\""
+          << (std::isfinite(mac) && mac > 0.55 ? "#ffffff" : "#222222") << "\">"
+          << (std::isfinite(mac) ? Fixed(mac, 2) : std::string("n/a")) << "</text>";
+      } else {
+        s << "<rect class=\"mac-off\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\""
+          << cell << "\"><title>not stored: the result keeps the MAC of paired modes only</title></rect>";
+      }
+    }
+  }
+  // Colour bar.
+  const double bx = left + n * cell + 24, bh = std::max(n * cell, 80.0);
+  s << "<defs><linearGradient id=\"macgrad-" << IdPart(p.name) << "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">"
+    << "<stop offset=\"0\" stop-color=\"" << MacColour(0) << "\"/><stop offset=\"1\" stop-color=\""
+    << MacColour(1) << "\"/></linearGradient></defs>";
+  s << "<rect x=\"" << bx << "\" y=\"" << top << "\" width=\"12\" height=\"" << bh << "\" fill=\"url(#macgrad-"
+    << IdPart(p.name) << ")\" stroke=\"#888\" stroke-width=\"0.5\"/>";
+  s << "<text class=\"" << kAxes << "\" x=\"" << bx + 16 << "\" y=\"" << top + 8 << "\">1</text><text class=\""
+    << kAxes << "\" x=\"" << bx + 16 << "\" y=\"" << top + bh << "\">0</text>";
+  s << "</svg>";
+  return s.str();
+}
+
+std::string ModalTable(const ReportPosture& p) {
+  std::ostringstream s;
+  s << "<table class=\"modal-table\" id=\"modal-" << IdPart(p.name) << "\"><thead><tr><th>mode</th>"
+       "<th>f<sub>ref</sub> [Hz]</th><th>f<sub>fit</sub> [Hz]</th><th>error [%]</th>"
+       "<th>&#950;<sub>ref</sub> [%]</th><th>&#950;<sub>fit</sub> [%]</th><th>error [%]</th><th>MAC</th>"
+       "</tr></thead><tbody>";
+  for (size_t k = 0; k < p.modes.size(); ++k) {
+    const ReportModalRow& m = p.modes[k];
+    auto cell = [](double v, const std::string& text) {
+      return "<td class=\"num\" data-value=\"" + Exact(v) + "\">" + text + "</td>";
+    };
+    s << "<tr class=\"modal-row\"><td>" << k + 1 << "</td>" << cell(m.reference_frequency_hz, Fixed(m.reference_frequency_hz, 3))
+      << cell(m.fitted_frequency_hz, Fixed(m.fitted_frequency_hz, 3))
+      << cell(m.frequency_error_percent, Fixed(m.frequency_error_percent, 2))
+      << cell(m.reference_damping_ratio, Fixed(100.0 * m.reference_damping_ratio, 3))
+      << cell(m.fitted_damping_ratio, Fixed(100.0 * m.fitted_damping_ratio, 3))
+      << cell(m.damping_error_percent, Fixed(m.damping_error_percent, 2)) << cell(m.mac, Fixed(m.mac, 3))
+      << "</tr>";
+  }
+  if (p.modes.empty()) s << "<tr><td colspan=\"8\">no modes in the band</td></tr>";
+  s << "</tbody></table>";
+  return s.str();
+}
+
+// Where a value sits between its bounds, in log space when both are positive: a bar with the
+// initial (hollow) and fitted (filled) positions.
+std::string BoundBar(double initial, double value, double lo, double hi) {
+  const bool log = lo > 0 && hi > 0;
+  auto t = [&](double v) {
+    if (!(hi > lo) || !std::isfinite(v)) return 0.5;
+    const double a = log ? std::log(lo) : lo, b = log ? std::log(hi) : hi;
+    const double x = log ? std::log(std::max(v, 1e-300)) : v;
+    return std::clamp((x - a) / (b - a), 0.0, 1.0);
+  };
+  const double w = 120, x0 = 4, x1 = w - 4;
+  std::ostringstream s;
+  s << "<svg class=\"bound-bar\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w
+    << "\" height=\"14\" viewBox=\"0 0 " << w << " 14\"><line x1=\"" << x0 << "\" x2=\"" << x1
+    << "\" y1=\"7\" y2=\"7\" stroke=\"#999\" stroke-width=\"2\"/>"
+    << "<circle cx=\"" << Coord(x0 + t(initial) * (x1 - x0)) << "\" cy=\"7\" r=\"3.5\" fill=\"#fff\" stroke=\"#555\"/>"
+    << "<circle cx=\"" << Coord(x0 + t(value) * (x1 - x0)) << "\" cy=\"7\" r=\"3.5\" fill=\"" << kFittedColour
+    << "\"/></svg>";
+  return s.str();
+}
+
+std::string ParameterTable(const ReportData& d) {
+  std::ostringstream s;
+  s << "<table class=\"parameter-table\" id=\"parameters-table\"><thead><tr><th>parameter</th><th>unit</th>"
+       "<th>initial</th><th>fitted</th><th>min</th><th>max</th><th>fitted / initial</th>"
+       "<th title=\"position between min and max (log scale when both are positive): hollow initial, "
+       "filled fitted\">in bounds</th><th>flag</th></tr></thead><tbody>";
+  for (size_t k = 0; k < d.values.size(); ++k) {
+    std::string flag, cls;
+    if (!d.free[k]) flag = "fixed", cls = "flag-fixed";
+    else if (const int b = AtBound(d.values[k], d.min[k], d.max[k]); b != 0)
+      flag = b < 0 ? "at lower bound" : "at upper bound", cls = "flag-bound";
+    auto cell = [](double v) { return "<td class=\"num\" data-value=\"" + Exact(v) + "\">" + Num(v) + "</td>"; };
+    s << "<tr class=\"parameter-row" << (cls.empty() ? "" : " " + cls) << "\" data-name=\""
+      << HtmlEscape(d.parameter_names[k]) << "\"><td class=\"pname\">" << HtmlEscape(d.parameter_names[k])
+      << "</td><td>" << HtmlEscape(d.parameter_units[k]) << "</td>" << cell(d.initial[k]) << cell(d.values[k])
+      << cell(d.min[k]) << cell(d.max[k]) << "<td class=\"num\">"
+      << (d.initial[k] != 0.0 ? Num(d.values[k] / d.initial[k], 4) : std::string("&#8212;")) << "</td><td>"
+      << BoundBar(d.initial[k], d.values[k], d.min[k], d.max[k]) << "</td><td class=\"flag\">" << flag
+      << "</td></tr>";
+  }
+  s << "</tbody></table>";
+  return s.str();
+}
+
+std::string Row(const std::string& key, const std::string& value_html) {
+  return "<tr><th>" + key + "</th><td>" + value_html + "</td></tr>";
+}
+
+std::string Seconds(double s) { return std::isfinite(s) ? Fixed(s, 2) + " s" : "&#8212;"; }
+
+constexpr const char* kStyle = R"CSS(
+:root{--fg:#1d232b;--muted:#5b6470;--line:#d8dde3;--measured:#1f5fa8;--fitted:#d7301f}
+*{box-sizing:border-box}
+body{margin:0;padding:24px 32px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);background:#fff}
+h1{font-size:24px;margin:0 0 12px}h2{font-size:19px;margin:28px 0 8px;border-bottom:2px solid var(--line);padding-bottom:4px}
+h3{font-size:15px;margin:18px 0 6px}
+nav a{margin-right:14px}
+table{border-collapse:collapse;margin:6px 0}
+th,td{padding:3px 9px;border-bottom:1px solid var(--line);text-align:left;vertical-align:middle}
+thead th{background:#f2f4f7;font-weight:600}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.summary th{font-weight:600;color:var(--muted);background:none;width:210px}
+table.summary{min-width:720px}
+.posture-meta{color:var(--muted);margin:2px 0 8px}
+.frf-grid{display:grid;grid-template-columns:repeat(3,424px);gap:6px 10px}
+.frf-cell{margin:0;border:1px solid var(--line);border-radius:4px;background:#fff}
+.frf-absent{display:flex;align-items:center;justify-content:center;height:322px;border:1px dashed var(--line);border-radius:4px;color:var(--muted)}
+.modal-block{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}
+tr.flag-bound td{background:#fff3cd}tr.flag-fixed td{background:#eef0f3;color:var(--muted)}
+td.flag{font-weight:600;color:#8a5a00}
+pre.settings{background:#f6f8fa;border:1px solid var(--line);border-radius:4px;padding:10px 14px;overflow:auto;max-height:480px}
+.note{color:var(--muted);font-size:12.5px;max-width:900px}
+svg text{font-size:10.5px;fill:#2a2f36}
+svg .title{font-size:13px;font-weight:600}svg .sub{font-size:10px;font-weight:400;fill:#6a717b}
+svg .panel{fill:#fcfcfd;stroke:#aab2bd;stroke-width:0.8}
+svg .grid{stroke:#e3e6ea;stroke-width:0.7}
+svg .weight-band{fill:#ffd54f;fill-opacity:0.35;stroke:none}
+svg path.measured{fill:none;stroke:var(--measured);stroke-width:1.5}
+svg path.fitted{fill:none;stroke:var(--fitted);stroke-width:1.5;stroke-dasharray:6 3}
+svg .phase-ga{fill:#dbe8f6}svg .phase-nm{fill:#fde3cc}
+svg .cycle-boundary{stroke:#4a4f57;stroke-width:1;stroke-dasharray:4 3}
+svg .best-cost{fill:none;stroke:#111;stroke-width:1.8}
+svg .mac-off{fill:#f4f5f7;stroke:#fff;stroke-width:1}svg .mac-cell{stroke:#fff;stroke-width:1}
+footer{margin-top:36px;color:var(--muted);font-size:12px}
+)CSS";
+
+}  // namespace
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+int AtBound(double value, double min, double max) {
+  if (!std::isfinite(value)) return 0;
+  const bool log = min > 0 && max > 0 && value > 0;
+  const double v = log ? std::log(value) : value, a = log ? std::log(min) : min, b = log ? std::log(max) : max;
+  const double tolerance = 1e-3 * std::abs(b - a);
+  if (v - a <= tolerance) return -1;
+  if (b - v <= tolerance) return 1;
+  return 0;
+}
+
+std::string RenderReportHtml(const ReportData& d) {
+  std::ostringstream s;
+  const std::string model = HtmlEscape(d.model);
+  s << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    << "<title>frfit fit report: " << model << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  s << "<header id=\"summary\">\n<h1>Fit report: " << model << "</h1>\n";
+  std::string frf_files;
+  for (const ReportPosture& p : d.postures)
+    frf_files += (frf_files.empty() ? "" : "<br>") + HtmlEscape(p.frf_file) + " <span class=\"note\">(posture " +
+                 HtmlEscape(p.name) + ")</span>";
+  s << "<table class=\"summary\">"
+    << Row("model", model) << Row("model file", HtmlEscape(d.model_file))
+    << Row("FRF files", frf_files.empty() ? "&#8212;" : frf_files) << Row("result file", HtmlEscape(d.result_file))
+    << Row("seed", HtmlEscape(d.seed))
+    << Row("backend", HtmlEscape(d.backend_used) + " <span class=\"note\">(asked: " + HtmlEscape(d.backend_given) + ")</span>")
+    << Row("frfit version", HtmlEscape(d.frfit_version)) << Row("termination", HtmlEscape(d.termination))
+    << "<tr><th>cost</th><td id=\"summary-cost\" data-value=\"" << Exact(d.cost) << "\">" << Sci(d.cost)
+    << " <span class=\"note\">(best of the initial population: " << Sci(d.initial_population_best_cost)
+    << ")</span></td></tr>"
+    << Row("evaluations", Num(d.evaluations, 12) + " <span class=\"note\">(genetic algorithm " +
+                              Num(d.ga_evaluations, 12) + ", Nelder-Mead " + Num(d.nm_evaluations, 12) + ")</span>")
+    << Row("cycles", Num(d.cycles, 6))
+    << Row("wall time", Seconds(d.wall_seconds) + " <span class=\"note\">(genetic algorithm " + Seconds(d.ga_seconds) +
+                            ", Nelder-Mead " + Seconds(d.nm_seconds) + ")</span>")
+    << "</table>\n";
+  s << "<nav>";
+  for (const ReportPosture& p : d.postures)
+    s << "<a href=\"#posture-" << IdPart(p.name) << "\">posture " << HtmlEscape(p.name) << "</a>";
+  s << "<a href=\"#history\">cost history</a><a href=\"#parameters\">parameters</a>"
+       "<a href=\"#settings\">settings</a><a href=\"#provenance\">provenance</a></nav>\n</header>\n";
+
+  for (const ReportPosture& p : d.postures) {
+    s << "<section class=\"posture\" id=\"posture-" << IdPart(p.name) << "\">\n<h2>Posture " << HtmlEscape(p.name)
+      << "</h2>\n<p class=\"posture-meta\">" << HtmlEscape(p.frf_file) << " &#183; " << HtmlEscape(p.format) << " ["
+      << HtmlEscape(p.units) << "] &#183; " << p.num_lines() << " lines";
+    if (p.num_lines() > 0)
+      s << " from " << Num(p.frequency_hz.front(), 6) << " to " << Num(p.frequency_hz.back(), 6) << " Hz";
+    s << " &#183; " << p.dropped_hz.size() << " dropped &#183; posture cost <span class=\"posture-cost\" data-value=\""
+      << Exact(p.cost) << "\">" << Sci(p.cost) << "</span></p>\n";
+    s << Legend() << "\n<div class=\"frf-grid\">\n";
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        if (p.present[3 * i + j]) s << "<figure class=\"frf-cell\">" << FrfPlot(p, i, j) << "</figure>\n";
+        else
+          s << "<div class=\"frf-absent\">H<sub>" << kAxisNames[i] << kAxisNames[j] << "</sub> not measured</div>\n";
+      }
+    s << "</div>\n<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
+      << ". Each reference mode is paired with the nearest fitted mode; errors are 100&#183;(fitted &#8722; "
+         "reference)/reference. The MAC map shows the MAC of each pair on its diagonal: the result file keeps "
+         "only paired MACs, so the off-diagonal cells (grey) are not available.</p>\n"
+      << "<div class=\"modal-block\">" << ModalTable(p) << MacMap(p) << "</div>\n</section>\n";
+  }
+
+  s << "<section id=\"history\">\n<h2>Cost history</h2>\n<p class=\"note\">Best cost so far against evaluations "
+       "(log scale); blue stretches are genetic-algorithm generations, orange stretches Nelder-Mead, dashed lines "
+       "mark the start of a new cycle.</p>\n"
+    << HistoryPlot(d) << "\n</section>\n";
+  s << "<section id=\"parameters\">\n<h2>Parameters</h2>\n<p class=\"note\">Flags: <b>fixed</b> when the "
+       "parameter was not fitted; <b>at lower/upper bound</b> when the fitted value lies within 0.1&#160;% of the "
+       "bounds' span of a bound, measured in log space (linear space when a bound is not positive).</p>\n"
+    << ParameterTable(d) << "\n</section>\n";
+  s << "<section id=\"settings\">\n<h2>Settings</h2>\n<pre class=\"settings\">" << HtmlEscape(d.settings_yaml)
+    << "</pre>\n</section>\n";
+  s << "<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"summary\">"
+    << Row("result file", HtmlEscape(d.result_file)) << Row("model", model)
+    << Row("model file", HtmlEscape(d.model_file)) << Row("frfit version", HtmlEscape(d.frfit_version))
+    << Row("seed", HtmlEscape(d.seed)) << Row("backend asked / used", HtmlEscape(d.backend_given) + " / " +
+                                                                         HtmlEscape(d.backend_used));
+  for (const ReportPosture& p : d.postures) {
+    std::string dropped;
+    for (size_t k = 0; k < p.dropped_hz.size() && k < 20; ++k) dropped += (k ? ", " : "") + Num(p.dropped_hz[k], 6);
+    if (p.dropped_hz.size() > 20) dropped += ", &#8230;";
+    s << Row("posture " + HtmlEscape(p.name),
+             "FRF file " + HtmlEscape(p.frf_file) + "; format " + HtmlEscape(p.format) + " [" + HtmlEscape(p.units) +
+                 "]; modal reference: " + HtmlEscape(p.modal_reference) + "; dropped lines [Hz]: " +
+                 (dropped.empty() ? "none" : dropped));
+  }
+  s << "</table>\n</section>\n<footer>Written by frfit " << HtmlEscape(d.frfit_version)
+    << " <code>report</code> from " << HtmlEscape(d.result_file) << ".</footer>\n</body>\n</html>\n";
+  return s.str();
+}
+
+void WriteReport(const std::string& result_path, const std::string& html_path) {
+  const ReportData data = ReadReportData(result_path);
+  WriteTextFileAtomically(html_path, RenderReportHtml(data));
+}
+
+}  // namespace frfit

@@ -1,0 +1,205 @@
+#include "frfit/report/report_data.h"
+
+#include <hdf5.h>
+
+#include <cmath>
+
+#include "frfit/common/error.h"
+#include "frfit/io/hdf5_file.h"
+
+namespace frfit {
+namespace {
+
+// Hdf5File has no group listing, and its ReadStrings reads with an ASCII memory type that HDF5
+// will not convert the UTF-8 strings WriteStrings stores into; so the listing and the string lists
+// go through the C API on a second read-only handle.
+class RawFile {
+ public:
+  explicit RawFile(const std::string& path) : path_(path) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file_ < 0) throw Error(path, "", "cannot open HDF5 file");
+  }
+  ~RawFile() { H5Fclose(file_); }
+  RawFile(const RawFile&) = delete;
+  RawFile& operator=(const RawFile&) = delete;
+
+  std::vector<std::string> Children(const std::string& group) const {
+    std::vector<std::string> names;
+    const hid_t g = H5Gopen2(file_, group.c_str(), H5P_DEFAULT);
+    if (g < 0) throw Error(path_, group, "missing group");
+    auto collect = [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+      static_cast<std::vector<std::string>*>(out)->push_back(name);
+      return 0;
+    };
+    hsize_t index = 0;
+    const herr_t status = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &index, collect, &names);
+    H5Gclose(g);
+    if (status < 0) throw Error(path_, group, "cannot list the group (damaged file?)");
+    return names;
+  }
+
+  // A 1-D dataset of variable-length strings, in whatever character set it was written.
+  std::vector<std::string> Strings(const std::string& dataset) const {
+    if (H5Lexists(file_, dataset.substr(0, dataset.rfind('/')).c_str(), H5P_DEFAULT) <= 0 ||
+        H5Lexists(file_, dataset.c_str(), H5P_DEFAULT) <= 0)
+      throw Error(path_, dataset, "missing dataset");
+    const hid_t set = H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT);
+    if (set < 0) throw Error(path_, dataset, "cannot open dataset");
+    const hid_t file_type = H5Dget_type(set), space = H5Dget_space(set);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5Tget_cset(file_type));
+    std::vector<std::string> out;
+    bool ok = H5Tget_class(file_type) == H5T_STRING && H5Tis_variable_str(file_type) > 0 &&
+              H5Sget_simple_extent_ndims(space) == 1;
+    if (ok) {
+      hsize_t n = 0;
+      H5Sget_simple_extent_dims(space, &n, nullptr);
+      std::vector<char*> ptrs(n, nullptr);
+      ok = n == 0 || H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) >= 0;
+      if (ok) {
+        for (char* p : ptrs) out.emplace_back(p ? p : "");
+        if (n > 0) H5Dvlen_reclaim(type, space, H5P_DEFAULT, ptrs.data());
+      }
+    }
+    H5Tclose(type);
+    H5Sclose(space);
+    H5Tclose(file_type);
+    H5Dclose(set);
+    if (!ok) throw Error(path_, dataset, "expected a 1-dimensional list of variable-length strings");
+    return out;
+  }
+
+ private:
+  std::string path_;
+  hid_t file_ = -1;
+};
+
+double Scalar(const Hdf5File& f, const std::string& name, bool required = true) {
+  if (!required && !f.Exists(name)) return std::nan("");
+  std::vector<hsize_t> dims;
+  const std::vector<double> v = f.ReadDoubles(name, 1, &dims);
+  if (v.size() != 1) throw Error(f.path(), name, "expected one value");
+  return v[0];
+}
+
+std::string Attribute(const Hdf5File& f, const std::string& object, const std::string& name) {
+  return f.HasAttribute(object, name) ? f.GetAttribute(object, name) : std::string();
+}
+
+std::vector<double> Vector(const Hdf5File& f, const std::string& name, size_t expected) {
+  std::vector<hsize_t> dims;
+  std::vector<double> v = f.ReadDoubles(name, 1, &dims);
+  if (v.size() != expected)
+    throw Error(f.path(), name, "expected " + std::to_string(expected) + " values, got " +
+                                    std::to_string(v.size()));
+  return v;
+}
+
+void RequireDims(const Hdf5File& f, const std::string& name, const std::vector<hsize_t>& dims,
+                 const std::vector<hsize_t>& expected) {
+  if (dims == expected) return;
+  auto text = [](const std::vector<hsize_t>& d) {
+    std::string s = "[";
+    for (size_t i = 0; i < d.size(); ++i) s += (i ? "][" : "") + std::to_string(d[i]);
+    return s + "]";
+  };
+  throw Error(f.path(), name, "expected shape " + text(expected) + ", got " + text(dims));
+}
+
+ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
+  const std::string g = "/postures/" + name;
+  ReportPosture p;
+  p.name = name;
+  p.frf_file = Attribute(f, g, "frf_file");
+  p.format = Attribute(f, g, "format");
+  p.units = Attribute(f, g, "units");
+  p.modal_reference = Attribute(f, g, "modal_reference");
+  std::vector<hsize_t> dims;
+  p.frequency_hz = f.ReadDoubles(g + "/frequency_hz", 1, &dims);
+  const hsize_t lines = p.frequency_hz.size();
+  for (const char* which : {"measured_H", "fitted_H"}) {
+    const std::vector<double> h = f.ReadDoubles(g + "/" + which, 4, &dims);
+    RequireDims(f, g + "/" + which, dims, {lines, 3, 3, 2});
+    auto& out = std::string(which) == "measured_H" ? p.measured : p.fitted;
+    out.resize(lines * 9);
+    for (size_t k = 0; k < out.size(); ++k) out[k] = {h[2 * k], h[2 * k + 1]};
+  }
+  p.weights = f.ReadDoubles(g + "/weights", 3, &dims);
+  RequireDims(f, g + "/weights", dims, {lines, 3, 3});
+  const std::vector<double> present = f.ReadDoubles(g + "/present", 2, &dims);
+  RequireDims(f, g + "/present", dims, {3, 3});
+  for (int e = 0; e < 9; ++e) p.present[e] = present[e] != 0.0;
+  p.cost = Scalar(f, g + "/cost", false);
+  if (f.Exists(g + "/dropped_hz")) p.dropped_hz = f.ReadDoubles(g + "/dropped_hz", 1, &dims);
+  if (f.Exists(g + "/modal_comparison")) {
+    const std::vector<double> t = f.ReadDoubles(g + "/modal_comparison", 2, &dims);
+    if (dims[0] > 0 && dims[1] != 7) RequireDims(f, g + "/modal_comparison", dims, {dims[0], 7});
+    for (hsize_t r = 0; r < dims[0]; ++r) {
+      const double* v = &t[r * 7];
+      p.modes.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6]});
+    }
+  }
+  for (size_t i = 1; i < p.frequency_hz.size(); ++i)
+    if (!(p.frequency_hz[i] > p.frequency_hz[i - 1]))
+      throw Error(f.path(), g + "/frequency_hz", "expected strictly increasing frequencies");
+  return p;
+}
+
+}  // namespace
+
+ReportData ReadReportData(const std::string& path) {
+  Hdf5File f(path, Hdf5File::Mode::kRead);
+  if (!f.HasAttribute("/", "frfit_file") || f.GetAttribute("/", "frfit_file") != "fit_result")
+    throw Error(path, "/@frfit_file", "expected an frfit fit result (attribute frfit_file = fit_result)");
+  ReportData d;
+  d.result_file = path;
+  d.model = Attribute(f, "/", "model");
+  d.model_file = Attribute(f, "/", "model_file");
+  d.seed = Attribute(f, "/", "seed");
+  d.backend_given = Attribute(f, "/", "backend_given");
+  d.backend_used = Attribute(f, "/", "backend_used");
+  d.termination = Attribute(f, "/", "termination");
+  d.settings_yaml = Attribute(f, "/", "settings_yaml");
+  d.frfit_version = Attribute(f, "/", "frfit_version");
+
+  const RawFile raw(path);
+  d.parameter_names = raw.Strings("/parameters/names");
+  const size_t np = d.parameter_names.size();
+  d.parameter_units = f.Exists("/parameters/units") ? raw.Strings("/parameters/units")
+                                                    : std::vector<std::string>(np);
+  if (d.parameter_units.size() != np)
+    throw Error(path, "/parameters/units", "expected one unit per parameter name");
+  d.values = Vector(f, "/parameters/values", np);
+  d.initial = Vector(f, "/parameters/initial", np);
+  d.min = Vector(f, "/parameters/min", np);
+  d.max = Vector(f, "/parameters/max", np);
+  for (double v : Vector(f, "/parameters/free", np)) d.free.push_back(v != 0.0);
+
+  d.cost = Scalar(f, "/summary/cost");
+  d.initial_population_best_cost = Scalar(f, "/summary/initial_population_best_cost", false);
+  d.evaluations = Scalar(f, "/summary/evaluations");
+  d.ga_evaluations = Scalar(f, "/summary/ga_evaluations", false);
+  d.nm_evaluations = Scalar(f, "/summary/nm_evaluations", false);
+  d.wall_seconds = Scalar(f, "/summary/wall_seconds", false);
+  d.ga_seconds = Scalar(f, "/summary/ga_seconds", false);
+  d.nm_seconds = Scalar(f, "/summary/nm_seconds", false);
+  d.cycles = Scalar(f, "/summary/cycles", false);
+
+  std::vector<hsize_t> dims;
+  const std::vector<double> cycle = f.ReadDoubles("/history/cycle", 1, &dims);
+  const size_t nh = cycle.size();
+  const std::vector<double> phase = Vector(f, "/history/phase", nh);
+  const std::vector<double> step = Vector(f, "/history/step", nh);
+  const std::vector<double> evaluations = Vector(f, "/history/evaluations", nh);
+  const std::vector<double> best = Vector(f, "/history/best_cost", nh);
+  for (size_t i = 0; i < nh; ++i)
+    d.history.push_back({static_cast<int>(cycle[i]), static_cast<int>(phase[i]),
+                         static_cast<int>(step[i]), static_cast<std::int64_t>(evaluations[i]), best[i]});
+
+  for (const std::string& name : raw.Children("/postures")) d.postures.push_back(ReadPosture(f, name));
+  return d;
+}
+
+}  // namespace frfit
