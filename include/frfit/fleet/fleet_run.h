@@ -1,0 +1,98 @@
+// A nightly fleet refit (docs/fleet.md): every usable robot of a manifest fitted in ONE DriveFits
+// call against ONE Evaluator holding all their problems, so each round (a GA generation of every
+// robot, or one lock-step Nelder–Mead step of every robot) is one batched evaluation — one GPU job
+// on the cuda backend. A robot's result depends only on its own data, configuration and seed (not
+// on the other robots, batching, threads or backend). Robots whose data are missing or bad are
+// reported and skipped; they never sink the batch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "frfit/evaluator/evaluator.h"
+#include "frfit/fleet/fleet_manifest.h"
+
+namespace frfit {
+
+struct FleetRunOptions {
+  std::string manifest;               // FLEET.yaml
+  std::string out;                    // DIR; outputs go to DIR/<run_id>/
+  std::string run_id;                 // empty: FleetDefaultRunId()
+  EvaluatorOptions evaluator;
+  std::string backend_given = "cpu";  // as the user wrote it, for the result files
+  // Continue DIR/<run_id> from its checkpoint.json (from the start when it has none). Without it
+  // an existing run directory is refused, so a re-run never overwrites an earlier night.
+  bool resume = false;
+  std::int64_t checkpoint_every_evaluations = 20000;  // all robots together; 0: no checkpoints
+  // Lines for the user (stderr): skipped robots, resume notes and, when progress_every_rounds > 0,
+  // a progress line every that many rounds.
+  std::function<void(const std::string&)> log;
+  int progress_every_rounds = 0;
+};
+
+struct FleetDriftParameter {
+  std::string name;
+  double previous = 0.0, current = 0.0, change_percent = 0.0;
+  bool flagged = false;
+};
+
+struct FleetDriftFrequency {
+  std::string posture;
+  int mode = 0;  // 1-based, in order of the previous modes
+  double previous_hz = 0.0, current_hz = 0.0, change_percent = 0.0;
+  bool flagged = false;
+};
+
+struct FleetRobotOutcome {
+  std::string name;
+  std::string status;  // "ok" | "skipped"
+  std::string reason;  // why skipped
+  std::uint64_t seed = 0;
+  bool warm_start = false;
+  std::string previous;     // previous result file, when given
+  std::string result_file;  // DIR/<run-id>/<name>.h5 when ok
+  double cost = 0.0;
+  std::int64_t evaluations = 0;
+  int cycles = 0;
+  std::string termination;
+  std::vector<std::string> parameter_names;
+  std::vector<double> parameters;
+  // Fitted modal frequencies up to the highest fitted line, per posture (problem order).
+  std::vector<std::pair<std::string, std::vector<double>>> modal_frequencies_hz;
+  bool has_drift = false;  // a `previous` was given (and the robot was fitted)
+  std::vector<FleetDriftParameter> drift_parameters;
+  std::vector<FleetDriftFrequency> drift_frequencies;
+  bool drift_flagged() const;
+};
+
+struct FleetReport {
+  std::string run_id;
+  std::string run_dir;
+  std::string manifest;
+  std::string backend;
+  FleetDrift drift;                       // the manifest's thresholds
+  std::vector<FleetRobotOutcome> robots;  // manifest order
+  std::int64_t evaluations = 0;           // all robots, this process and any resumed part
+  std::int64_t resumed_at_evaluations = -1;  // -1: not resumed from a checkpoint
+  std::int64_t rounds = 0;                // evaluator calls made by this process
+  double wall_seconds = 0.0;              // this process
+  double drive_seconds = 0.0;             // inside DriveFits, this process
+  int ok() const;
+  int skipped() const;
+};
+
+// Runs the fleet and writes every output (atomically): <name>.h5 per fitted robot, summary.csv,
+// summary.json, drift.json; checkpoint.json while running. Errors that concern the whole run (bad
+// manifest, run directory exists, damaged checkpoint) throw Error; a bad robot does not.
+FleetReport RunFleet(const FleetRunOptions& options);
+
+// The summary.json object.
+nlohmann::ordered_json FleetReportToJson(const FleetReport& report);
+
+// UTC now as 2026-11-22T031500Z.
+std::string FleetDefaultRunId();
+
+}  // namespace frfit

@@ -1,0 +1,195 @@
+#include "frfit/fleet/fleet_generator.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "frfit/common/error.h"
+#include "frfit/frf/synthesize.h"
+#include "frfit/io/atomic_file.h"
+#include "frfit/io/frf_hdf5.h"
+#include "frfit/modal/modal.h"
+#include "frfit/model/joint_coefficients.h"
+#include "frfit/model/model_yaml.h"
+#include "frfit/optim/rng.h"
+#include "frfit/posture/posture.h"
+
+namespace frfit {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::uint64_t SplitMix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path, "", "cannot open file for reading");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string RobotName(int index, int count) {
+  const int width = std::max(3, static_cast<int>(std::to_string(count - 1).size()));
+  std::string digits = std::to_string(index);
+  return "robot_" + std::string(width - digits.size(), '0') + digits;
+}
+
+// The model file with the extra postures added (yaml-cpp's emitter; comments are not kept).
+std::string ModelWithPostures(const std::string& path, const Model& model,
+                              const std::vector<std::pair<std::string, std::string>>& extra) {
+  YAML::Node root = YAML::Load(ReadText(path));
+  for (const auto& [name, assignments] : extra) {
+    if (model.FindPosture(name) >= 0)
+      throw Error("--q-postures", name, "model '" + model.name + "' already has a posture of this name");
+    ParseCoordinateAssignments(assignments, model, std::vector<double>(model.num_coordinates(), 0.0),
+                               "--q-postures " + name);
+    YAML::Node q(YAML::NodeType::Map);
+    std::stringstream in(assignments);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      const auto eq = item.find('=');
+      q[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+    root["postures"][name] = q;
+  }
+  YAML::Emitter out;
+  out << root;
+  if (!out.good()) throw Error(path, "", std::string("cannot write the model copy: ") + out.GetLastError());
+  return std::string("# Written by frfit-make-fleet: ") + path + " with the postures of --q-postures added.\n" +
+         out.c_str() + "\n";
+}
+
+}  // namespace
+
+std::string FleetDescribeParameters(const std::vector<std::string>& names, const std::vector<double>& values) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i ? ";" : "") + names[i] + "=" + FormatDouble(values[i]);
+  return text;
+}
+
+std::vector<std::pair<std::string, std::string>> ParseQPostures(const std::string& text, const std::string& what) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    if (item.empty()) continue;
+    const auto colon = item.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+      throw Error(what, item, "expected name:coordinate=value,... (e.g. reach:z2=60,z3=-90)");
+    const std::string name = item.substr(0, colon);
+    for (const auto& [other, q] : out)
+      if (other == name) throw Error(what, name, "posture given twice");
+    out.emplace_back(name, item.substr(colon + 1));
+  }
+  if (out.empty()) throw Error(what, "", "expected at least one posture");
+  return out;
+}
+
+std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
+  if (o.robots < 1) throw Error("frfit-make-fleet", "--robots", "expected an integer >= 1");
+  if (!(o.perturb >= 0.0) || !std::isfinite(o.perturb))
+    throw Error("frfit-make-fleet", "--perturb", "expected a finite value >= 0");
+  if (!(o.noise >= 0.0) || !std::isfinite(o.noise))
+    throw Error("frfit-make-fleet", "--noise", "expected a finite value >= 0");
+  if (o.postures.empty()) throw Error("frfit-make-fleet", "--postures", "expected at least one posture");
+  const std::vector<double> band = ParseBand(o.band, "--band");
+  const Model source_model = LoadModel(o.model);
+  fs::create_directories(o.out);
+  const std::string model_path = (fs::path(o.out) / "model.yaml").string();
+  WriteTextFileAtomically(model_path, o.q_postures.empty() ? ReadText(o.model)
+                                                           : ModelWithPostures(o.model, source_model, o.q_postures));
+  const Model model = LoadModel(model_path);
+  for (const std::string& p : o.postures)
+    if (model.FindPosture(p) < 0) {
+      std::string known;
+      for (const PostureSpec& s : model.postures) known += (known.empty() ? "" : ", ") + s.name;
+      throw Error("frfit-make-fleet", "--postures",
+                  "model '" + model.name + "' has no posture '" + p + "' (it has: " + known +
+                      "; define more with --q-postures)");
+    }
+  const std::vector<double> base = o.params.empty() ? model.InitialParameters() : LoadParameters(o.params, model);
+  if (!o.config.empty()) WriteTextFileAtomically((fs::path(o.out) / "fit.yaml").string(), ReadText(o.config));
+
+  std::vector<std::string> names;
+  for (const ParameterSpec& p : model.parameters) names.push_back(p.name);
+  std::vector<Posture> postures;
+  for (const std::string& p : o.postures) postures.push_back(Linearize(model, p));
+
+  nlohmann::ordered_json truth;
+  truth["format"] = "frfit-fleet-truth-1";
+  truth["model"] = model.name;
+  truth["seed"] = o.seed;
+  truth["perturb"] = o.perturb;
+  truth["noise"] = o.noise;
+  truth["base"] = o.params.empty() ? "initial values of the model" : o.params;
+  truth["robots"] = nlohmann::ordered_json::array();
+  std::string manifest = "# Written by frfit-make-fleet (seed " + std::to_string(o.seed) + ").\n"
+                         "format: frfit-fleet-1\nmodel: model.yaml\n";
+  if (!o.config.empty()) manifest += "config: fit.yaml\n";
+  manifest += "seed: " + std::to_string(o.seed) + "\nrobots:\n";
+  const double log_span = std::log1p(o.perturb);
+  std::vector<std::string> robots;
+  for (int i = 0; i < o.robots; ++i) {
+    const std::string name = RobotName(i, o.robots);
+    robots.push_back(name);
+    Rng rng(SplitMix64(o.seed ^ SplitMix64(0xF1EE7DA7AULL + static_cast<std::uint64_t>(i))));
+    std::vector<double> values(base.size());
+    for (size_t k = 0; k < base.size(); ++k) {
+      const double factor = std::exp((2.0 * rng.Uniform() - 1.0) * log_span);
+      const Bounds& b = model.parameters[k].bounds;
+      values[k] = std::min(std::max(base[k] * factor, b.min), b.max);
+    }
+    const std::string described = FleetDescribeParameters(names, values);
+    const JointCoefficients coefficients = Coefficients(model, values);
+    fs::create_directories(fs::path(o.out) / name);
+    nlohmann::ordered_json robot;
+    robot["name"] = name;
+    nlohmann::ordered_json params;
+    for (size_t k = 0; k < names.size(); ++k) params[names[k]] = values[k];
+    robot["parameters"] = params;
+    manifest += "  - name: " + name + "\n    frf: [";
+    for (size_t p = 0; p < postures.size(); ++p) {
+      FrfSet set = Synthesize(postures[p], coefficients, band, o.format);
+      const double scale = o.noise / std::sqrt(2.0);
+      for (std::complex<double>& h : set.H) {
+        const double re = rng.Normal(), im = rng.Normal();
+        h += std::abs(h) * scale * std::complex<double>(re, im);
+      }
+      set.provenance = {{"generator", std::string("frfit-make-fleet ") + FRFIT_VERSION},
+                        {"model", model.name},
+                        {"model_file", model_path},
+                        {"parameters", described},
+                        {"noise_relative", FormatDouble(o.noise)},
+                        {"perturb_relative", FormatDouble(o.perturb)},
+                        {"fleet_seed", std::to_string(o.seed)},
+                        {"robot", name}};
+      const std::string file = name + "/frf_" + o.postures[p] + ".h5";
+      WriteFrfSet((fs::path(o.out) / file).string(), set);
+      manifest += (p ? ", " : "") + file;
+      nlohmann::ordered_json modes = nlohmann::ordered_json::array();
+      for (const Mode& m : ComputeModes(postures[p], coefficients))
+        if (m.frequency_hz <= band.back())
+          modes.push_back({{"frequency_hz", m.frequency_hz}, {"damping_ratio", m.damping_ratio}});
+      robot["postures"][o.postures[p]] = {{"frf", file}, {"modes", modes}};
+    }
+    manifest += "]\n";
+    truth["robots"].push_back(robot);
+  }
+  WriteTextFileAtomically((fs::path(o.out) / "truth.json").string(), truth.dump(2) + "\n");
+  WriteTextFileAtomically((fs::path(o.out) / "fleet.yaml").string(), manifest);
+  return robots;
+}
+
+}  // namespace frfit
