@@ -20,6 +20,8 @@ constexpr const char* kUsage =
     "  fit       --model M.yaml --frf FRF.h5[,FRF2.h5...] [--config FIT.yaml] [--seed N]\n"
     "            [--backend cpu|cuda|auto] [--threads N] [--out RESULT.h5] [--checkpoint C.json]\n"
     "            [--resume C.json] [--progress|--quiet] [--progress-every N] [--json]\n"
+    "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] [--threads N]\n"
+    "            [--checkpoint-every N] [--progress|--quiet] [--progress-every N] [--json]   nightly refit\n"
     "  report    RESULT.h5 -o|--out REPORT.html [--json]          HTML fit report\n"
     "\n"
     "Every command prints one JSON object on stdout with --json; errors are one line on stderr\n"
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
     if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);
     if (command == "simulate") return frfit::cli::RunSimulate(argc - 2, argv + 2);
     if (command == "fit") return frfit::cli::RunFit(argc - 2, argv + 2);
+    if (command == "fleet") return frfit::cli::RunFleet(argc - 2, argv + 2);
     if (command == "report") return frfit::cli::RunReport(argc - 2, argv + 2);
     std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, report)\n",
                  command.c_str());

@@ -1,0 +1,76 @@
+// frfit fleet: the nightly refit of every robot of a manifest in one batched drive (docs/fleet.md).
+#include <unistd.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "args.h"
+#include "commands.h"
+#include "frfit/common/error.h"
+#include "frfit/fleet/fleet_run.h"
+
+namespace frfit::cli {
+
+int RunFleet(int argc, char** argv) {
+  const Args args("fleet", argc, argv,
+                  {"manifest", "out", "run-id", "backend", "threads", "checkpoint-every", "progress-every"},
+                  {"resume", "json", "progress", "quiet"});
+  FleetRunOptions options;
+  options.manifest = args.Get("manifest");
+  options.out = args.Get("out");
+  options.run_id = args.Get("run-id", "");
+  options.resume = args.Flag("resume");
+  if (options.resume && options.run_id.empty())
+    throw Error("frfit fleet", "--resume", "needs --run-id naming the run to continue");
+  options.backend_given = args.Get("backend", "auto");
+  if (!FromString(options.backend_given, &options.evaluator.backend))
+    throw Error("frfit fleet", "--backend", "expected cpu, cuda or auto, got '" + options.backend_given + "'");
+  options.evaluator.threads = static_cast<int>(args.GetInt("threads", 0));
+  std::string error;
+  if (!options.evaluator.IsValid(&error)) throw Error("frfit fleet", "--threads", error);
+  options.checkpoint_every_evaluations = args.GetInt("checkpoint-every", 20000);
+  if (options.checkpoint_every_evaluations < 0)
+    throw Error("frfit fleet", "--checkpoint-every", "expected an integer >= 0");
+  const bool json = args.Flag("json");
+  const bool quiet = args.Flag("quiet");
+  const bool progress = !json && !quiet && (args.Flag("progress") || ::isatty(STDERR_FILENO));
+  if (progress) {
+    const long every = args.GetInt("progress-every", 10);
+    if (every < 1) throw Error("frfit fleet", "--progress-every", "expected an integer >= 1");
+    options.progress_every_rounds = static_cast<int>(every);
+  }
+  // Skipped robots and resume notes always reach stderr; progress lines only when asked for.
+  options.log = [&](const std::string& line) {
+    if (!quiet || line.rfind("frfit fleet: skipping", 0) == 0) std::fprintf(stderr, "%s\n", line.c_str());
+  };
+
+  const FleetReport report = RunFleet(options);
+
+  if (json) {
+    std::printf("%s\n", FleetReportToJson(report).dump().c_str());
+  } else {
+    std::printf("fleet run %s: %d robot(s) fitted, %d skipped, %lld evaluations in %.1f s on %s\n",
+                report.run_id.c_str(), report.ok(), report.skipped(), static_cast<long long>(report.evaluations),
+                report.wall_seconds, report.backend.empty() ? "-" : report.backend.c_str());
+    std::printf("\n  %-16s %-8s %13s %11s  %s\n", "robot", "status", "cost", "evaluations", "drift / reason");
+    for (const FleetRobotOutcome& r : report.robots) {
+      if (r.status != "ok") {
+        std::printf("  %-16s %-8s %13s %11s  %s\n", r.name.c_str(), r.status.c_str(), "", "", r.reason.c_str());
+        continue;
+      }
+      std::string drift = !r.has_drift ? "-" : r.drift_flagged() ? "DRIFT:" : "none";
+      for (const FleetDriftParameter& d : r.drift_parameters)
+        if (d.flagged) drift += " " + d.name;
+      int moved_modes = 0;
+      for (const FleetDriftFrequency& d : r.drift_frequencies) moved_modes += d.flagged;
+      if (moved_modes) drift += " +" + std::to_string(moved_modes) + " mode(s)";
+      std::printf("  %-16s %-8s %13.6e %11lld  %s\n", r.name.c_str(), r.status.c_str(), r.cost,
+                  static_cast<long long>(r.evaluations), drift.c_str());
+    }
+    std::printf("\nwrote %s/{summary.csv,summary.json,drift.json,drift.txt,<robot>.h5}\n", report.run_dir.c_str());
+  }
+  if (report.ok() == 0) throw Error("frfit fleet", "", "every robot was skipped (see " + report.run_dir + "/summary.json)");
+  return 0;
+}
+
+}  // namespace frfit::cli
