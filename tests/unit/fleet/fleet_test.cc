@@ -1,0 +1,435 @@
+// Nightly fleet refits (docs/fleet.md): the synthetic fleet generator, accuracy on a small KUKA
+// fleet, batching-independence of the results, kill and resume, skipped robots, run directories
+// that are never reused, and the drift report.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "frfit/common/error.h"
+#include "frfit/fit/fit_result.h"
+#include "frfit/fleet/fleet_generator.h"
+#include "frfit/fleet/fleet_manifest.h"
+#include "frfit/fleet/fleet_run.h"
+#include "frfit/io/frf_hdf5.h"
+
+namespace frfit {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kRoot = FRFIT_SOURCE_DIR;
+const std::string kKuka = kRoot + "/datasets/kuka_kr90/model.yaml";
+const std::string kKukaParams = kRoot + "/datasets/kuka_kr90/params_from34.yaml";
+const std::string kCli = FRFIT_CLI_PATH;
+const std::string kMakeFleet = (fs::path(FRFIT_CLI_PATH).parent_path() / "frfit-make-fleet").string();
+
+// Small fit configurations: the accuracy test's is enough for 1 % on every mode below 30 Hz; the
+// others only need a fit with both phases and two cycles.
+const char* kAccurateConfig = R"(format: frfit-fit-1
+cost:
+  type: log_complex
+  fit_format: inertance
+  band_hz: [0.2, 30]
+  weights: {mode: peaks, peak_gain: 80, base_gain: 0.5, peak_halfwidth_lines: 2}
+parameters: {initial: model}
+genetic_algorithm: {population_size: 60, generations: 15}
+nelder_mead: {max_iterations: 2000}
+fitter: {max_cycles: 4, stall_cycles: 2}
+)";
+const char* kTinyConfig = R"(format: frfit-fit-1
+cost: {band_hz: [0.2, 30], weights: {mode: peaks, peak_gain: 80, base_gain: 0.5}}
+genetic_algorithm: {population_size: 16, generations: 3}
+nelder_mead: {max_iterations: 150}
+fitter: {max_cycles: 2, stall_cycles: 1}
+)";
+const char* kSlowerConfig = R"(format: frfit-fit-1
+cost: {band_hz: [0.2, 30], weights: {mode: peaks, peak_gain: 80, base_gain: 0.5}}
+genetic_algorithm: {population_size: 20, generations: 5}
+nelder_mead: {max_iterations: 1200}
+fitter: {max_cycles: 2, stall_cycles: 1}
+)";
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+nlohmann::json ReadJson(const std::string& path) { return nlohmann::json::parse(ReadText(path)); }
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+class FleetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("frfit_fleet_" + std::string(info->test_suite_name()) + "_" +
+                                        info->name() + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A KUKA fleet scattered around the parameters of ref. [34] with 1 % noise.
+  std::string Generate(const std::string& name, int robots, const char* config,
+                       std::vector<std::string> postures = {"milling"}, std::uint64_t seed = 11) {
+    const std::string config_path = Path(name + "_fit.yaml");
+    std::ofstream(config_path) << config;
+    FleetGeneratorOptions g;
+    g.model = kKuka;
+    g.params = kKukaParams;
+    g.config = config_path;
+    g.robots = robots;
+    g.seed = seed;
+    g.postures = postures;
+    g.q_postures = {{"fleet_reach", "z2=45,z3=-60"}};
+    g.out = Path(name);
+    GenerateFleet(g);
+    return Path(name + "/fleet.yaml");
+  }
+
+  FleetReport Fleet(const std::string& manifest, const std::string& run_id, int threads = 2) {
+    FleetRunOptions o;
+    o.manifest = manifest;
+    o.out = Path("runs");
+    o.run_id = run_id;
+    o.evaluator.backend = BackendType::kCpu;
+    o.evaluator.threads = threads;
+    return RunFleet(o);
+  }
+
+  // Runs a command line, stdout and stderr to files; returns the exit status.
+  int Shell(const std::string& command, std::string* err = nullptr) {
+    const int raw = std::system((command + " >" + Quote(Path("out.txt")) + " 2>" + Quote(Path("err.txt"))).c_str());
+    if (err) *err = ReadText(Path("err.txt"));
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  }
+
+  fs::path dir_;
+};
+
+const nlohmann::json& RobotOf(const nlohmann::json& summary, const std::string& name) {
+  for (const auto& r : summary.at("robots"))
+    if (r.at("name") == name) return r;
+  throw std::runtime_error("no robot " + name);
+}
+
+// --- generator --------------------------------------------------------------------------------
+
+TEST_F(FleetTest, FleetGeneratorIsDeterministicForASeed) {
+  auto make = [&](const std::string& out, int seed) {
+    return Shell(Quote(kMakeFleet) + " --model " + Quote(kKuka) + " --params " + Quote(kKukaParams) +
+                 " --robots 3 --seed " + std::to_string(seed) +
+                 " --postures milling,fleet_reach --q-postures 'fleet_reach:z2=45,z3=-60' --perturb 0.2 --noise 0.01"
+                 " --band 0.2:30:0.2 --format inertance --out " + Quote(Path(out)));
+  };
+  ASSERT_EQ(make("a", 5), 0) << ReadText(Path("err.txt"));
+  ASSERT_EQ(make("b", 5), 0);
+  ASSERT_EQ(make("c", 6), 0);
+  for (const char* file : {"truth.json", "fleet.yaml", "model.yaml"})
+    EXPECT_EQ(ReadText(Path(std::string("a/") + file)), ReadText(Path(std::string("b/") + file))) << file;
+  EXPECT_NE(ReadText(Path("a/truth.json")), ReadText(Path("c/truth.json")));
+  for (const char* robot : {"robot_000", "robot_001", "robot_002"})
+    for (const char* posture : {"milling", "fleet_reach"}) {
+      const std::string rel = std::string(robot) + "/frf_" + posture + ".h5";
+      const FrfSet a = ReadFrfSet(Path("a/" + rel)), b = ReadFrfSet(Path("b/" + rel)), c = ReadFrfSet(Path("c/" + rel));
+      EXPECT_EQ(a.posture, posture);
+      EXPECT_EQ(a.frequency_hz, b.frequency_hz);
+      EXPECT_EQ(a.H, b.H) << rel;
+      auto without_path = [](std::vector<std::pair<std::string, std::string>> p) {
+        std::erase_if(p, [](const auto& kv) { return kv.first == "model_file"; });  // names DIR
+        return p;
+      };
+      EXPECT_EQ(without_path(a.provenance), without_path(b.provenance));
+      EXPECT_NE(a.H, c.H);
+    }
+  // The provenance names the true parameters; the noise level is recorded.
+  const FrfSet set = ReadFrfSet(Path("a/robot_001/frf_milling.h5"));
+  const nlohmann::json truth = ReadJson(Path("a/truth.json"));
+  std::string params, noise;
+  for (const auto& [k, v] : set.provenance) {
+    if (k == "parameters") params = v;
+    if (k == "noise_relative") noise = v;
+  }
+  EXPECT_EQ(noise, "0.01");
+  EXPECT_NE(params.find("k_z1=" + FormatDouble(truth["robots"][1]["parameters"]["k_z1"].get<double>())),
+            std::string::npos);
+  // A robot's data do not depend on how many robots the fleet has.
+  ASSERT_EQ(Shell(Quote(kMakeFleet) + " --model " + Quote(kKuka) + " --params " + Quote(kKukaParams) +
+                  " --robots 1 --seed 5 --postures milling,fleet_reach --q-postures 'fleet_reach:z2=45,z3=-60' --out " +
+                  Quote(Path("d"))),
+            0);
+  EXPECT_EQ(ReadFrfSet(Path("d/robot_000/frf_fleet_reach.h5")).H, ReadFrfSet(Path("a/robot_000/frf_fleet_reach.h5")).H);
+  // Unknown postures are refused with the ones the model has.
+  std::string err;
+  EXPECT_EQ(Shell(Quote(kMakeFleet) + " --model " + Quote(kKuka) + " --robots 1 --postures nope --out " +
+                      Quote(Path("e")), &err), 1);
+  EXPECT_NE(err.find("no posture 'nope'"), std::string::npos) << err;
+}
+
+TEST_F(FleetTest, FleetManifestIsStrict) {
+  std::ofstream(Path("m.yaml")) << "format: frfit-fleet-1\nmodel: m.yaml\nrobots:\n  - {name: a, frf: [x.h5], sed: 3}\n";
+  try {
+    LoadFleetManifest(Path("m.yaml"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("robots[0].sed (line 4): unknown key"), std::string::npos) << e.what();
+  }
+  std::ofstream(Path("m.yaml")) << "format: frfit-fleet-1\nmodel: m.yaml\nseed: 9\nrobots:\n"
+                                   "  - {name: a, frf: x.h5}\n  - {name: b, frf: [y.h5], seed: 4, previous: p/r.h5}\n";
+  const FleetManifest m = LoadFleetManifest(Path("m.yaml"));
+  ASSERT_EQ(m.robots.size(), 2u);
+  EXPECT_EQ(m.robots[0].seed, FleetRobotSeed(9, "a"));
+  EXPECT_EQ(m.robots[1].seed, 4u);
+  EXPECT_EQ(m.robots[1].previous, Path("p/r.h5"));
+  EXPECT_EQ(m.robots[0].model, Path("m.yaml"));
+  EXPECT_NE(FleetRobotSeed(9, "a"), FleetRobotSeed(9, "b"));
+}
+
+// --- accuracy -----------------------------------------------------------------------------------
+
+TEST_F(FleetTest, FleetRecoversEveryRobotsModesWithinOnePercent) {
+  const std::string manifest = Generate("fleet", 4, kAccurateConfig, {"milling", "fleet_reach"});
+  const auto t0 = std::chrono::steady_clock::now();
+  const FleetReport report = Fleet(manifest, "night1");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(report.ok(), 4);
+  const nlohmann::json truth = ReadJson(Path("fleet/truth.json"));
+  const nlohmann::json summary = ReadJson(Path("runs/night1/summary.json"));
+  for (const auto& robot : truth["robots"]) {
+    const nlohmann::json& fitted = RobotOf(summary, robot["name"]);
+    EXPECT_EQ(fitted["status"], "ok");
+    EXPECT_FALSE(fitted.contains("drift"));
+    for (const auto& [posture, data] : robot["postures"].items()) {
+      const std::vector<double> modes = fitted["modal_frequencies_hz"][posture].get<std::vector<double>>();
+      for (const auto& mode : data["modes"]) {
+        const double f = mode["frequency_hz"].get<double>();
+        if (f >= 30.0) continue;
+        double nearest = 1e300;
+        for (double g : modes)
+          if (std::fabs(g - f) < std::fabs(nearest - f)) nearest = g;
+        EXPECT_LT(std::fabs(nearest - f) / f, 0.01)
+            << robot["name"] << " " << posture << ": true " << f << " Hz, fitted " << nearest << " Hz";
+      }
+    }
+    EXPECT_TRUE(fs::exists(Path("runs/night1/" + robot["name"].get<std::string>() + ".h5")));
+  }
+  EXPECT_TRUE(fs::exists(Path("runs/night1/summary.csv")));
+  EXPECT_TRUE(fs::exists(Path("runs/night1/drift.json")));
+  EXPECT_FALSE(fs::exists(Path("runs/night1/checkpoint.json")));
+  std::printf("[ fleet    ] 4 KUKA robots x 2 postures, %lld evaluations in %.1f s: %.0f robots/hour\n",
+              static_cast<long long>(report.evaluations), seconds, 4 * 3600.0 / seconds);
+}
+
+// --- batching does not change results ---------------------------------------------------------
+
+TEST_F(FleetTest, FleetResultsEqualSeparateSingleRobotRuns) {
+  const std::string manifest = Generate("fleet", 3, kTinyConfig);
+  Fleet(manifest, "batched", 2);
+  const nlohmann::json batched = ReadJson(Path("runs/batched/summary.json"));
+  const FleetManifest m = LoadFleetManifest(manifest);
+  for (const FleetRobot& robot : m.robots) {
+    // The same robot alone in a fleet of one (its seed derives from the base seed and its name).
+    const std::string single = Path("fleet/single_" + robot.name + ".yaml");
+    std::ofstream(single) << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nseed: 11\nrobots:\n"
+                             "  - {name: " << robot.name << ", frf: [" << robot.name << "/frf_milling.h5]}\n";
+    Fleet(single, "single_" + robot.name, 1);
+    const nlohmann::json alone = ReadJson(Path("runs/single_" + robot.name + "/summary.json"));
+    const nlohmann::json& a = RobotOf(batched, robot.name);
+    const nlohmann::json& b = RobotOf(alone, robot.name);
+    EXPECT_EQ(a["seed"], b["seed"]);
+    EXPECT_EQ(a["cost"].get<double>(), b["cost"].get<double>()) << robot.name;
+    EXPECT_EQ(a["evaluations"], b["evaluations"]);
+    for (const auto& [name, value] : a["parameters"].items())
+      EXPECT_EQ(value.get<double>(), b["parameters"][name].get<double>()) << robot.name << " " << name;
+  }
+  // And `frfit fit` with the derived seed gives the same fit as the fleet.
+  const FleetRobot& r = m.robots[1];
+  ASSERT_EQ(Shell(Quote(kCli) + " fit --model " + Quote(Path("fleet/model.yaml")) + " --frf " + Quote(r.frf[0]) +
+                  " --config " + Quote(Path("fleet/fit.yaml")) + " --seed " + std::to_string(r.seed) +
+                  " --backend cpu --threads 2 --json"),
+            0)
+      << ReadText(Path("err.txt"));
+  const nlohmann::json fit = nlohmann::json::parse(ReadText(Path("out.txt")));
+  const nlohmann::json& a = RobotOf(batched, r.name);
+  EXPECT_EQ(fit["cost"].get<double>(), a["cost"].get<double>());
+  for (const auto& [name, value] : a["parameters"].items())
+    EXPECT_EQ(value.get<double>(), fit["parameters"][name].get<double>()) << name;
+}
+
+// --- kill and resume ----------------------------------------------------------------------------
+
+TEST_F(FleetTest, FleetResumesBitIdenticallyAfterKill) {
+  const std::string manifest = Generate("fleet", 2, kSlowerConfig);
+  const std::string runs = Path("runs");
+  fs::create_directories(runs);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl(kCli.c_str(), kCli.c_str(), "fleet", "--manifest", manifest.c_str(), "--out", runs.c_str(), "--run-id",
+            "killed", "--backend", "cpu", "--threads", "2", "--checkpoint-every", "400", "--quiet",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const std::string checkpoint = Path("runs/killed/checkpoint.json");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the fleet finished before it could be killed";
+  ASSERT_TRUE(fs::exists(checkpoint));
+  ASSERT_FALSE(fs::exists(Path("runs/killed/summary.json")));
+
+  std::string err;
+  ASSERT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(manifest) + " --out " + Quote(runs) +
+                      " --run-id killed --resume --backend cpu --threads 1 --checkpoint-every 400",
+                  &err),
+            0)
+      << err;
+  EXPECT_NE(err.find("resuming run killed"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(checkpoint));
+  Fleet(manifest, "straight");
+  const nlohmann::json resumed = ReadJson(Path("runs/killed/summary.json"));
+  const nlohmann::json straight = ReadJson(Path("runs/straight/summary.json"));
+  EXPECT_GT(resumed["resumed_at_evaluations"].get<long long>(), 0);
+  for (const char* name : {"robot_000", "robot_001"}) {
+    const nlohmann::json& a = RobotOf(resumed, name);
+    const nlohmann::json& b = RobotOf(straight, name);
+    EXPECT_EQ(a["cost"].get<double>(), b["cost"].get<double>()) << name;
+    EXPECT_EQ(a["evaluations"], b["evaluations"]);
+    for (const auto& [p, value] : a["parameters"].items())
+      EXPECT_EQ(value.get<double>(), b["parameters"][p].get<double>()) << name << " " << p;
+  }
+  // A finished run is not resumed again.
+  EXPECT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(manifest) + " --out " + Quote(runs) +
+                      " --run-id killed --resume", &err),
+            1);
+  EXPECT_NE(err.find("is complete"), std::string::npos) << err;
+}
+
+// --- bad robots are skipped; run directories are never reused -----------------------------------
+
+TEST_F(FleetTest, FleetSkipsBadRobotsAndRefusesToReuseARunId) {
+  Generate("fleet", 3, kTinyConfig, {"milling", "fleet_reach"});
+  // robot_001's milling file with one NaN line (no drop_bad_lines in the configuration).
+  FrfSet bad = ReadFrfSet(Path("fleet/robot_001/frf_milling.h5"));
+  bad.at(20, 1, 1) = std::complex<double>(std::nan(""), 0.0);
+  WriteFrfSet(Path("fleet/robot_001/frf_nan.h5"), bad);
+  std::ofstream(Path("fleet/fleet.yaml"))
+      << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nseed: 3\nrobots:\n"
+         "  - {name: good, frf: [robot_000/frf_milling.h5]}\n"
+         "  - {name: missing, frf: [robot_002/frf_milling.h5, robot_002/frf_absent.h5]}\n"
+         "  - {name: nan_line, frf: [robot_001/frf_nan.h5]}\n"
+         "  - {name: unknown_posture, model: " << kKuka << ", frf: [robot_002/frf_fleet_reach.h5]}\n"
+         "  - {name: also_good, frf: [robot_002/frf_milling.h5, robot_002/frf_fleet_reach.h5]}\n";
+  std::vector<std::string> lines;
+  FleetRunOptions o;
+  o.manifest = Path("fleet/fleet.yaml");
+  o.out = Path("runs");
+  o.run_id = "n1";
+  o.evaluator.threads = 2;
+  o.log = [&](const std::string& line) { lines.push_back(line); };
+  const FleetReport report = RunFleet(o);
+  EXPECT_EQ(report.ok(), 2);
+  EXPECT_EQ(report.skipped(), 3);
+  const nlohmann::json summary = ReadJson(Path("runs/n1/summary.json"));
+  EXPECT_EQ(RobotOf(summary, "good")["status"], "ok");
+  EXPECT_EQ(RobotOf(summary, "also_good")["status"], "ok");
+  const std::string missing = RobotOf(summary, "missing")["reason"];
+  const std::string nan_line = RobotOf(summary, "nan_line")["reason"];
+  const std::string unknown = RobotOf(summary, "unknown_posture")["reason"];
+  EXPECT_NE(missing.find("frf_absent.h5"), std::string::npos) << missing;
+  EXPECT_NE(nan_line.find("not finite"), std::string::npos) << nan_line;
+  EXPECT_NE(nan_line.find("drop_bad_lines"), std::string::npos) << nan_line;
+  EXPECT_NE(unknown.find("no posture 'fleet_reach'"), std::string::npos) << unknown;
+  EXPECT_TRUE(fs::exists(Path("runs/n1/good.h5")));
+  EXPECT_FALSE(fs::exists(Path("runs/n1/missing.h5")));
+  const std::string csv = ReadText(Path("runs/n1/summary.csv"));
+  EXPECT_NE(csv.find("\nnan_line,skipped,"), std::string::npos) << csv;
+  int skip_lines = 0;
+  for (const std::string& line : lines) skip_lines += line.rfind("frfit fleet: skipping robot", 0) == 0;
+  EXPECT_EQ(skip_lines, 3);
+
+  // The same run id again is refused and leaves the earlier night untouched.
+  const std::string before = ReadText(Path("runs/n1/summary.json"));
+  std::string err;
+  EXPECT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(Path("fleet/fleet.yaml")) + " --out " +
+                      Quote(Path("runs")) + " --run-id n1 --quiet", &err),
+            1);
+  EXPECT_NE(err.find("refusing to overwrite"), std::string::npos) << err;
+  EXPECT_EQ(ReadText(Path("runs/n1/summary.json")), before);
+  EXPECT_THROW(RunFleet(o), Error);
+}
+
+// --- drift ----------------------------------------------------------------------------------------
+
+TEST_F(FleetTest, FleetDriftReportFlagsAParameterThatMoved) {
+  const std::string manifest = Generate("fleet", 2, kSlowerConfig);
+  Fleet(manifest, "night1");
+  // Last night's result of robot_000, with k_z2 1.6 times lower than what tonight's data say.
+  FitResult previous = ReadFitResultSummary(Path("runs/night1/robot_000.h5"));
+  const size_t np = previous.parameters.size();
+  size_t kx2 = np;
+  for (size_t k = 0; k < np; ++k)
+    if (previous.parameter_names[k] == "k_z2") kx2 = k;
+  ASSERT_LT(kx2, np);
+  previous.parameters[kx2] /= 1.6;
+  previous.parameter_units.assign(np, "");
+  previous.initial_parameters = previous.parameters;
+  previous.lower.assign(np, 0.0);
+  previous.upper.assign(np, 0.0);
+  previous.free.assign(np, 1);
+  WriteFitResult(Path("previous_robot_000.h5"), previous);
+  std::ofstream(Path("fleet/night2.yaml"))
+      << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nseed: 11\n"
+         "warm_start: {generations: 2, init_spread: 0.05}\ndrift: {parameter_percent: 10, frequency_percent: 1}\n"
+         "robots:\n  - {name: robot_000, frf: [robot_000/frf_milling.h5], previous: ../previous_robot_000.h5}\n"
+         "  - {name: robot_001, frf: [robot_001/frf_milling.h5]}\n";
+  const FleetReport report = Fleet(Path("fleet/night2.yaml"), "night2");
+  ASSERT_EQ(report.ok(), 2);
+  const nlohmann::json summary = ReadJson(Path("runs/night2/summary.json"));
+  const nlohmann::json& warm = RobotOf(summary, "robot_000");
+  EXPECT_TRUE(warm["warm_start"].get<bool>());
+  ASSERT_TRUE(warm.contains("drift"));
+  const auto flagged = warm["drift"]["flagged_parameters"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(flagged.begin(), flagged.end(), "k_z2"), flagged.end()) << warm["drift"].dump();
+  EXPECT_TRUE(warm["drift"]["flagged"].get<bool>());
+  for (const auto& p : warm["drift"]["parameters"])
+    if (p["name"] == "k_z2") EXPECT_GT(p["change_percent"].get<double>(), 10.0);
+  EXPECT_FALSE(RobotOf(summary, "robot_001").contains("drift"));
+  EXPECT_FALSE(RobotOf(summary, "robot_001")["warm_start"].get<bool>());
+  const nlohmann::json drift = ReadJson(Path("runs/night2/drift.json"));
+  ASSERT_EQ(drift["robots"].size(), 1u);
+  EXPECT_EQ(drift["robots"][0]["name"], "robot_000");
+  EXPECT_NE(ReadText(Path("runs/night2/drift.txt")).find("k_z2"), std::string::npos);
+  EXPECT_NE(ReadText(Path("runs/night2/summary.csv")).find("k_z2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frfit
