@@ -20,6 +20,8 @@ constexpr const char* kUsage =
     "  fit       --model M.yaml --frf FRF.h5[,FRF2.h5...] [--config FIT.yaml] [--seed N]\n"
     "            [--backend cpu|cuda|auto] [--threads N] [--out RESULT.h5] [--checkpoint C.json]\n"
     "            [--resume C.json] [--progress|--quiet] [--progress-every N] [--json]\n"
+    "  convert   IN.uff OUT.h5 --posture NAME | IN.h5 OUT.uff [--binary]  UFF 58/58b <-> HDF5\n"
+    "            [--sensor-node N] [--format receptance|mobility|inertance] [--mapping MAP.yaml]\n"
     "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] [--threads N]\n"
     "            [--checkpoint-every N] [--progress|--quiet] [--progress-every N] [--json]   nightly refit\n"
     "  report    RESULT.h5 -o|--out REPORT.html [--json]          HTML fit report\n"
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
     if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);
     if (command == "simulate") return frfit::cli::RunSimulate(argc - 2, argv + 2);
     if (command == "fit") return frfit::cli::RunFit(argc - 2, argv + 2);
+    if (command == "convert") return frfit::cli::RunConvert(argc - 2, argv + 2);
     if (command == "fleet") return frfit::cli::RunFleet(argc - 2, argv + 2);
     if (command == "report") return frfit::cli::RunReport(argc - 2, argv + 2);
     std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, report)\n",

@@ -1,0 +1,104 @@
+// frfit convert: UFF dataset 58/58b ↔ HDF5 FRF set (docs/uff.md). The direction follows the file
+// extensions; the output is written atomically and nothing is written when the input is bad.
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "args.h"
+#include "commands.h"
+#include "frfit/common/error.h"
+#include "frfit/io/frf_hdf5.h"
+#include "frfit/io/uff.h"
+
+namespace frfit::cli {
+namespace {
+
+enum class Kind { kUff, kHdf5, kUnknown };
+
+Kind KindOf(const std::string& path) {
+  const auto dot = path.find_last_of('.');
+  std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == "uff" || ext == "unv" || ext == "uf" || ext == "58") return Kind::kUff;
+  if (ext == "h5" || ext == "hdf5") return Kind::kHdf5;
+  return Kind::kUnknown;
+}
+
+nlohmann::ordered_json Entries(const FrfSet& set) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (int e = 0; e < 9; ++e)
+    if (set.present[e]) out.push_back(EntryName(e));
+  return out;
+}
+
+}  // namespace
+
+int RunConvert(int argc, char** argv) {
+  const Args args("convert", argc, argv, {"posture", "sensor-node", "format", "mapping"},
+                  {"binary", "json"});
+  const std::string cmd = "frfit convert";
+  if (args.positional().size() != 2)
+    throw Error(cmd, "arguments", "expected IN OUT (one UFF and one HDF5 file), got " +
+                                      std::to_string(args.positional().size()) + " positional arguments");
+  const std::string in = args.positional()[0], out = args.positional()[1];
+  const Kind from = KindOf(in), to = KindOf(out);
+  if (from == Kind::kUnknown || to == Kind::kUnknown || from == to)
+    throw Error(cmd, "arguments", "expected one .uff/.unv and one .h5/.hdf5 file, got '" + in +
+                                      "' and '" + out + "'");
+  std::optional<FrfFormat> format;
+  if (args.Has("format")) {
+    FrfFormat f;
+    if (!FromString(args.Get("format"), &f))
+      throw Error(cmd, "--format", "expected receptance, mobility or inertance, got '" +
+                                       args.Get("format") + "'");
+    format = f;
+  }
+  const bool has_node = args.Has("sensor-node");
+  const long node = args.GetInt("sensor-node", 1);
+
+  FrfSet set;
+  nlohmann::ordered_json report = {{"in", in}, {"out", out}};
+  if (from == Kind::kUff) {
+    if (args.Flag("binary"))
+      throw Error(cmd, "--binary", "only applies when writing UFF (HDF5 → UFF)");
+    if (!args.Has("posture"))
+      throw Error(cmd, "--posture", "missing (required when converting to HDF5: the FRF set names "
+                                    "the model posture it was measured at)");
+    uff::ToFrfOptions options;
+    options.posture = args.Get("posture");
+    options.format = format;
+    if (args.Has("mapping")) options.mapping = uff::ReadMapping(args.Get("mapping"));
+    if (has_node) options.mapping.sensor_node = node;
+    const uff::File file = uff::Read(in);
+    set = uff::ToFrfSet(file, options);
+    WriteFrfSet(out, set);
+    report["direction"] = "uff->hdf5";
+    report["records"] = static_cast<int>(file.functions().size());
+  } else {
+    if (args.Has("mapping"))
+      throw Error(cmd, "--mapping", "only applies when reading UFF (UFF → HDF5)");
+    set = ReadFrfSet(in);
+    if (args.Has("posture") && args.Get("posture") != set.posture)
+      throw Error(in, "posture", "the FRF set is for posture '" + set.posture + "', not '" +
+                                     args.Get("posture") + "'");
+    if (format) set = ConvertFormat(set, *format);
+    uff::WriteFrfSet(out, set, args.Flag("binary"), node);
+    report["direction"] = args.Flag("binary") ? "hdf5->uff58b" : "hdf5->uff58";
+  }
+  report["posture"] = set.posture;
+  report["format"] = ToString(set.format);
+  report["units"] = UnitsOf(set.format);
+  report["lines"] = set.num_lines();
+  report["entries"] = Entries(set);
+  if (args.Flag("json")) {
+    std::printf("%s\n", report.dump().c_str());
+  } else {
+    std::fprintf(stderr, "wrote %s: %d lines, %s (%s), posture %s\n", out.c_str(), set.num_lines(),
+                 ToString(set.format).c_str(), UnitsOf(set.format).c_str(), set.posture.c_str());
+  }
+  return 0;
+}
+
+}  // namespace frfit::cli

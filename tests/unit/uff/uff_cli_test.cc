@@ -1,0 +1,172 @@
+// frfit convert end to end: HDF5 → UFF (58 and 58b) → HDF5 reproduces the FRF set (58b bit for
+// bit), a fit driven from the converted file recovers the paper's stiffnesses, and bad input
+// gives one "error:" line naming file/record/field, a non-zero exit and no output file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "frfit/io/frf_hdf5.h"
+
+namespace frfit {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kRoot = FRFIT_SOURCE_DIR;
+const std::string kFrf = kRoot + "/datasets/paper_3dof/frf_milling_inertance.h5";
+const std::string kUff = kRoot + "/tests/data/uff/";
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+class UffCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("frfit_uff_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  Result Run(const std::vector<std::string>& args) const {
+    std::string cmd = Quote(FRFIT_CLI_PATH);
+    for (const auto& a : args) cmd += " " + Quote(a);
+    cmd += " >" + Quote(Path("stdout.txt")) + " 2>" + Quote(Path("stderr.txt")) + " </dev/null";
+    const int raw = std::system(cmd.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = ReadText(Path("stdout.txt"));
+    r.err = ReadText(Path("stderr.txt"));
+    return r;
+  }
+  // Bad input: non-zero, one "error:" line containing `expect`, nothing on stdout, no file left
+  // in the directory besides the captured streams and the inputs.
+  void ExpectRefused(const std::vector<std::string>& args, const std::string& out, const std::string& expect) {
+    const Result r = Run(args);
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << out;
+    for (const auto& e : fs::directory_iterator(dir_))
+      EXPECT_EQ(e.path().filename().string().find(fs::path(out).filename().string()), std::string::npos)
+          << "left behind: " << e.path();
+  }
+  fs::path dir_;
+};
+
+void ExpectEqualSets(const FrfSet& a, const FrfSet& b) {
+  EXPECT_EQ(a.posture, b.posture);
+  EXPECT_EQ(a.format, b.format);
+  EXPECT_EQ(a.present, b.present);
+  EXPECT_EQ(a.frequency_hz, b.frequency_hz);
+  EXPECT_EQ(a.H, b.H);
+}
+
+TEST_F(UffCli, FitDrivenFromUff) {
+  const FrfSet original = ReadFrfSet(kFrf);
+  Result r = Run({"convert", kFrf, Path("m.uff"), "--binary", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["direction"], "hdf5->uff58b");
+  EXPECT_EQ(j["entries"].size(), 9u);
+  r = Run({"convert", Path("m.uff"), Path("m.h5"), "--posture", "milling", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["records"], 9);
+  ExpectEqualSets(ReadFrfSet(Path("m.h5")), original);
+
+  r = Run({"fit", "--model", kRoot + "/datasets/paper_3dof/model.yaml", "--frf", Path("m.h5"), "--config",
+           kRoot + "/datasets/paper_3dof/fit.yaml", "--seed", "3", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto fit = nlohmann::json::parse(r.out);
+  const double expected[3] = {2e6, 3e6, 1.55e6};
+  for (int i = 0; i < 3; ++i) {
+    const double k = fit["parameters"]["k_z" + std::to_string(i + 1)].get<double>();
+    EXPECT_NEAR(k, expected[i], 0.005 * expected[i]) << "k_z" << i + 1;
+  }
+}
+
+TEST_F(UffCli, AsciiRoundTripAndFormatConversion) {
+  const FrfSet original = ReadFrfSet(kFrf);
+  ASSERT_EQ(Run({"convert", kFrf, Path("a.uff")}).status, 0);
+  EXPECT_EQ(ReadText(Path("a.uff")).substr(0, 14), "    -1\n    58\n");
+  ASSERT_EQ(Run({"convert", Path("a.uff"), Path("a.h5"), "--posture", "milling"}).status, 0);
+  const FrfSet back = ReadFrfSet(Path("a.h5"));
+  EXPECT_EQ(back.frequency_hz, original.frequency_hz);  // even spacing 0.2 Hz is exact
+  for (size_t k = 0; k < back.H.size(); ++k) EXPECT_LE(std::abs(back.H[k] - original.H[k]), 1e-12 * std::abs(original.H[k]));
+  // --format on the way out converts; the reader detects mobility from the units.
+  ASSERT_EQ(Run({"convert", kFrf, Path("v.uff"), "--format", "mobility", "--binary"}).status, 0);
+  const Result r = Run({"convert", Path("v.uff"), Path("v.h5"), "--posture", "milling", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["format"], "mobility");
+}
+
+TEST_F(UffCli, NonAsciiHeaderConvertsWithAMapping) {
+  std::ofstream(Path("map.yaml")) << "directions: {0: +z}\n";
+  const Result r = Run({"convert", kUff + "non_ascii_header.uff", Path("h1.h5"), "--posture", "bench",
+                        "--mapping", Path("map.yaml"), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const FrfSet s = ReadFrfSet(Path("h1.h5"));
+  EXPECT_EQ(s.format, FrfFormat::kInertance);
+  EXPECT_EQ(s.num_lines(), 6);
+  EXPECT_TRUE(s.present[8]);
+  EXPECT_EQ(s.at(5, 2, 2), std::complex<double>(3.75037, 2.93363));
+}
+
+TEST_F(UffCli, BadInputLeavesNoFile) {
+  const std::string good = ReadText(kUff + "non_ascii_header.uff");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(Path(name), std::ios::binary) << text;
+    return Path(name);
+  };
+  std::ofstream(Path("map.yaml")) << "directions: {0: z}\n";
+  const std::vector<std::string> tail = {"--posture", "p", "--mapping", Path("map.yaml")};
+  auto args = [&](const std::string& in, const std::string& out) {
+    std::vector<std::string> a = {"convert", in, out};
+    a.insert(a.end(), tail.begin(), tail.end());
+    return a;
+  };
+  ExpectRefused(args(write("empty.uff", ""), Path("o1.h5")), Path("o1.h5"), "empty.uff: empty file");
+  ExpectRefused(args(write("trunc.uff", good.substr(0, good.size() - 30)), Path("o2.h5")), Path("o2.h5"),
+                "trunc.uff: dataset 58 record 1.data: missing closing '-1'");
+  std::string nn = good;
+  nn.replace(nn.find("2.58750e-02"), 11, "2.5875Oe-02");
+  ExpectRefused(args(write("nonnum.uff", nn), Path("o3.h5")), Path("o3.h5"),
+                "nonnum.uff: dataset 58 record 1.data: line 14: expected a number");
+  std::string bin = ReadText(kUff + "binary8byte.uff");
+  bin.replace(bin.find("        2000"), 12, "        2400");
+  ExpectRefused(args(write("lie.uff", bin), Path("o4.h5")), Path("o4.h5"), "lie.uff: dataset 58b record 1.num_bytes");
+  ExpectRefused(args(kUff + "sample_dataset58_psd.uff", Path("o5.h5")), Path("o5.h5"),
+                "dataset 58 record 1: is a power spectral density (function type 9), not an FRF");
+  ExpectRefused({"convert", kUff + "non_ascii_header.uff", Path("o6.h5")}, Path("o6.h5"), "--posture: missing");
+  ExpectRefused({"convert", Path("missing.h5"), Path("o7.uff")}, Path("o7.uff"), "missing.h5");
+  ExpectRefused({"convert", kFrf, Path("o8.txt")}, Path("o8.txt"), "expected one .uff/.unv and one .h5/.hdf5 file");
+  std::ofstream(Path("badmap.yaml")) << "directions: {1: w}\n";
+  ExpectRefused({"convert", kUff + "non_ascii_header.uff", Path("o9.h5"), "--posture", "p", "--mapping",
+                 Path("badmap.yaml")},
+                Path("o9.h5"), "badmap.yaml: directions.1");
+}
+
+}  // namespace
+}  // namespace frfit
