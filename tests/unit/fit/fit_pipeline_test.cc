@@ -1,0 +1,451 @@
+// The whole fit (paper Fig. 2, sections 4–5) through the library and through `frfit fit`:
+//  (a) the 3-joint validation example recovers Table 1 from random starts, seeds 1..10;
+//  (b) KUKA KR90: the fitted modes below 30 Hz match the modes of the parameters of ref. [34];
+//  (c) a seed gives the same bits on 1 and 2 threads;
+//  (d) a checkpointed run resumed (after SIGKILL, or through SaveState) ends bit-identical;
+//  (e) bad configurations fail before any work with one "error:" line naming file and field.
+// Expected numbers are the paper's Table 1 / the dataset's truth, never this code's output.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "frfit/common/error.h"
+#include "frfit/cost/problem.h"
+#include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/fit_driver.h"
+#include "frfit/fit/fit_options.h"
+#include "frfit/fit/fit_run.h"
+#include "frfit/fit/parameter_map.h"
+#include "frfit/io/frf_hdf5.h"
+#include "frfit/modal/modal.h"
+#include "frfit/model/joint_coefficients.h"
+#include "frfit/model/model_yaml.h"
+#include "frfit/posture/posture.h"
+
+namespace frfit {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const std::string kRoot = std::string(FRFIT_SOURCE_DIR) + "/datasets/";
+const std::string kP3 = kRoot + "paper_3dof/";
+const std::string kKuka = kRoot + "kuka_kr90/";
+
+double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+
+// ---- library driving ------------------------------------------------------------------------------
+
+struct Setup {
+  std::shared_ptr<Model> model;
+  FitOptions options;
+  std::unique_ptr<ParameterMap> map;
+  Problem problem;
+  PackedProblem packed;
+};
+
+std::unique_ptr<Setup> Load(const std::string& dir) {
+  auto s = std::make_unique<Setup>();
+  s->model = std::make_shared<Model>(LoadModel(dir + "model.yaml"));
+  s->options = LoadFitOptions(dir + "fit.yaml");
+  s->map = std::make_unique<ParameterMap>(*s->model, s->options.parameters, dir + "fit.yaml");
+  const std::string frf = dir + "frf_milling_inertance.h5";
+  const FrfSet measured = ReadFrfSet(frf);
+  s->problem.model = s->model;
+  s->problem.cost = s->options.cost;
+  s->problem.postures = {PreparePosture(Linearize(*s->model, measured.posture), measured, s->options.cost, frf, 1.0)};
+  s->packed = Pack(s->problem);
+  return s;
+}
+
+std::unique_ptr<FitRun> Fit(const Setup& s, std::uint64_t seed, int threads) {
+  auto evaluator = CreateCpuEvaluator(threads);
+  evaluator->SetProblems({s.packed});
+  auto run = std::make_unique<FitRun>(*s.map, s.options, seed);
+  DriveFits({{run.get(), s.map.get(), 1}}, evaluator.get(), DriveOptions{});
+  return run;
+}
+
+// One round by hand: evaluate what the run asks, tell it the costs.
+void Step(FitRun* run, const Setup& s, Evaluator* evaluator) {
+  const std::vector<double>& u = run->Ask();
+  const int count = static_cast<int>(u.size()) / s.map->dim();
+  std::vector<double> coefficients;
+  s.map->AppendCoefficients(u, 1, &coefficients);
+  std::vector<double> costs(count);
+  std::vector<EvalStatus> status(count);
+  evaluator->Evaluate(std::vector<int>{count}, coefficients, costs, status);
+  run->Tell(costs, 0.0);
+}
+
+void ExpectSameRun(const FitRun& a, const FitRun& b, const std::string& what) {
+  EXPECT_EQ(a.best_u(), b.best_u()) << what;
+  EXPECT_EQ(a.best_cost(), b.best_cost()) << what;
+  EXPECT_EQ(a.evaluations(), b.evaluations()) << what;
+  EXPECT_EQ(a.ga_evaluations(), b.ga_evaluations()) << what;
+  EXPECT_EQ(a.cycle(), b.cycle()) << what;
+  EXPECT_EQ(a.termination(), b.termination()) << what;
+  EXPECT_EQ(a.initial_population_best_cost(), b.initial_population_best_cost()) << what;
+  ASSERT_EQ(a.history().size(), b.history().size()) << what;
+  for (size_t i = 0; i < a.history().size(); ++i) {
+    const HistoryRow &x = a.history()[i], &y = b.history()[i];
+    EXPECT_EQ(x.cycle, y.cycle) << what << " row " << i;
+    EXPECT_EQ(x.phase, y.phase) << what << " row " << i;
+    EXPECT_EQ(x.step, y.step) << what << " row " << i;
+    EXPECT_EQ(x.evaluations, y.evaluations) << what << " row " << i;
+    EXPECT_EQ(x.best_cost, y.best_cost) << what << " row " << i;
+  }
+}
+
+// (a) ------------------------------------------------------------------------------------------------
+
+TEST(FitPaper3Dof, RecoversTable1FromRandomStartsForSeeds1To10) {
+  const auto s = Load(kP3);
+  ASSERT_EQ(s->options.parameters.initial, InitialGuess::kRandom);
+  ASSERT_EQ(s->options.genetic_algorithm.population_size, 80);
+  ASSERT_EQ(s->options.genetic_algorithm.generations, 15);
+  ASSERT_EQ(s->map->dim(), 6);
+  // The fit's bounds are the paper's: [1e5, 1e7] N·m/rad and [10, 1e4] N·m·s/rad.
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(s->map->bounds()[i].min, i < 3 ? 1e5 : 10.0);
+    EXPECT_EQ(s->map->bounds()[i].max, i < 3 ? 1e7 : 1e4);
+  }
+  const char* names[] = {"k_z1", "k_z2", "k_z3", "d_z1", "d_z2", "d_z3"};
+  const double table1[] = {2.0e6, 3.0e6, 1.55e6, 1200.0, 1545.0, 340.0};
+  std::vector<double> starts_k1;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const auto t0 = Clock::now();
+    const auto run = Fit(*s, seed, 2);
+    const double wall = Seconds(t0);
+    const std::vector<double> p = s->map->Physical(run->best_u());
+    const std::vector<double> start = s->map->Physical(run->initial_u());
+    starts_k1.push_back(start[0]);
+    std::printf("[ paper_3dof seed %2llu ] %.2f s, %lld evaluations, cost %.3e, %s\n",
+                static_cast<unsigned long long>(seed), wall, static_cast<long long>(run->evaluations()),
+                run->best_cost(), ToString(run->termination()).c_str());
+    for (int i = 0; i < 6; ++i) {
+      ASSERT_EQ(s->model->FindParameter(names[i]), i);
+      const double tol = i < 3 ? 0.005 : 0.02;
+      EXPECT_NEAR(p[i], table1[i], tol * table1[i]) << names[i] << " seed " << seed;
+    }
+  }
+  // The starts really are random (different per seed).
+  std::sort(starts_k1.begin(), starts_k1.end());
+  EXPECT_EQ(std::unique(starts_k1.begin(), starts_k1.end()), starts_k1.end());
+}
+
+// (b) ------------------------------------------------------------------------------------------------
+
+TEST(FitKuka, FittedModesBelow30HzMatchTheReferenceModes) {
+  const auto s = Load(kKuka);
+  const auto t0 = Clock::now();
+  const auto run = Fit(*s, 1, 2);
+  std::printf("[ kuka_kr90 seed 1 ] %.2f s, %lld evaluations, cost %.3e (initial population best %.3e), %s\n",
+              Seconds(t0), static_cast<long long>(run->evaluations()), run->best_cost(),
+              run->initial_population_best_cost(), ToString(run->termination()).c_str());
+  EXPECT_LE(run->best_cost() * 1000.0, run->initial_population_best_cost());
+  const Posture posture = Linearize(*s->model, "milling");
+  const std::vector<double> reference_params = LoadParameters(kKuka + "params_from34.yaml", *s->model);
+  const std::vector<Mode> reference = ComputeModes(posture, Coefficients(*s->model, reference_params));
+  const std::vector<Mode> fitted = ComputeModes(posture, Coefficients(*s->model, s->map->Physical(run->best_u())));
+  std::vector<double> ref_hz, fit_hz;
+  for (const Mode& m : reference) if (m.frequency_hz < 30.0) ref_hz.push_back(m.frequency_hz);
+  for (const Mode& m : fitted) if (m.frequency_hz < 30.0 * 1.005) fit_hz.push_back(m.frequency_hz);
+  ASSERT_EQ(ref_hz.size(), 4u) << "the paper's Table 6 lists four modes below 30 Hz";
+  ASSERT_GE(fit_hz.size(), 4u);
+  for (int k = 0; k < 4; ++k)
+    EXPECT_NEAR(fit_hz[k], ref_hz[k], 0.005 * ref_hz[k]) << "mode " << k + 1;
+}
+
+// (c) ------------------------------------------------------------------------------------------------
+
+TEST(FitDeterminism, SameSeedSameBitsOnOneAndTwoThreads) {
+  const auto s = Load(kP3);
+  const auto one = Fit(*s, 4, 1);
+  const auto two = Fit(*s, 4, 2);
+  ExpectSameRun(*one, *two, "threads 1 vs 2");
+  EXPECT_GT(one->history().size(), 15u);
+  // And another seed gives another path (the test can see a difference when there is one).
+  const auto other = Fit(*s, 5, 2);
+  EXPECT_NE(other->initial_u(), one->initial_u());
+}
+
+// (d) library level ---------------------------------------------------------------------------------
+
+TEST(FitResume, SaveStateThroughJsonTextContinuesBitIdentically) {
+  const auto s = Load(kP3);
+  const auto whole = Fit(*s, 7, 1);
+  auto evaluator = CreateCpuEvaluator(1);
+  evaluator->SetProblems({s->packed});
+  // Interrupt in the first GA, just after it (first NM), deep into NM, and in cycle 2's GA.
+  for (int rounds : {3, 16, 17, 200, 0}) {
+    FitRun first(*s->map, s->options, std::uint64_t{7});
+    int done = 0;
+    if (rounds == 0) {  // cycle 2 if there is one, else near the end
+      while (!first.Done() && first.cycle() < 2) Step(&first, *s, evaluator.get()), ++done;
+      for (int i = 0; i < 3 && !first.Done(); ++i) Step(&first, *s, evaluator.get()), ++done;
+    } else {
+      for (; done < rounds && !first.Done(); ++done) Step(&first, *s, evaluator.get());
+    }
+    const std::string text = first.SaveState().dump();
+    FitRun resumed(*s->map, s->options, nlohmann::json::parse(text));
+    EXPECT_EQ(resumed.evaluations(), first.evaluations());
+    EXPECT_EQ(resumed.Ask(), first.Ask()) << "after " << done << " rounds";
+    while (!resumed.Done()) Step(&resumed, *s, evaluator.get());
+    ExpectSameRun(*whole, resumed, "resumed after " + std::to_string(done) + " rounds");
+  }
+}
+
+// ---- the command line -------------------------------------------------------------------------------
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+class FitCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("frfit_fitcli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  Result Run(const std::vector<std::string>& args, const std::string& tag = "run") const {
+    std::string cmd = Quote(FRFIT_CLI_PATH);
+    for (const auto& a : args) cmd += " " + Quote(a);
+    cmd += " >" + Quote(Path(tag + ".out")) + " 2>" + Quote(Path(tag + ".err")) + " </dev/null";
+    const int raw = std::system(cmd.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = ReadText(Path(tag + ".out"));
+    r.err = ReadText(Path(tag + ".err"));
+    return r;
+  }
+
+  // A copy of a dataset's fit.yaml with text appended / replaced.
+  std::string Config(const std::string& name, const std::string& base, const std::string& from = "",
+                     const std::string& to = "") const {
+    std::string text = ReadText(base);
+    if (!from.empty()) {
+      const size_t at = text.find(from);
+      EXPECT_NE(at, std::string::npos) << from;
+      if (at != std::string::npos) text.replace(at, from.size(), to);
+    }
+    std::ofstream(Path(name)) << text;
+    return Path(name);
+  }
+
+  static nlohmann::json Json(const Result& r) {
+    EXPECT_EQ(r.status, 0) << r.err;
+    try {
+      return nlohmann::json::parse(r.out);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not JSON: " << r.out << "\n" << r.err;
+      return {};
+    }
+  }
+
+  static void ExpectSameFit(const nlohmann::json& a, const nlohmann::json& b, const std::string& what) {
+    ASSERT_TRUE(a.contains("parameters") && b.contains("parameters")) << what;
+    EXPECT_EQ(a["parameters"], b["parameters"]) << what;  // doubles round-trip: == on the bits
+    EXPECT_EQ(a["cost"].get<double>(), b["cost"].get<double>()) << what;
+    EXPECT_EQ(a["evaluations"], b["evaluations"]) << what;
+    EXPECT_EQ(a["cycles"], b["cycles"]) << what;
+    EXPECT_EQ(a["termination"], b["termination"]) << what;
+    EXPECT_EQ(a["phases"]["ga"]["evaluations"], b["phases"]["ga"]["evaluations"]) << what;
+    EXPECT_EQ(a["initial_population_best_cost"], b["initial_population_best_cost"]) << what;
+  }
+
+  void ExpectOneLineError(const Result& r, const std::vector<std::string>& needles) {
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(r.out.empty()) << "stdout: " << r.out;
+    ASSERT_FALSE(r.err.empty());
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not exactly one line: " << r.err;
+    for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << n << " not in: " << r.err;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(FitCli, SameSeedSameJsonOnOneAndTwoThreads) {
+  const std::vector<std::string> base = {"fit", "--model", kP3 + "model.yaml", "--frf", kP3 + "frf_milling_inertance.h5",
+                                         "--config", kP3 + "fit.yaml", "--seed", "3", "--backend", "cpu", "--json"};
+  auto one = base, two = base;
+  one.insert(one.end(), {"--threads", "1"});
+  two.insert(two.end(), {"--threads", "2"});
+  const nlohmann::json a = Json(Run(one, "one")), b = Json(Run(two, "two"));
+  ExpectSameFit(a, b, "threads 1 vs 2");
+  EXPECT_EQ(a["backend"], "cpu");
+  // Table 1, through the command line as well.
+  EXPECT_NEAR(a["parameters"]["k_z2"].get<double>(), 3.0e6, 0.005 * 3.0e6);
+  EXPECT_NEAR(a["parameters"]["d_z3"].get<double>(), 340.0, 0.02 * 340.0);
+}
+
+// (d) after SIGKILL ---------------------------------------------------------------------------------
+
+TEST_F(FitCli, ResumeAfterSigkillGivesTheUninterruptedResult) {
+  const std::string config = Config("fit.yaml", kKuka + "fit.yaml", "fitter:\n",
+                                    "fitter:\n  checkpoint_every_evaluations: 500\n");
+  const std::vector<std::string> common = {"fit", "--model", kKuka + "model.yaml", "--frf",
+                                           kKuka + "frf_milling_inertance.h5", "--config", config,
+                                           "--seed", "2", "--backend", "cpu", "--threads", "2"};
+  const std::string checkpoint = Path("c.json");
+
+  // Start a checkpointed run and kill it as soon as a checkpoint exists.
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<std::string> args = {FRFIT_CLI_PATH};
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), {"--checkpoint", checkpoint, "--json"});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  const auto t0 = Clock::now();
+  bool seen = false;
+  while (Seconds(t0) < 120.0) {
+    if (fs::exists(checkpoint)) {
+      seen = true;
+      break;
+    }
+    int st = 0;
+    if (::waitpid(pid, &st, WNOHANG) == pid) break;  // ended on its own: no kill possible
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid, SIGKILL);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ASSERT_TRUE(seen) << "no checkpoint appeared";
+  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << "the run ended before it could be killed";
+  const nlohmann::json saved = nlohmann::json::parse(ReadText(checkpoint));
+  const long long saved_evaluations =
+      saved["runs"][0]["ga_evaluations"].get<long long>() + saved["runs"][0]["nm_evaluations"].get<long long>();
+  EXPECT_GE(saved_evaluations, 500);
+  std::printf("[ killed after %.2f s, checkpoint at %lld evaluations ]\n", Seconds(t0), saved_evaluations);
+
+  // A checkpoint of another seed or another configuration is refused before any work.
+  auto other_seed = common;
+  other_seed[8] = "3";
+  other_seed.insert(other_seed.end(), {"--resume", checkpoint, "--json"});
+  ExpectOneLineError(Run(other_seed, "seed"), {checkpoint, "fingerprint"});
+  auto other_config = common;
+  other_config[6] = Config("other.yaml", config, "population_size: 100", "population_size: 90");
+  other_config.insert(other_config.end(), {"--resume", checkpoint, "--json"});
+  ExpectOneLineError(Run(other_config, "config"), {checkpoint, "fingerprint"});
+
+  auto resume = common;
+  resume.insert(resume.end(), {"--resume", checkpoint, "--json"});
+  const nlohmann::json resumed = Json(Run(resume, "resume"));
+  auto whole = common;
+  whole.push_back("--json");
+  const nlohmann::json uninterrupted = Json(Run(whole, "whole"));
+  ExpectSameFit(uninterrupted, resumed, "resumed after SIGKILL");
+  EXPECT_GT(uninterrupted["evaluations"].get<long long>(), saved_evaluations);
+}
+
+// (e) ------------------------------------------------------------------------------------------------
+
+TEST_F(FitCli, BadConfigurationsFailBeforeAnyWork) {
+  const std::string p3config = kP3 + "fit.yaml";
+  struct Case {
+    std::string name, from, to;
+    std::vector<std::string> needles;
+  } cases[] = {
+      {"unknown_key", "fitter:\n", "fitter:\n  max_cycle: 3\n", {"max_cycle"}},
+      {"zero_population", "population_size: 80", "population_size: 0", {"genetic_algorithm.population_size"}},
+      {"unknown_parameter", "parameters:\n  initial: random", "parameters:\n  initial: random\n  free: [k_q7]",
+       {"parameters.free", "k_q7"}},
+      // With the model's initial values (1e6), bounds that exclude them.
+      {"bounds_exclude_initial", "parameters:\n  initial: random",
+       "parameters:\n  initial: model\n  bounds:\n    k_z1: {min: 3.0e6, max: 4.0e6}",
+       {"parameters.bounds.k_z1", "initial"}},
+      {"band_outside_grid", "band_hz: [0.2, 30]", "band_hz: [40, 50]", {"band", "40", "50"}},
+      {"bad_format", "format: frfit-fit-1", "format: frfit-fit-9", {"format"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string config = Config(c.name + ".yaml", p3config, c.from, c.to);
+    const std::string out = Path(c.name + ".h5");
+    const auto t0 = Clock::now();
+    const Result r = Run({"fit", "--model", kP3 + "model.yaml", "--frf", kP3 + "frf_milling_inertance.h5",
+                          "--config", config, "--backend", "cpu", "--out", out},
+                         c.name);
+    auto needles = c.needles;
+    if (c.name != "band_outside_grid") needles.push_back(config);  // the band error names the FRF file
+    ExpectOneLineError(r, needles);
+    EXPECT_LT(Seconds(t0), 5.0) << "the error came after work";
+    EXPECT_FALSE(fs::exists(out)) << "an output file was written";
+    EXPECT_FALSE(fs::exists(out + ".checkpoint.json"));
+  }
+}
+
+TEST_F(FitCli, BadBackendsAndPosturesFailBeforeAnyWork) {
+  const std::vector<std::string> base = {"fit", "--model", kP3 + "model.yaml", "--config", kP3 + "fit.yaml"};
+  const std::string frf = kP3 + "frf_milling_inertance.h5";
+  const std::string out = Path("out.h5");
+  {
+    auto args = base;
+    args.insert(args.end(), {"--frf", frf, "--backend", "cuda", "--out", out});
+    std::string reason;
+    if (!IsCudaUsable(&reason)) {  // where a GPU is usable, cuda is a valid choice
+      const Result r = Run(args, "cuda");
+      ExpectOneLineError(r, {"--backend", "cuda", reason});
+      EXPECT_FALSE(fs::exists(out));
+    }
+  }
+  {
+    auto args = base;
+    args.insert(args.end(), {"--frf", frf, "--backend", "bogus", "--out", out});
+    ExpectOneLineError(Run(args, "bogus"), {"--backend", "bogus"});
+    EXPECT_FALSE(fs::exists(out));
+  }
+  {
+    FrfSet other = ReadFrfSet(frf);
+    other.posture = "drilling";
+    const std::string path = Path("drilling.h5");
+    WriteFrfSet(path, other);
+    auto args = base;
+    args.insert(args.end(), {"--frf", path, "--backend", "cpu", "--out", out});
+    ExpectOneLineError(Run(args, "posture"), {path, "posture", "drilling"});
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+}  // namespace
+}  // namespace frfit
