@@ -152,7 +152,6 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
       values[k] = std::min(std::max(base[k] * factor, b.min), b.max);
     }
     const std::string described = FleetDescribeParameters(names, values);
-    const JointCoefficients coefficients = Coefficients(model, values);
     fs::create_directories(fs::path(o.out) / name);
     nlohmann::ordered_json robot;
     robot["name"] = name;
@@ -161,6 +160,8 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
     robot["parameters"] = params;
     manifest += "  - name: " + name + "\n    frf: [";
     for (size_t p = 0; p < postures.size(); ++p) {
+      // At the posture's coordinates, so models with posture-dependent stiffness work too.
+      const JointCoefficients coefficients = Coefficients(model, values, postures[p].q);
       FrfSet set = Synthesize(postures[p], coefficients, band, o.format);
       const double scale = o.noise / std::sqrt(2.0);
       for (std::complex<double>& h : set.H) {

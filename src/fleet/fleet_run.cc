@@ -108,7 +108,7 @@ FitOptions WarmStartOptions(const FitOptions& base, const Model& model, const st
 std::vector<double> ModeFrequencies(const Posture& posture, const Model& model, const std::vector<double>& params,
                                     double max_hz) {
   std::vector<double> out;
-  for (const Mode& m : ComputeModes(posture, Coefficients(model, params)))
+  for (const Mode& m : ComputeModes(posture, Coefficients(model, params, posture.q)))
     if (m.frequency_hz <= max_hz) out.push_back(m.frequency_hz);
   return out;
 }
