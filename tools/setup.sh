@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libeigen3-dev libhdf5-dev libyaml-cpp-dev
-          nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev chromium)
+          nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev chromium
+          liburdfdom-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

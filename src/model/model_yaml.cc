@@ -8,6 +8,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/io/yaml_reader.h"
+#include "frfit/model/urdf.h"
 
 namespace frfit {
 namespace {
@@ -387,7 +388,14 @@ double CoordinateToFileUnits(const Model& model, int coordinate, double value) {
   return IsRotationalCoordinate(model, coordinate) ? value / kDegToRad : value;
 }
 
-Model LoadModel(const std::string& path) { return ParseModel(YamlReader::LoadFile(path), path); }
+Model LoadModel(const std::string& path) {
+  const YAML::Node root = YamlReader::LoadFile(path);
+  // A URDF overlay (docs/urdf.md) is read by its own loader.
+  if (root.IsMap() && root["format"] && root["format"].IsScalar() &&
+      root["format"].Scalar() == kUrdfOverlayFormat)
+    return LoadUrdfModel(path);
+  return ParseModel(root, path);
+}
 
 Model ParseModelText(const std::string& yaml_text, const std::string& source) {
   YAML::Node root;
