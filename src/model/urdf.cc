@@ -88,8 +88,8 @@ class CaptureHandler : public console_bridge::OutputHandler {
 
 std::mutex g_console_mutex;  // console_bridge's handler is process-wide
 
-urdf::ModelInterfaceSharedPtr ParseUrdf(const std::string& urdf_path, const std::string& overlay,
-                                        const YamlReader& r, const YAML::Node& urdf_node) {
+urdf::ModelInterfaceSharedPtr ParseUrdf(const std::string& urdf_path, const YamlReader& r,
+                                        const YAML::Node& urdf_node) {
   std::error_code ec;
   if (!fs::is_regular_file(urdf_path, ec))
     r.Fail(urdf_node, "urdf", "expected an existing URDF file, '" + urdf_path + "' does not exist");
@@ -97,7 +97,6 @@ urdf::ModelInterfaceSharedPtr ParseUrdf(const std::string& urdf_path, const std:
   if (!in) r.Fail(urdf_node, "urdf", "cannot read URDF file '" + urdf_path + "'");
   std::stringstream text;
   text << in.rdbuf();
-  (void)overlay;
   CaptureHandler capture;
   urdf::ModelInterfaceSharedPtr robot;
   std::string exception_text;
@@ -408,7 +407,7 @@ Model ParseOverlay(const YAML::Node& root, const std::string& source, const std:
   fs::path urdf_path = r.String(urdf_node, "urdf");
   if (urdf_path.is_relative() && !base_dir.empty()) urdf_path = fs::path(base_dir) / urdf_path;
   const std::string urdf_file = urdf_path.lexically_normal().string();
-  const urdf::ModelInterfaceSharedPtr robot = ParseUrdf(urdf_file, source, r, urdf_node);
+  const urdf::ModelInterfaceSharedPtr robot = ParseUrdf(urdf_file, r, urdf_node);
   std::vector<std::string> joint_names, link_names;
   for (const auto& [name, joint] : robot->joints_) joint_names.push_back(name);
   for (const auto& [name, link] : robot->links_) link_names.push_back(name);
