@@ -13,11 +13,11 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
-#include "frfit/cost/problem.h"
+#include "frfit/common/hashing.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
+#include "frfit/fit/load_problem.h"
 #include "frfit/io/atomic_file.h"
-#include "frfit/io/frf_hdf5.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit::cli {
@@ -29,22 +29,6 @@ std::vector<std::string> SplitList(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ',')) if (!item.empty()) items.push_back(item);
   return items;
-}
-
-// FNV-1a over the inputs that decide the result, so --resume refuses a checkpoint of another fit.
-std::uint64_t Fingerprint(const std::vector<std::string>& files, const std::string& extra) {
-  std::uint64_t h = 1469598103934665603ULL;
-  auto mix = [&](const std::string& bytes) {
-    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
-  };
-  for (const std::string& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    mix(buffer.str());
-  }
-  mix(extra);
-  return h;
 }
 
 void CheckWritableDirectory(const std::string& path, const std::string& option) {
@@ -85,29 +69,11 @@ int RunFit(int argc, char** argv) {
   if (checkpoint_path.empty() && !out_path.empty()) checkpoint_path = out_path + ".checkpoint.json";
   if (!checkpoint_path.empty()) CheckWritableDirectory(checkpoint_path, "--checkpoint");
 
-  auto model = std::make_shared<Model>(LoadModel(args.Get("model")));
+  auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));
   const ParameterMap map(*model, options.parameters, config_source);
   const std::vector<std::string> frf_files = SplitList(args.Get("frf"));
   if (frf_files.empty()) throw Error("frfit fit", "--frf", "expected one or more FRF files (comma-separated)");
-  Problem problem;
-  problem.model = model;
-  problem.cost = options.cost;
-  for (const std::string& file : frf_files) {
-    const FrfSet measured = ReadFrfSet(file);
-    if (model->FindPosture(measured.posture) < 0)
-      throw Error(file, "/@posture", "model '" + model->name + "' has no posture '" + measured.posture + "'");
-    for (const ProblemPosture& other : problem.postures)
-      if (other.posture.name == measured.posture)
-        throw Error(file, "/@posture", "posture '" + measured.posture + "' is already given by " + other.source);
-    const auto w = options.posture_weights.find(measured.posture);
-    problem.postures.push_back(PreparePosture(Linearize(*model, measured.posture), measured, options.cost,
-                                              file, w == options.posture_weights.end() ? 1.0 : w->second));
-  }
-  for (const auto& [name, weight] : options.posture_weights) {
-    bool used = false;
-    for (const ProblemPosture& p : problem.postures) used = used || p.posture.name == name;
-    if (!used) throw Error(config_source, "postures." + name, "no FRF file given for this posture");
-  }
+  const Problem problem = LoadProblem(model, frf_files, options, config_source);
 
   std::unique_ptr<Evaluator> evaluator = CreateEvaluator(evaluator_options);
   const bool quiet = args.Flag("quiet") || args.Flag("json");
@@ -122,10 +88,12 @@ int RunFit(int argc, char** argv) {
   }
   evaluator->SetProblems({Pack(problem)});
 
-  std::vector<std::string> fingerprint_files = {model->source};
-  fingerprint_files.insert(fingerprint_files.end(), frf_files.begin(), frf_files.end());
-  const std::string fingerprint =
-      std::to_string(Fingerprint(fingerprint_files, FitOptionsToYaml(options) + "|seed=" + std::to_string(seed)));
+  Fingerprint inputs;
+  inputs.MixFile(model->source);
+  for (const std::string& file : frf_files) inputs.MixFile(file);
+  inputs.Mix(FitOptionsToYaml(options));
+  inputs.Mix("seed=" + std::to_string(seed));
+  const std::string fingerprint = std::to_string(inputs.value());
 
   std::unique_ptr<FitRun> run;
   if (args.Has("resume")) {
@@ -181,8 +149,7 @@ int RunFit(int argc, char** argv) {
       WriteTextFileAtomically(checkpoint_path, j.dump());
     };
   }
-  FitJob job{run.get(), &map, static_cast<int>(problem.postures.size())};
-  for (const ProblemPosture& p : problem.postures) job.posture_q.push_back(p.posture.q);
+  const FitJob job{run.get(), &map, static_cast<int>(problem.postures.size()), PostureCoordinates(problem)};
   DriveFits({job}, evaluator.get(), drive);
   if (show_progress && terminal) std::fputs("\n", stderr);
 

@@ -4,19 +4,12 @@
 #include <limits>
 
 #include "frfit/common/error.h"
+#include "frfit/common/hashing.h"
 #include "frfit/optim/rng.h"
 #include "frfit/optim/state_json.h"
 
 namespace frfit {
 namespace {
-
-// Distinct, reproducible seeds for the random initial guess and for each cycle's GA.
-std::uint64_t SplitMix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 const std::vector<double> kNothing;
 
@@ -41,6 +34,8 @@ std::string ToString(FitTermination t) {
   return "unknown";
 }
 
+// Seeds derived with SplitMix64 give the random initial guess and each cycle's GA their own
+// reproducible streams.
 FitRun::FitRun(const ParameterMap& map, const FitOptions& options, std::uint64_t seed)
     : map_(&map), options_(options), seed_(seed) {
   if (options.parameters.initial == InitialGuess::kRandom) {

@@ -16,6 +16,7 @@
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
+#include "frfit/common/hashing.h"
 #include "frfit/optim/rng.h"
 #include "frfit/posture/posture.h"
 
@@ -23,21 +24,6 @@ namespace frfit {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::uint64_t SplitMix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "", "cannot open file for reading");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string RobotName(int index, int count) {
   const int width = std::max(3, static_cast<int>(std::to_string(count - 1).size()));
@@ -48,7 +34,7 @@ std::string RobotName(int index, int count) {
 // The model file with the extra postures added (yaml-cpp's emitter; comments are not kept).
 std::string ModelWithPostures(const std::string& path, const Model& model,
                               const std::vector<std::pair<std::string, std::string>>& extra) {
-  YAML::Node root = YAML::Load(ReadText(path));
+  YAML::Node root = YAML::Load(ReadFileBytes(path));
   for (const auto& [name, assignments] : extra) {
     if (model.FindPosture(name) >= 0)
       throw Error("--q-postures", name, "model '" + model.name + "' already has a posture of this name");
@@ -108,7 +94,7 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
   const Model source_model = LoadModel(o.model);
   fs::create_directories(o.out);
   const std::string model_path = (fs::path(o.out) / "model.yaml").string();
-  WriteTextFileAtomically(model_path, o.q_postures.empty() ? ReadText(o.model)
+  WriteTextFileAtomically(model_path, o.q_postures.empty() ? ReadFileBytes(o.model)
                                                            : ModelWithPostures(o.model, source_model, o.q_postures));
   const Model model = LoadModel(model_path);
   for (const std::string& p : o.postures)
@@ -120,7 +106,7 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
                       "; define more with --q-postures)");
     }
   const std::vector<double> base = o.params.empty() ? model.InitialParameters() : LoadParameters(o.params, model);
-  if (!o.config.empty()) WriteTextFileAtomically((fs::path(o.out) / "fit.yaml").string(), ReadText(o.config));
+  if (!o.config.empty()) WriteTextFileAtomically((fs::path(o.out) / "fit.yaml").string(), ReadFileBytes(o.config));
 
   std::vector<std::string> names;
   for (const ParameterSpec& p : model.parameters) names.push_back(p.name);

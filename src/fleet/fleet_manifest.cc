@@ -7,17 +7,12 @@
 #include "frfit/common/error.h"
 #include "frfit/io/yaml_reader.h"
 
+#include "frfit/common/hashing.h"
+
 namespace frfit {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::uint64_t SplitMix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 std::string Resolve(const std::string& directory, const std::string& path) {
   if (path.empty()) return path;
@@ -41,10 +36,10 @@ std::uint64_t Seed(const YamlReader& r, const YAML::Node& node, const std::strin
 }  // namespace
 
 std::uint64_t FleetRobotSeed(std::uint64_t base_seed, const std::string& name) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ULL;
+  Fingerprint h;
+  h.Mix(name);
   // 63 bits, so that `frfit fit --seed` (a signed integer) can reproduce a robot's fit alone.
-  return SplitMix64(base_seed ^ h) >> 1;
+  return SplitMix64(base_seed ^ h.value()) >> 1;
 }
 
 bool IsValidRobotName(const std::string& name) {

@@ -12,9 +12,11 @@
 #include <sstream>
 
 #include "frfit/common/error.h"
+#include "frfit/common/hashing.h"
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
+#include "frfit/fit/load_problem.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/modal/modal.h"
@@ -26,22 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "", "cannot open file for reading");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Fnv {
-  std::uint64_t h = 1469598103934665603ULL;
-  void Mix(const std::string& bytes) {
-    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
-    h = (h ^ 0xFF) * 1099511628211ULL;  // separator, so ("ab","c") != ("a","bc")
-  }
-};
 
 // One robot ready to fit. Held by unique_ptr: FitRun keeps a pointer to the map, the map one to
 // the model.
@@ -191,15 +177,6 @@ nlohmann::ordered_json DriftJson(const FleetRobotOutcome& r) {
   return j;
 }
 
-// Gives the driver the postures' coordinates where FitJob can carry them (posture-dependent
-// stiffness); compiles against a FitJob without the field, where nothing is to do.
-template <typename Job>
-void SetPostureCoordinates(Job* job, const Problem& problem) {
-  if constexpr (requires { job->posture_q; }) {
-    for (const ProblemPosture& p : problem.postures) job->posture_q.push_back(p.posture.q);
-  }
-}
-
 std::string Percent(double v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%+.2f%%", v);
@@ -342,24 +319,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
         out.warm_start = true;
       }
       r->map = std::make_unique<ParameterMap>(model, r->options.parameters, r->config_source);
-      r->problem.model = r->model;
-      r->problem.cost = r->options.cost;
-      for (const std::string& file : robot.frf) {
-        const FrfSet measured = ReadFrfSet(file);
-        if (model.FindPosture(measured.posture) < 0)
-          throw Error(file, "/@posture", "model '" + model.name + "' has no posture '" + measured.posture + "'");
-        for (const ProblemPosture& other : r->problem.postures)
-          if (other.posture.name == measured.posture)
-            throw Error(file, "/@posture", "posture '" + measured.posture + "' is already given by " + other.source);
-        const auto w = r->options.posture_weights.find(measured.posture);
-        r->problem.postures.push_back(PreparePosture(Linearize(model, measured.posture), measured, r->options.cost,
-                                                     file, w == r->options.posture_weights.end() ? 1.0 : w->second));
-      }
-      for (const auto& [name, weight] : r->options.posture_weights) {
-        bool used = false;
-        for (const ProblemPosture& p : r->problem.postures) used = used || p.posture.name == name;
-        if (!used) throw Error(r->config_source, "postures." + name, "no FRF file given for this posture");
-      }
+      r->problem = LoadProblem(r->model, robot.frf, r->options, r->config_source);
       ready.push_back(std::move(r));
     } catch (const std::exception& e) {
       out.status = "skipped";
@@ -372,23 +332,23 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   std::unique_ptr<RoundEvaluator> rounds;
   if (!ready.empty()) {
     // Fingerprint of everything that decides the results, so --resume refuses another fleet's checkpoint.
-    Fnv fp;
-    fp.Mix(ReadBytes(manifest.path));
+    Fingerprint fp;
+    fp.MixFile(manifest.path);
     for (const auto& r : ready) {
       const FleetRobot& robot = manifest.robots[r->index];
       fp.Mix(robot.name);
       fp.Mix(std::to_string(robot.seed));
-      fp.Mix(ReadBytes(robot.model));
+      fp.MixFile(robot.model);
       fp.Mix(FitOptionsToYaml(r->options));
-      for (const std::string& file : robot.frf) fp.Mix(ReadBytes(file));
-      if (!robot.previous.empty()) fp.Mix(ReadBytes(robot.previous));
+      for (const std::string& file : robot.frf) fp.MixFile(file);
+      if (!robot.previous.empty()) fp.MixFile(robot.previous);
     }
-    const std::string fingerprint = std::to_string(fp.h);
+    const std::string fingerprint = std::to_string(fp.value());
 
     if (options.resume && fs::exists(checkpoint_path)) {
       nlohmann::json j;
       try {
-        j = nlohmann::json::parse(ReadBytes(checkpoint_path));
+        j = nlohmann::json::parse(ReadFileBytes(checkpoint_path));
       } catch (const nlohmann::json::exception& e) {
         throw Error(checkpoint_path, "", std::string("not a readable checkpoint: ") + e.what());
       }
@@ -455,11 +415,9 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     rounds->SetProblems(std::move(packed));
 
     std::vector<FitJob> jobs;
-    for (const auto& r : ready) {
-      FitJob job{r->run.get(), r->map.get(), static_cast<int>(r->problem.postures.size())};
-      SetPostureCoordinates(&job, r->problem);
-      jobs.push_back(std::move(job));
-    }
+    for (const auto& r : ready)
+      jobs.push_back({r->run.get(), r->map.get(), static_cast<int>(r->problem.postures.size()),
+                      PostureCoordinates(r->problem)});
     DriveOptions drive;
     if (options.checkpoint_every_evaluations > 0) {
       drive.checkpoint_every_evaluations = options.checkpoint_every_evaluations;

@@ -1,0 +1,23 @@
+// Building a fit's Problem from its inputs: the FRF files of one robot, each at a posture of the
+// model, prepared with the fit configuration's cost options and posture weights. Shared by
+// `frfit fit` and `frfit fleet`, so a robot means the same problem to both.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frfit/cost/problem.h"
+#include "frfit/fit/fit_options.h"
+
+namespace frfit {
+
+// Each file's posture must exist in the model and appear once; posture weights of the options
+// must name postures that were given. Errors name the FRF file or `config_source`.
+Problem LoadProblem(std::shared_ptr<const Model> model, const std::vector<std::string>& frf_files,
+                    const FitOptions& options, const std::string& config_source);
+
+// The coordinates (rad / m) of the problem's postures, in order, for FitJob::posture_q.
+std::vector<std::vector<double>> PostureCoordinates(const Problem& problem);
+
+}  // namespace frfit

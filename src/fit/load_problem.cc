@@ -1,0 +1,38 @@
+#include "frfit/fit/load_problem.h"
+
+#include "frfit/common/error.h"
+#include "frfit/io/frf_hdf5.h"
+
+namespace frfit {
+
+Problem LoadProblem(std::shared_ptr<const Model> model, const std::vector<std::string>& frf_files,
+                    const FitOptions& options, const std::string& config_source) {
+  Problem problem;
+  problem.model = model;
+  problem.cost = options.cost;
+  for (const std::string& file : frf_files) {
+    const FrfSet measured = ReadFrfSet(file);
+    if (model->FindPosture(measured.posture) < 0)
+      throw Error(file, "/@posture", "model '" + model->name + "' has no posture '" + measured.posture + "'");
+    for (const ProblemPosture& other : problem.postures)
+      if (other.posture.name == measured.posture)
+        throw Error(file, "/@posture", "posture '" + measured.posture + "' is already given by " + other.source);
+    const auto w = options.posture_weights.find(measured.posture);
+    problem.postures.push_back(PreparePosture(Linearize(*model, measured.posture), measured, options.cost,
+                                              file, w == options.posture_weights.end() ? 1.0 : w->second));
+  }
+  for (const auto& [name, weight] : options.posture_weights) {
+    bool used = false;
+    for (const ProblemPosture& p : problem.postures) used = used || p.posture.name == name;
+    if (!used) throw Error(config_source, "postures." + name, "no FRF file given for this posture");
+  }
+  return problem;
+}
+
+std::vector<std::vector<double>> PostureCoordinates(const Problem& problem) {
+  std::vector<std::vector<double>> q;
+  for (const ProblemPosture& p : problem.postures) q.push_back(p.posture.q);
+  return q;
+}
+
+}  // namespace frfit
