@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     if (command == "convert") return frfit::cli::RunConvert(argc - 2, argv + 2);
     if (command == "fleet") return frfit::cli::RunFleet(argc - 2, argv + 2);
     if (command == "report") return frfit::cli::RunReport(argc - 2, argv + 2);
-    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, report)\n",
+    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, fleet, convert, report)\n",
                  command.c_str());
     return 2;
   } catch (const std::exception& e) {

@@ -121,15 +121,17 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
   FrfSet banded = measured;
   banded.frequency_hz.clear();
   banded.H.clear();
+  std::vector<int> file_line;  // index in the file of each banded line, for messages
   for (int k = 0; k < measured.num_lines(); ++k) {
     const double f = measured.frequency_hz[k];
     if (f < cost.band_min_hz || f > cost.band_max_hz) continue;
+    file_line.push_back(k);
     banded.frequency_hz.push_back(f);
     banded.H.insert(banded.H.end(), measured.H.begin() + k * 9, measured.H.begin() + k * 9 + 9);
   }
   if (banded.frequency_hz.empty())
     throw Error(source, "frequency_hz",
-                "no line inside the fitted band [" + FormatDouble(cost.band_min_hz) + ", " +
+                "no line inside the fitted band cost.band_hz = [" + FormatDouble(cost.band_min_hz) + ", " +
                     FormatDouble(cost.band_max_hz) + "] Hz (the file covers " +
                     FormatDouble(measured.frequency_hz.front()) + " to " +
                     FormatDouble(measured.frequency_hz.back()) + " Hz)");
@@ -156,7 +158,7 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
     if (bad.empty() && zero_hz) bad = "0 Hz cannot be converted between FRF formats";
     if (!bad.empty()) {
       if (!cost.drop_bad_lines)
-        throw Error(source, "line " + std::to_string(k) + " (" +
+        throw Error(source, "line " + std::to_string(file_line[k]) + " (" +
                                 FormatDouble(symmetric.frequency_hz[k]) + " Hz)",
                     bad + " (set cost.drop_bad_lines: true to leave such lines out)");
       out.dropped_hz.push_back(symmetric.frequency_hz[k]);

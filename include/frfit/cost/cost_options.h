@@ -54,8 +54,9 @@ struct WeightOptions {
   double peak_gain = 50.0;
   double base_gain = 0.5;
   int peak_halfwidth_lines = 2;
-  // A local maximum counts as a peak when it stands this much above the lower of the two valleys
-  // that separate it from higher neighbours (guards against noise ripples in measured data).
+  // A local maximum counts as a peak when it stands this much above the higher of the two valleys
+  // that separate it from higher neighbours (its topographic prominence; guards against noise
+  // ripples in measured data).
   double min_prominence_db = 3.0;
   // Peaks found per entry (each FRF its own peaks), or on Σ|H_ii| and applied to every entry.
   bool peaks_per_entry = true;

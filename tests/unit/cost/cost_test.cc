@@ -471,7 +471,7 @@ TEST(CostBadLines, BadValuesInUnfittedEntriesOrOutsideTheBandDoNotMatter) {
 // not lines of the file, so with a band that starts above the first line the index points at
 // another line of the file than the one at fault (the frequency in the message is right).
 // Bug: src/cost/problem.cc PreparePosture names the banded index `k`, not the file's index.
-TEST(CostBadLines, DISABLED_LineIndexIsTheFilesIndexWhenTheBandStartsLater) {
+TEST(CostBadLines, LineIndexIsTheFilesIndexWhenTheBandStartsLater) {
   FrfSet set = HandMade(10);
   set.at(6, 0, 0) = cd(std::nan(""), 0.0);  // file line 6, 7 Hz
   CostOptions cost = Plain();
