@@ -2,8 +2,6 @@
 // non-zero exit, exactly one stderr line "error: …" naming the file and the field, nothing on
 // stdout and no output file; on good input one JSON object on stdout.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "frfit/io/frf_hdf5.h"
+#include "test_support.h"
 
 namespace frfit {
 namespace {
@@ -25,48 +24,11 @@ const std::string kParams = kRoot + "/datasets/paper_3dof/params_table1.yaml";
 const std::string kKuka = kRoot + "/datasets/kuka_kr90/model.yaml";
 const std::string kKukaParams = kRoot + "/datasets/kuka_kr90/params_from34.yaml";
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::ReadText;
+using Result = test::CliResult;
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-class CliTest : public ::testing::Test {
+class CliTest : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("frfit_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  Result Run(const std::vector<std::string>& args) const {
-    std::string cmd = Quote(FRFIT_CLI_PATH);
-    for (const auto& a : args) cmd += " " + Quote(a);
-    cmd += " >" + Quote(Path("stdout.txt")) + " 2>" + Quote(Path("stderr.txt")) + " </dev/null";
-    const int raw = std::system(cmd.c_str());
-    Result r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = ReadText(Path("stdout.txt"));
-    r.err = ReadText(Path("stderr.txt"));
-    return r;
-  }
-
   // A copy of the paper model with one edit.
   std::string BadModel(const std::string& name, const std::string& from, const std::string& to) {
     std::string text = ReadText(kModel);
@@ -102,8 +64,6 @@ class CliTest : public ::testing::Test {
       EXPECT_EQ(e.path().filename().string().find("out.h5"), std::string::npos)
           << "left behind: " << e.path();
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliTest, InfoJson) {

@@ -15,18 +15,14 @@
 #include "frfit/common/error.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/model/model_yaml.h"
+#include "test_support.h"
 
 namespace frfit {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::ReadText;
 
 const std::string kModelPath = std::string(FRFIT_SOURCE_DIR) + "/datasets/paper_3dof/model.yaml";
 const std::string kParamsPath =

@@ -17,7 +17,6 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +33,7 @@
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"
+#include "test_support.h"
 
 namespace frfit {
 namespace {
@@ -211,45 +211,14 @@ TEST(FitResume, SaveStateThroughJsonTextContinuesBitIdentically) {
 
 // ---- the command line -------------------------------------------------------------------------------
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::ReadText;
+using Result = test::CliResult;
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-class FitCli : public ::testing::Test {
+class FitCli : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("frfit_fitcli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
+  // Each run's streams go to <tag>.out / <tag>.err, so a test can keep several runs' output apart.
   Result Run(const std::vector<std::string>& args, const std::string& tag = "run") const {
-    std::string cmd = Quote(FRFIT_CLI_PATH);
-    for (const auto& a : args) cmd += " " + Quote(a);
-    cmd += " >" + Quote(Path(tag + ".out")) + " 2>" + Quote(Path(tag + ".err")) + " </dev/null";
-    const int raw = std::system(cmd.c_str());
-    Result r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = ReadText(Path(tag + ".out"));
-    r.err = ReadText(Path(tag + ".err"));
-    return r;
+    return test::RunCli(args, Path(tag + ".out"), Path(tag + ".err"));
   }
 
   // A copy of a dataset's fit.yaml with text appended / replaced.
@@ -294,8 +263,6 @@ class FitCli : public ::testing::Test {
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not exactly one line: " << r.err;
     for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << n << " not in: " << r.err;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(FitCli, SameSeedSameJsonOnOneAndTwoThreads) {

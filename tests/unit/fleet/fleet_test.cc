@@ -24,6 +24,7 @@
 #include "frfit/fleet/fleet_manifest.h"
 #include "frfit/fleet/fleet_run.h"
 #include "frfit/io/frf_hdf5.h"
+#include "test_support.h"
 
 namespace frfit {
 namespace {
@@ -63,34 +64,15 @@ nelder_mead: {max_iterations: 1200}
 fitter: {max_cycles: 2, stall_cycles: 1}
 )";
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::Quote;
+using test::ReadText;
 
 nlohmann::json ReadJson(const std::string& path) { return nlohmann::json::parse(ReadText(path)); }
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-class FleetTest : public ::testing::Test {
+class FleetTest : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("frfit_fleet_" + std::string(info->test_suite_name()) + "_" +
-                                        info->name() + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  // A failed fleet run is diagnosed from the manifests, logs and summaries it left: keep them.
+  FleetTest() { keep_dir_on_failure_ = true; }
 
   // A KUKA fleet scattered around the parameters of ref. [34] with 1 % noise.
   std::string Generate(const std::string& name, int robots, const char* config,
@@ -120,14 +102,12 @@ class FleetTest : public ::testing::Test {
     return RunFleet(o);
   }
 
-  // Runs a command line, stdout and stderr to files; returns the exit status.
+  // Runs a command line, stdout and stderr to out.txt and err.txt; returns the exit status.
   int Shell(const std::string& command, std::string* err = nullptr) {
-    const int raw = std::system((command + " >" + Quote(Path("out.txt")) + " 2>" + Quote(Path("err.txt"))).c_str());
-    if (err) *err = ReadText(Path("err.txt"));
-    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    const test::CliResult r = test::RunShell(command, Path("out.txt"), Path("err.txt"));
+    if (err) *err = r.err;
+    return r.status;
   }
-
-  fs::path dir_;
 };
 
 const nlohmann::json& RobotOf(const nlohmann::json& summary, const std::string& name) {

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -26,6 +25,7 @@
 #include "frfit/report/fleet_index.h"
 #include "frfit/report/html_report.h"
 #include "frfit/report/report_data.h"
+#include "test_support.h"
 
 namespace frfit {
 namespace {
@@ -34,18 +34,9 @@ namespace fs = std::filesystem;
 
 const std::string kRoot = FRFIT_SOURCE_DIR;
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using test::Quote;
+using test::ReadText;
+using ShellResult = test::CliResult;
 
 size_t Count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -53,16 +44,9 @@ size_t Count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-struct ShellResult {
-  int status = -1;
-  std::string out, err;
-};
-
 // Runs a shell command line with stdout and stderr captured into files under `dir`.
 ShellResult Shell(const std::string& command, const fs::path& dir) {
-  const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
-  const int raw = std::system((command + " >" + Quote(out) + " 2>" + Quote(err) + " </dev/null").c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, ReadText(out), ReadText(err)};
+  return test::RunShell(command, (dir / "stdout.txt").string(), (dir / "stderr.txt").string());
 }
 
 // HDF5 edits the report tests need (the project's Hdf5File only creates or reads).
@@ -85,13 +69,10 @@ class Editable {
   hid_t file_ = -1;
 };
 
-class ReportTest : public ::testing::Test {
+class ReportTest : public test::TempDirTest {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("frfit_report_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    test::TempDirTest::SetUp();
     result_ = Path("result.h5");
     const ShellResult fit = Shell(Quote(FRFIT_CLI_PATH) + " fit --model " + Quote(kRoot + "/datasets/paper_3dof/model.yaml") +
                               " --frf " + Quote(kRoot + "/datasets/paper_3dof/frf_milling_inertance.h5") +
@@ -101,8 +82,6 @@ class ReportTest : public ::testing::Test {
     ASSERT_EQ(fit.status, 0) << fit.err;
     ASSERT_TRUE(fs::exists(result_));
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
 
   // Writes the report of result_ and returns the page.
   std::string Render() {
@@ -111,7 +90,6 @@ class ReportTest : public ::testing::Test {
     return ReadText(out);
   }
 
-  fs::path dir_;
   std::string result_;
 };
 

@@ -2,15 +2,13 @@
 // bit), a fit driven from the converted file recovers the paper's stiffnesses, and bad input
 // gives one "error:" line naming file/record/field, a non-zero exit and no output file.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "frfit/io/frf_hdf5.h"
+#include "test_support.h"
 
 namespace frfit {
 namespace {
@@ -20,45 +18,11 @@ const std::string kRoot = FRFIT_SOURCE_DIR;
 const std::string kFrf = kRoot + "/datasets/paper_3dof/frf_milling_inertance.h5";
 const std::string kUff = kRoot + "/tests/data/uff/";
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::ReadText;
+using Result = test::CliResult;
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-class UffCli : public ::testing::Test {
+class UffCli : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("frfit_uff_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  Result Run(const std::vector<std::string>& args) const {
-    std::string cmd = Quote(FRFIT_CLI_PATH);
-    for (const auto& a : args) cmd += " " + Quote(a);
-    cmd += " >" + Quote(Path("stdout.txt")) + " 2>" + Quote(Path("stderr.txt")) + " </dev/null";
-    const int raw = std::system(cmd.c_str());
-    Result r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = ReadText(Path("stdout.txt"));
-    r.err = ReadText(Path("stderr.txt"));
-    return r;
-  }
   // Bad input: non-zero, one "error:" line containing `expect`, nothing on stdout, no file left
   // in the directory besides the captured streams and the inputs.
   void ExpectRefused(const std::vector<std::string>& args, const std::string& out, const std::string& expect) {
@@ -73,7 +37,6 @@ class UffCli : public ::testing::Test {
       EXPECT_EQ(e.path().filename().string().find(fs::path(out).filename().string()), std::string::npos)
           << "left behind: " << e.path();
   }
-  fs::path dir_;
 };
 
 void ExpectEqualSets(const FrfSet& a, const FrfSet& b) {

@@ -2,15 +2,12 @@
 // same model as datasets/paper_3dof/model.yaml; rigid joints become posture coordinates; virtual
 // joints give several DOFs on one joint; every bad input gives an Error naming file and field.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <Eigen/Geometry>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +18,7 @@
 #include "frfit/model/urdf.h"
 #include "frfit/posture/kinematics.h"
 #include "frfit/posture/posture.h"
+#include "test_support.h"
 
 namespace frfit {
 namespace {
@@ -151,19 +149,10 @@ std::string OneFlexible(const std::string& joint = "j1", const std::string& dof 
          ", axis: z, type: rotational, " + kDofBounds + "}\n";
 }
 
-class UrdfTempDir : public ::testing::Test {
+class UrdfTempDir : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("frfit_urdf_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
-            std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string Write(const std::string& name, const std::string& text) const {
-    const std::string path = (dir_ / name).string();
+    const std::string path = Path(name);
     std::ofstream(path) << text;
     return path;
   }
@@ -172,7 +161,6 @@ class UrdfTempDir : public ::testing::Test {
     Write("robot.urdf", urdf);
     return Write("overlay.yaml", overlay);
   }
-  fs::path dir_;
 };
 
 Eigen::Matrix4d Hom(const Eigen::Matrix3d& R, const Eigen::Vector3d& p) {
@@ -386,23 +374,14 @@ TEST_F(UrdfErrors, BadMassOrInertia) {
 
 // --- the command-line tool ----------------------------------------------------------------------
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 using UrdfCli = UrdfTempDir;
 
 TEST_F(UrdfCli, ModalOfTheUrdfModelMatchesThePaper) {
-  const std::string out = (dir_ / "out.txt").string(), err = (dir_ / "err.txt").string();
-  const std::string cmd = std::string("'") + FRFIT_CLI_PATH + "' modal --model '" + kDir +
-                          "model_urdf.yaml' --posture milling --params '" + kDir +
-                          "params_table1.yaml' --json >'" + out + "' 2>'" + err + "' </dev/null";
-  const int raw = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << ReadText(err);
-  const auto j = nlohmann::json::parse(ReadText(out));
+  const test::CliResult r = test::RunCli({"modal", "--model", kDir + "model_urdf.yaml", "--posture", "milling",
+                                          "--params", kDir + "params_table1.yaml", "--json"},
+                                         Path("out.txt"), Path("err.txt"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["modes"].size(), 3u);
   const double f[3] = {10.18, 11.24, 22.59};
   for (int k = 0; k < 3; ++k)
@@ -413,16 +392,13 @@ TEST_F(UrdfCli, ModalOfTheUrdfModelMatchesThePaper) {
 TEST_F(UrdfCli, BrokenUrdfGivesOneErrorLine) {
   const std::string overlay = Files("<robot name=\"x\"><link name=\"a\"/><joint",
                                     Overlay(OneFlexible(), "  p: {z1: 0}\n"));
-  const std::string out = (dir_ / "out.txt").string(), err = (dir_ / "err.txt").string();
-  const std::string cmd = std::string("'") + FRFIT_CLI_PATH + "' info --model '" + overlay +
-                          "' >'" + out + "' 2>'" + err + "' </dev/null";
-  const int raw = std::system(cmd.c_str());
-  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) != 0);
-  const std::string e = ReadText(err);
+  const test::CliResult r = test::RunCli({"info", "--model", overlay}, Path("out.txt"), Path("err.txt"));
+  EXPECT_GT(r.status, 0);  // exited, and not with 0 (a signal gives -1)
+  const std::string& e = r.err;
   EXPECT_EQ(e.rfind("error: ", 0), 0u) << e;
   EXPECT_EQ(e.find('\n'), e.size() - 1) << e;
   EXPECT_NE(e.find("robot.urdf"), std::string::npos) << e;
-  EXPECT_TRUE(ReadText(out).empty());
+  EXPECT_TRUE(r.out.empty());
 }
 
 }  // namespace

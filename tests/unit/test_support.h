@@ -1,0 +1,97 @@
+// Helpers shared by the unit tests that run the built `frfit` command line or need a scratch
+// directory: ReadText, Quote, CliResult, RunShell / RunCli, and the TempDirTest fixture base.
+// They used to be copied into each test file; one copy keeps the capture rules (stdin from
+// /dev/null, stdout and stderr in files, -1 for a run that did not exit) the same everywhere.
+// Only the test binary includes this: it needs FRFIT_CLI_PATH from tests/CMakeLists.txt.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace frfit::test {
+
+// The whole file, byte for byte (binary, so that tests comparing files see them exactly); empty
+// when it cannot be opened, which the caller's own check then reports.
+inline std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// `s` as one single-quoted /bin/sh word: paths with spaces or quotes reach the program unchanged.
+inline std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// What a command did: its exit status (-1 when it did not exit normally, e.g. killed by a signal,
+// so that neither "== 0" nor "> 0" checks pass by accident) and what it wrote to each stream.
+struct CliResult {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `command` through /bin/sh. stdin is /dev/null so that nothing can wait on the terminal;
+// stdout and stderr go to the files `out` and `err` (files, not pipes: no deadlock on long output,
+// and they stay behind for a test that looks at them again).
+inline CliResult RunShell(const std::string& command, const std::string& out, const std::string& err) {
+  const int raw = std::system((command + " >" + Quote(out) + " 2>" + Quote(err) + " </dev/null").c_str());
+  CliResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = ReadText(out);
+  r.err = ReadText(err);
+  return r;
+}
+
+// The command line that runs the frfit built with the tests, every argument quoted.
+inline std::string CliCommand(const std::vector<std::string>& args) {
+  std::string cmd = Quote(FRFIT_CLI_PATH);
+  for (const auto& a : args) cmd += " " + Quote(a);
+  return cmd;
+}
+
+inline CliResult RunCli(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+  return RunShell(CliCommand(args), out, err);
+}
+
+// A fixture with a fresh directory per test, named after the test and the process id (ctest runs
+// tests as separate processes side by side, so both are needed to keep them apart), emptied
+// before the test and removed after it.
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+    std::replace(name.begin(), name.end(), '/', '_');  // parameterised names contain '/'
+    dir_ = std::filesystem::temp_directory_path() / ("frfit_" + name + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!(keep_dir_on_failure_ && HasFailure())) std::filesystem::remove_all(dir_);
+  }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // frfit with `args`, stdout and stderr captured in stdout.txt and stderr.txt of this directory.
+  CliResult Run(const std::vector<std::string>& args) const {
+    return RunCli(args, Path("stdout.txt"), Path("stderr.txt"));
+  }
+
+  std::filesystem::path dir_;
+  // A fixture whose failures are easier to diagnose from the files sets this to leave them behind.
+  bool keep_dir_on_failure_ = false;
+};
+
+}  // namespace frfit::test
