@@ -77,7 +77,7 @@ int RunFit(int argc, char** argv) {
 
   std::unique_ptr<Evaluator> evaluator = CreateEvaluator(evaluator_options);
   const bool quiet = args.Flag("quiet") || args.Flag("json");
-  if (!quiet || evaluator_options.backend == BackendType::kAuto) {
+  if (!quiet) {
     std::string reason;
     if (evaluator_options.backend == BackendType::kAuto && evaluator->backend() == BackendType::kCpu &&
         !IsCudaUsable(&reason))

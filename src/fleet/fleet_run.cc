@@ -20,6 +20,8 @@
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/modal/modal.h"
+#include "frfit/report/fleet_index.h"
+#include "frfit/report/html_report.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 
@@ -515,6 +517,26 @@ FleetReport RunFleet(const FleetRunOptions& options) {
                           "# parameters moved more than " + FormatDouble(thresholds.parameter_percent) +
                               " %, modal frequencies more than " + FormatDouble(thresholds.frequency_percent) +
                               " % since the robot's previous result\n" + drift_text);
+  // Per robot an HTML report, and an index page with one row per robot and its drift flags.
+  std::vector<FleetIndexRow> index;
+  for (const FleetRobotOutcome& r : report.robots) {
+    FleetIndexRow row;
+    row.robot = r.name;
+    row.status = r.status == "ok" ? (r.drift_flagged() ? "drift" : "ok") : "skipped: " + r.reason;
+    row.cost = r.status == "ok" ? r.cost : std::nan("");
+    if (r.status == "ok") {
+      row.result_file = r.name + ".h5";
+      row.report_link = r.name + ".html";
+      WriteReport(r.result_file, (run_dir / row.report_link).string());
+    }
+    for (const FleetDriftParameter& d : r.drift_parameters)
+      if (d.flagged) row.drift_flags.push_back(d.name + " " + Percent(d.change_percent));
+    for (const FleetDriftFrequency& d : r.drift_frequencies)
+      if (d.flagged)
+        row.drift_flags.push_back(d.posture + " mode " + std::to_string(d.mode) + " " + Percent(d.change_percent));
+    index.push_back(row);
+  }
+  WriteFleetIndex((run_dir / "index.html").string(), index);
   WriteTextFileAtomically((run_dir / "summary.csv").string(), SummaryCsv(report));
   WriteTextFileAtomically((run_dir / "summary.json").string(), FleetReportToJson(report).dump(2) + "\n");
   std::error_code ignored;

@@ -410,6 +410,13 @@ TEST_F(FleetTest, FleetDriftReportFlagsAParameterThatMoved) {
   EXPECT_EQ(drift["robots"][0]["name"], "robot_000");
   EXPECT_NE(ReadText(Path("runs/night2/drift.txt")).find("k_z2"), std::string::npos);
   EXPECT_NE(ReadText(Path("runs/night2/summary.csv")).find("k_z2"), std::string::npos);
+  // The index page: a row per robot, the drifted one flagged with k_z2, links to the reports.
+  const std::string index = ReadText(Path("runs/night2/index.html"));
+  EXPECT_NE(index.find("robot_000.html"), std::string::npos);
+  EXPECT_NE(index.find("robot_001.html"), std::string::npos);
+  const auto row = index.find("robot_000.html");
+  EXPECT_NE(index.find("k_z2", row), std::string::npos);
+  EXPECT_TRUE(fs::exists(Path("runs/night2/robot_000.html")));
 }
 
 }  // namespace
