@@ -52,24 +52,6 @@ struct FlexibleJoint {
   bool reached = false;  // met on the walk from the root link
 };
 
-Bounds ParseBounds(const YamlReader& r, const YAML::Node& node, const std::string& path) {
-  r.RequireMap(node, path, {"initial", "min", "max"});
-  Bounds b;
-  b.min = r.Number(r.Child(node, "min", path), JoinPath(path, "min"));
-  b.max = r.Number(r.Child(node, "max", path), JoinPath(path, "max"));
-  b.initial = r.Number(r.Child(node, "initial", path), JoinPath(path, "initial"));
-  if (!(b.min > 0.0)) r.Fail(node["min"], JoinPath(path, "min"), "expected a positive lower bound");
-  if (!(b.max > 0.0)) r.Fail(node["max"], JoinPath(path, "max"), "expected a positive upper bound");
-  if (b.min > b.max)
-    r.Fail(node["min"], JoinPath(path, "min"),
-           "expected min <= max, got min " + FormatDouble(b.min) + " > max " + FormatDouble(b.max));
-  if (b.initial < b.min || b.initial > b.max)
-    r.Fail(node["initial"], JoinPath(path, "initial"),
-           "expected a value within [min, max] = [" + FormatDouble(b.min) + ", " +
-               FormatDouble(b.max) + "], got " + FormatDouble(b.initial));
-  return b;
-}
-
 // --- URDF parsing with console_bridge's messages captured (never printed) ----------------------
 
 class CaptureHandler : public console_bridge::OutputHandler {
@@ -384,17 +366,7 @@ Model ParseOverlay(const YAML::Node& root, const std::string& source, const std:
            std::string("expected ") + kUrdfOverlayFormat + ", got '" + format + "'");
   Model model;
   model.source = source;
-  model.name = r.String(r.Child(root, "name", ""), "name");
-  if (r.Has(root, "gravity")) {
-    const auto g = r.Vector3(root["gravity"], "gravity");
-    model.gravity_m_s2 = Eigen::Vector3d(g[0], g[1], g[2]);
-  }
-  if (r.Has(root, "damping_model")) {
-    const std::string text = r.String(root["damping_model"], "damping_model");
-    if (!FromString(text, &model.damping_model))
-      r.Fail(root["damping_model"], "damping_model",
-             "expected viscous, structural or rayleigh, got '" + text + "'");
-  }
+  ParseModelHeader(r, root, &model);
   if (model.damping_model == DampingModel::kRayleigh) {
     model.rayleigh_alpha = ParseBounds(r, r.Child(root, "rayleigh_alpha", ""), "rayleigh_alpha");
     model.rayleigh_beta = ParseBounds(r, r.Child(root, "rayleigh_beta", ""), "rayleigh_beta");

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "frfit/io/yaml_reader.h"
 #include "frfit/model/model.h"
 
 namespace frfit {
@@ -20,6 +21,13 @@ std::vector<double> LoadParameters(const std::string& path, const Model& model);
 // top of `base` (values in rad / m). Throws Error naming `what` on an unknown name or a bad number.
 std::vector<double> ParseCoordinateAssignments(const std::string& text, const Model& model,
                                                std::vector<double> base, const std::string& what);
+
+// The keys a model file and a URDF overlay share: name, gravity, damping_model.
+void ParseModelHeader(const YamlReader& reader, const YAML::Node& root, Model* model);
+
+// A parameter's {initial, min, max} (all positive, min <= initial <= max), for the model file
+// and the URDF overlay alike.
+Bounds ParseBounds(const YamlReader& reader, const YAML::Node& node, const std::string& path);
 
 // Converts a coordinate value from file units (deg / m) to SI (rad / m), and back.
 double CoordinateFromFileUnits(const Model& model, int coordinate, double value);
