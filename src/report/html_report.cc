@@ -27,7 +27,9 @@ std::string Fixed(double v, int decimals) {
   if (!std::isfinite(v)) return "&#8212;";
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
-  return buffer;
+  const std::string text = buffer;  // no "-0.00" for a tiny negative value
+  if (text[0] == '-' && text.find_first_not_of("-0.") == std::string::npos) return text.substr(1);
+  return text;
 }
 
 std::string Sci(double v) {
