@@ -56,6 +56,23 @@ bool Hdf5File::Exists(const std::string& object) const {
   }
 }
 
+std::vector<std::string> Hdf5File::Children(const std::string& group) const {
+  std::vector<std::string> names;
+  if (!Exists(group)) throw Error(path_, group, "missing group");
+  Handle g{H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose};
+  if (g.id < 0) throw Error(path_, group, "cannot open group");
+  hsize_t index = 0;
+  const herr_t status = H5Literate(
+      g.id, H5_INDEX_NAME, H5_ITER_INC, &index,
+      [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+        static_cast<std::vector<std::string>*>(out)->push_back(name);
+        return 0;
+      },
+      &names);
+  if (status < 0) throw Error(path_, group, "cannot list the group (damaged file?)");
+  return names;
+}
+
 void Hdf5File::CreateGroup(const std::string& group) {
   Handle g{H5Gcreate2(file_, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose};
   if (g.id < 0) throw Error(path_, group, "cannot create group");

@@ -10,71 +10,6 @@
 namespace frfit {
 namespace {
 
-// Hdf5File has no group listing, and its ReadStrings reads with an ASCII memory type that HDF5
-// will not convert the UTF-8 strings WriteStrings stores into; so the listing and the string lists
-// go through the C API on a second read-only handle.
-class RawFile {
- public:
-  explicit RawFile(const std::string& path) : path_(path) {
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file_ < 0) throw Error(path, "", "cannot open HDF5 file");
-  }
-  ~RawFile() { H5Fclose(file_); }
-  RawFile(const RawFile&) = delete;
-  RawFile& operator=(const RawFile&) = delete;
-
-  std::vector<std::string> Children(const std::string& group) const {
-    std::vector<std::string> names;
-    const hid_t g = H5Gopen2(file_, group.c_str(), H5P_DEFAULT);
-    if (g < 0) throw Error(path_, group, "missing group");
-    auto collect = [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
-      static_cast<std::vector<std::string>*>(out)->push_back(name);
-      return 0;
-    };
-    hsize_t index = 0;
-    const herr_t status = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &index, collect, &names);
-    H5Gclose(g);
-    if (status < 0) throw Error(path_, group, "cannot list the group (damaged file?)");
-    return names;
-  }
-
-  // A 1-D dataset of variable-length strings, in whatever character set it was written.
-  std::vector<std::string> Strings(const std::string& dataset) const {
-    if (H5Lexists(file_, dataset.substr(0, dataset.rfind('/')).c_str(), H5P_DEFAULT) <= 0 ||
-        H5Lexists(file_, dataset.c_str(), H5P_DEFAULT) <= 0)
-      throw Error(path_, dataset, "missing dataset");
-    const hid_t set = H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT);
-    if (set < 0) throw Error(path_, dataset, "cannot open dataset");
-    const hid_t file_type = H5Dget_type(set), space = H5Dget_space(set);
-    const hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5Tget_cset(file_type));
-    std::vector<std::string> out;
-    bool ok = H5Tget_class(file_type) == H5T_STRING && H5Tis_variable_str(file_type) > 0 &&
-              H5Sget_simple_extent_ndims(space) == 1;
-    if (ok) {
-      hsize_t n = 0;
-      H5Sget_simple_extent_dims(space, &n, nullptr);
-      std::vector<char*> ptrs(n, nullptr);
-      ok = n == 0 || H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) >= 0;
-      if (ok) {
-        for (char* p : ptrs) out.emplace_back(p ? p : "");
-        if (n > 0) H5Dvlen_reclaim(type, space, H5P_DEFAULT, ptrs.data());
-      }
-    }
-    H5Tclose(type);
-    H5Sclose(space);
-    H5Tclose(file_type);
-    H5Dclose(set);
-    if (!ok) throw Error(path_, dataset, "expected a 1-dimensional list of variable-length strings");
-    return out;
-  }
-
- private:
-  std::string path_;
-  hid_t file_ = -1;
-};
 
 double Scalar(const Hdf5File& f, const std::string& name, bool required = true) {
   if (!required && !f.Exists(name)) return std::nan("");
@@ -164,10 +99,9 @@ ReportData ReadReportData(const std::string& path) {
   d.settings_yaml = Attribute(f, "/", "settings_yaml");
   d.frfit_version = Attribute(f, "/", "frfit_version");
 
-  const RawFile raw(path);
-  d.parameter_names = raw.Strings("/parameters/names");
+  d.parameter_names = f.ReadStrings("/parameters/names");
   const size_t np = d.parameter_names.size();
-  d.parameter_units = f.Exists("/parameters/units") ? raw.Strings("/parameters/units")
+  d.parameter_units = f.Exists("/parameters/units") ? f.ReadStrings("/parameters/units")
                                                     : std::vector<std::string>(np);
   if (d.parameter_units.size() != np)
     throw Error(path, "/parameters/units", "expected one unit per parameter name");
@@ -198,7 +132,7 @@ ReportData ReadReportData(const std::string& path) {
     d.history.push_back({static_cast<int>(cycle[i]), static_cast<int>(phase[i]),
                          static_cast<int>(step[i]), static_cast<std::int64_t>(evaluations[i]), best[i]});
 
-  for (const std::string& name : raw.Children("/postures")) d.postures.push_back(ReadPosture(f, name));
+  for (const std::string& name : f.Children("/postures")) d.postures.push_back(ReadPosture(f, name));
   return d;
 }
 

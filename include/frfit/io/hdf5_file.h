@@ -21,6 +21,8 @@ class Hdf5File {
 
   const std::string& path() const { return path_; }
   bool Exists(const std::string& object) const;
+  // Names of the links in a group, in name order.
+  std::vector<std::string> Children(const std::string& group) const;
   void CreateGroup(const std::string& group);
 
   void WriteDoubles(const std::string& dataset, const std::vector<hsize_t>& dims,
