@@ -6,18 +6,12 @@
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/atomic_file.h"
+#include "frfit/io/frf_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 #include "frfit/model/joint_coefficients.h"
 
 namespace frfit {
 namespace {
-
-void WriteComplex(Hdf5File* file, const std::string& name, const FrfSet& set) {
-  std::vector<double> h(set.H.size() * 2);
-  for (size_t i = 0; i < set.H.size(); ++i) h[2 * i] = set.H[i].real(), h[2 * i + 1] = set.H[i].imag();
-  const hsize_t lines = set.frequency_hz.size();
-  file->WriteDoubles(name, {lines, 3, 3, 2}, h.data());
-}
 
 void WriteScalar(Hdf5File* file, const std::string& name, double value) {
   file->WriteDoubles(name, {1}, &value);
@@ -155,8 +149,8 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
       f.SetAttribute(g, "modal_reference", p.modal.reference);
       const hsize_t lines = p.measured.frequency_hz.size();
       f.WriteDoubles(g + "/frequency_hz", {lines}, p.measured.frequency_hz.data());
-      WriteComplex(&f, g + "/measured_H", p.measured);
-      WriteComplex(&f, g + "/fitted_H", p.fitted);
+      WriteFrfMatrix(&f, g + "/measured_H", p.measured);
+      WriteFrfMatrix(&f, g + "/fitted_H", p.fitted);
       f.WriteDoubles(g + "/weights", {lines, 3, 3}, p.weights.data());
       std::int64_t present[9];
       for (int e = 0; e < 9; ++e) present[e] = p.measured.present[e];
@@ -179,8 +173,7 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
 
 FitResult ReadFitResultSummary(const std::string& path) {
   Hdf5File f(path, Hdf5File::Mode::kRead);
-  if (!f.HasAttribute("/", "frfit_file") || f.GetAttribute("/", "frfit_file") != "fit_result")
-    throw Error(path, "/@frfit_file", "expected an frfit fit result (attribute frfit_file = fit_result)");
+  f.RequireFileKind("fit_result", "an frfit fit result");
   FitResult r;
   r.frfit_version = f.GetAttribute("/", "frfit_version");
   r.model_name = f.GetAttribute("/", "model");

@@ -6,6 +6,16 @@
 
 namespace frfit {
 
+void WriteFrfMatrix(Hdf5File* file, const std::string& dataset, const FrfSet& set) {
+  std::vector<double> h(set.H.size() * 2);
+  for (size_t i = 0; i < set.H.size(); ++i) {
+    h[2 * i] = set.H[i].real();
+    h[2 * i + 1] = set.H[i].imag();
+  }
+  const hsize_t lines = set.frequency_hz.size();
+  file->WriteDoubles(dataset, {lines, 3, 3, 2}, h.data());
+}
+
 void WriteFrfSet(const std::string& path, const FrfSet& set) {
   Validate(set, path);
   AtomicFile atomic(path);
@@ -13,12 +23,7 @@ void WriteFrfSet(const std::string& path, const FrfSet& set) {
     Hdf5File file(atomic.temp_path(), Hdf5File::Mode::kCreate);
     const hsize_t lines = set.frequency_hz.size();
     file.WriteDoubles("/frequency_hz", {lines}, set.frequency_hz.data());
-    std::vector<double> h(lines * 18);
-    for (size_t i = 0; i < lines * 9; ++i) {
-      h[2 * i] = set.H[i].real();
-      h[2 * i + 1] = set.H[i].imag();
-    }
-    file.WriteDoubles("/H", {lines, 3, 3, 2}, h.data());
+    WriteFrfMatrix(&file, "/H", set);
     std::int64_t present[9];
     for (int e = 0; e < 9; ++e) present[e] = set.present[e] ? 1 : 0;
     file.WriteInts("/present", {3, 3}, present);
@@ -35,8 +40,7 @@ void WriteFrfSet(const std::string& path, const FrfSet& set) {
 
 FrfSet ReadFrfSet(const std::string& path) {
   Hdf5File file(path, Hdf5File::Mode::kRead);
-  if (!file.HasAttribute("/", "frfit_file") || file.GetAttribute("/", "frfit_file") != "frf_set")
-    throw Error(path, "/@frfit_file", "expected an frfit FRF set (attribute frfit_file = frf_set)");
+  file.RequireFileKind("frf_set", "an frfit FRF set");
   FrfSet set;
   set.posture = file.GetAttribute("/", "posture");
   const std::string format = file.GetAttribute("/", "format");

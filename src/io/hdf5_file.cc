@@ -56,6 +56,11 @@ bool Hdf5File::Exists(const std::string& object) const {
   }
 }
 
+void Hdf5File::RequireFileKind(const std::string& kind, const std::string& what) const {
+  if (!HasAttribute("/", "frfit_file") || GetAttribute("/", "frfit_file") != kind)
+    throw Error(path_, "/@frfit_file", "expected " + what + " (attribute frfit_file = " + kind + ")");
+}
+
 std::vector<std::string> Hdf5File::Children(const std::string& group) const {
   std::vector<std::string> names;
   if (!Exists(group)) throw Error(path_, group, "missing group");

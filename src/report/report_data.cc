@@ -86,8 +86,7 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
 
 ReportData ReadReportData(const std::string& path) {
   Hdf5File f(path, Hdf5File::Mode::kRead);
-  if (!f.HasAttribute("/", "frfit_file") || f.GetAttribute("/", "frfit_file") != "fit_result")
-    throw Error(path, "/@frfit_file", "expected an frfit fit result (attribute frfit_file = fit_result)");
+  f.RequireFileKind("fit_result", "an frfit fit result");
   ReportData d;
   d.result_file = path;
   d.model = Attribute(f, "/", "model");

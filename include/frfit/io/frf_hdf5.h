@@ -9,8 +9,13 @@
 #include <string>
 
 #include "frfit/frf/frf_set.h"
+#include "frfit/io/hdf5_file.h"
 
 namespace frfit {
+
+// The FRF matrix of `set` as a [line][3][3][2] dataset (real, imaginary part) of an open file;
+// result files store measured and fitted FRFs the same way.
+void WriteFrfMatrix(Hdf5File* file, const std::string& dataset, const FrfSet& set);
 
 // Writes atomically (temporary name, then rename).
 void WriteFrfSet(const std::string& path, const FrfSet& set);

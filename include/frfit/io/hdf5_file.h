@@ -21,6 +21,9 @@ class Hdf5File {
 
   const std::string& path() const { return path_; }
   bool Exists(const std::string& object) const;
+  // Throws Error unless the root attribute frfit_file equals `kind` ("frf_set", "fit_result");
+  // `what` names the kind in the message ("an frfit FRF set").
+  void RequireFileKind(const std::string& kind, const std::string& what) const;
   // Names of the links in a group, in name order.
   std::vector<std::string> Children(const std::string& group) const;
   void CreateGroup(const std::string& group);
