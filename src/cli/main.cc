@@ -29,6 +29,18 @@ constexpr const char* kUsage =
     "Every command prints one JSON object on stdout with --json; errors are one line on stderr\n"
     "starting with 'error:' and a non-zero exit status. See README.md.\n";
 
+// The lines of kUsage that describe `command` (its line and the indented ones after it), or "".
+std::string CommandUsage(const std::string& command) {
+  const std::string usage = kUsage;
+  const std::string head = "  " + command + " ";
+  const size_t start = usage.find(head);
+  if (start == std::string::npos) return "";
+  size_t end = usage.find('\n', start);
+  while (end != std::string::npos && usage.compare(end + 1, 12, std::string(12, ' ')) == 0)
+    end = usage.find('\n', end + 1);
+  return "usage: frfit " + usage.substr(start + 2, end - start - 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,6 +53,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::string command = argv[1];
+  for (int a = 2; a < argc; ++a)
+    if (!std::strcmp(argv[a], "--help") || !std::strcmp(argv[a], "-h")) {
+      const std::string usage = CommandUsage(command);
+      if (usage.empty()) break;  // an unknown command: reported below
+      std::fputs((usage + "See README.md and docs/ for every option.\n").c_str(), stdout);
+      return 0;
+    }
   try {
     if (command == "info") return frfit::cli::RunInfo(argc - 2, argv + 2);
     if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);

@@ -215,5 +215,19 @@ TEST_F(CliTest, UnknownOption) {
   ExpectOneLineError(Run({"info", "--model", kModel, "--colour"}), {"--colour"});
 }
 
+TEST_F(CliTest, CommandHelpPrintsThatCommandsUsage) {
+  const Result fit = Run({"fit", "--help"});
+  EXPECT_EQ(fit.status, 0) << fit.err;
+  EXPECT_EQ(fit.out.rfind("usage: frfit fit ", 0), 0u) << fit.out;
+  EXPECT_NE(fit.out.find("--backend cpu|cuda|auto"), std::string::npos) << fit.out;  // continuation line
+  EXPECT_EQ(fit.out.find("manifest"), std::string::npos) << "only fit's lines: " << fit.out;
+  const Result fleet = Run({"fleet", "--manifest", "x.yaml", "-h"});
+  EXPECT_EQ(fleet.status, 0) << fleet.err;
+  EXPECT_NE(fleet.out.find("--checkpoint-every"), std::string::npos) << fleet.out;
+  const Result unknown = Run({"fitt", "--help"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("unknown command 'fitt'"), std::string::npos) << unknown.err;
+}
+
 }  // namespace
 }  // namespace frfit
