@@ -274,11 +274,28 @@ bool CudaDeviceUsable(std::string* reason) {
   const cudaError_t result = cudaGetDeviceCount(&count);
   if (result != cudaSuccess) {
     cudaGetLastError();
-    if (reason) *reason = std::string("cuda runtime: ") + cudaGetErrorString(result);
+    if (reason) {
+      // The runtime reports a missing driver as "driver version is insufficient"; say which.
+      int driver = 0, runtime = 0;
+      cudaDriverGetVersion(&driver);
+      cudaRuntimeGetVersion(&runtime);
+      const auto version = [](int v) {
+        return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+      };
+      if (result == cudaErrorInsufficientDriver && driver == 0)
+        *reason = "no NVIDIA driver is installed on this machine";
+      else if (result == cudaErrorInsufficientDriver)
+        *reason = "the NVIDIA driver supports CUDA " + version(driver) + ", this build needs " +
+                  version(runtime) + " or newer";
+      else if (result == cudaErrorNoDevice)
+        *reason = "no CUDA device found";
+      else
+        *reason = std::string("cuda runtime: ") + cudaGetErrorString(result);
+    }
     return false;
   }
   if (count == 0) {
-    if (reason) *reason = "cuda runtime: no CUDA device found";
+    if (reason) *reason = "no CUDA device found";
     return false;
   }
   int device = 0;
