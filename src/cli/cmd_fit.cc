@@ -133,10 +133,10 @@ int RunFit(int argc, char** argv) {
       char eta[64] = "";
       if (in_ga && e.evaluations_per_second > 0)
         std::snprintf(eta, sizeof eta, ", GA done in ~%.1f s",
-                      (ga.generations - 1 - e.step) * per_generation / e.evaluations_per_second);
+                      (ga.generations - e.step) * per_generation / e.evaluations_per_second);
       std::fprintf(stderr, "%scycle %d %s %s %d%s  best %.6e  evaluations %lld  %.0f/s%s%s",
                    terminal ? "\r\033[K" : "", e.cycle, in_ga ? "GA" : "NM",
-                   in_ga ? "generation" : "iteration", in_ga ? e.step + 1 : e.step,
+                   in_ga ? "generation" : "iteration", e.step,
                    in_ga ? ("/" + std::to_string(ga.generations)).c_str() : "", e.best_cost,
                    static_cast<long long>(e.evaluations), e.evaluations_per_second, eta,
                    terminal ? "" : "\n");

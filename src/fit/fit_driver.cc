@@ -48,9 +48,13 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
       run.Tell(std::span<const double>(costs).subspan(offset, individuals[j]),
                seconds * individuals[j] / static_cast<double>(points));
       offset += individuals[j];
-      if (options.progress && (run.step() != before_step || run.phase() != before_phase))
-        options.progress({static_cast<int>(j), before_phase, run.cycle(), run.step(),
-                          run.best_cost(), run.evaluations(), elapsed > 0 ? total / elapsed : 0.0});
+      if (options.progress && (run.step() != before_step || run.phase() != before_phase)) {
+        // The row Tell just recorded names the generation or iteration that finished, with its
+        // phase and cycle; run.step() and run.cycle() may already count the phase that follows.
+        const HistoryRow& done = run.history().back();
+        options.progress({static_cast<int>(j), done.phase, done.cycle, done.step, run.best_cost(),
+                          run.evaluations(), elapsed > 0 ? total / elapsed : 0.0});
+      }
     }
     if (options.checkpoint && options.checkpoint_every_evaluations > 0 &&
         since_checkpoint >= options.checkpoint_every_evaluations) {

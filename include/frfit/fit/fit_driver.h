@@ -25,9 +25,9 @@ struct FitJob {
 
 struct ProgressEvent {
   int job;                 // index into the jobs
-  FitPhase phase;
+  FitPhase phase;           // of the step that just finished, as are cycle and step
   int cycle;
-  int step;
+  int step;                 // GA generation (0: the initial population) or NM iteration
   double best_cost;
   std::int64_t evaluations;
   double evaluations_per_second;  // over the whole drive so far, all jobs together

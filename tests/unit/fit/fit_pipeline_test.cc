@@ -183,6 +183,36 @@ TEST(FitDeterminism, SameSeedSameBitsOnOneAndTwoThreads) {
   EXPECT_NE(other->initial_u(), one->initial_u());
 }
 
+// Progress events are what `frfit fit --progress` prints: each must name the GA generation or NM
+// iteration that just finished, in its own phase and cycle, also on the round that ends a phase
+// (the last generation used to be reported as the next phase's step 0).
+TEST(FitProgress, EachEventNamesTheStepThatJustFinished) {
+  const auto s = Load(kP3);
+  auto evaluator = CreateCpuEvaluator(1);
+  evaluator->SetProblems({s->packed});
+  FitRun run(*s->map, s->options, 4);
+  std::vector<ProgressEvent> events;
+  DriveOptions drive;
+  drive.progress = [&](const ProgressEvent& e) { events.push_back(e); };
+  DriveFits({{&run, s->map.get(), 1}}, evaluator.get(), drive);
+  ASSERT_TRUE(run.Done());
+  const std::vector<HistoryRow>& history = run.history();
+  ASSERT_EQ(events.size(), history.size()) << "one event per history row";
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].phase, history[i].phase) << "event " << i;
+    EXPECT_EQ(events[i].cycle, history[i].cycle) << "event " << i;
+    EXPECT_EQ(events[i].step, history[i].step) << "event " << i;
+    EXPECT_EQ(events[i].evaluations, history[i].evaluations) << "event " << i;
+  }
+  // Cycle 1's GA: the initial population is generation 0, then every generation up to the last.
+  const int generations = s->options.genetic_algorithm.generations;
+  std::vector<int> ga_steps;
+  for (const ProgressEvent& e : events)
+    if (e.cycle == 1 && e.phase == FitPhase::kGeneticAlgorithm) ga_steps.push_back(e.step);
+  ASSERT_EQ(static_cast<int>(ga_steps.size()), generations + 1);
+  for (int g = 0; g <= generations; ++g) EXPECT_EQ(ga_steps[g], g);
+}
+
 // (d) library level ---------------------------------------------------------------------------------
 
 TEST(FitResume, SaveStateThroughJsonTextContinuesBitIdentically) {
