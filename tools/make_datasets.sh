@@ -21,3 +21,10 @@ for posture in milling reach folded; do
     --params datasets/paper_3dof_law/params_truth.yaml --band 0.2:40:0.2 --format inertance \
     --out "datasets/paper_3dof_law/frf_${posture}_inertance.h5"
 done
+# Synthetic six-axis 18-DOF robot (not a real robot's data): two postures over 0.2-40 Hz, which
+# holds each posture's four lowest modes (the fifth lies above 45 Hz).
+for posture in milling reach; do
+  "$frfit" simulate --model datasets/six_axis_18dof/model.yaml --posture "$posture" \
+    --params datasets/six_axis_18dof/params_truth.yaml --band 0.2:40:0.2 --format inertance \
+    --out "datasets/six_axis_18dof/frf_${posture}_inertance.h5"
+done
