@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Everything the cuda backend must show on a machine with an NVIDIA GPU (docs/gpu-backend.md,
+# "GPU checks"), in stages that each fit in a few minutes, writing logs and JSON to RESULTS_DIR:
+#   tests   the Cuda* tests: cpu == cuda bit for bit (mismatch counts), batched tier to 1e-10,
+#           statuses, dataset populations and whole fits on both backends
+#   bench   gpu_evaluator_bench: cpu (2 threads) vs both cuda tiers, one robot to fleet scale
+#   torch   the PyTorch baseline (torch_baseline.py) on the fleet-scale batches, n = 3, 9, 18
+#   fits    whole `frfit fit` runs of paper_3dof and kuka_kr90 on cpu and cuda, same seed: wall
+#           times and the parameters compared with ==
+#   fleet   BACKEND=cuda fleet_timings.sh 64 and fleet_throughput.sh 1024
+# Usage: benchmarks/gpu_checks.sh RESULTS_DIR [stage ...]   (no stage: all, which takes longer)
+#
+# Binaries come from build/ — a normal build (tools/build.sh) where the build dependencies are
+# installed, or, on a GPU machine without them, the bundle tools/gpu_bundle.sh made on a build
+# machine (carried as gpu-bundle/ next to this checkout).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RESULTS_DIR=${1:?usage: benchmarks/gpu_checks.sh RESULTS_DIR [tests|bench|torch|fits|fleet ...]}
+shift
+stages=("$@")
+((${#stages[@]})) || stages=(tests bench torch fits fleet)
+mkdir -p "$RESULTS_DIR"
+
+if [[ -d gpu-bundle && ! -e build ]]; then
+  # The test binaries open datasets/ and build/frfit under the source folder they were compiled
+  # in; point that path at this checkout when it does not exist here.
+  source_dir=$(cat gpu-bundle/SOURCE_DIR)
+  if [[ ! -e $source_dir ]]; then mkdir -p "$(dirname "$source_dir")"; ln -s "$PWD" "$source_dir"; fi
+  ln -s gpu-bundle build
+  export LD_LIBRARY_PATH="$PWD/gpu-bundle/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  commit=$(paste -sd' ' gpu-bundle/COMMIT)
+elif [[ -x build/frfit ]]; then
+  commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+else
+  echo "gpu_checks: no build/ and no gpu-bundle/: run tools/build.sh (or tools/gpu_bundle.sh elsewhere)" >&2
+  exit 1
+fi
+if ldd build/frfit | grep -q 'not found'; then
+  # CUDA's libraries may only be there as the Python wheels PyTorch brings.
+  for d in $(python3 -c 'import nvidia, os; [print(os.path.join(p, s, "lib")) for p in nvidia.__path__ for s in os.listdir(p)]' 2>/dev/null); do
+    [[ -d $d ]] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+  done
+  export LD_LIBRARY_PATH
+  ldd build/frfit | grep 'not found' && { echo "gpu_checks: libraries missing (above)" >&2; exit 1; }
+fi
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $commit"
+  echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -1)"
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+} | tee "$RESULTS_DIR/machine.txt"
+
+for stage in "${stages[@]}"; do
+  echo "== $stage ($(date -u +%H:%M:%S))"
+  case $stage in
+    tests)
+      build/tests/frfit_tests --gtest_filter='Cuda*' --gtest_output="json:$RESULTS_DIR/cuda_tests.json" \
+        2>&1 | tee "$RESULTS_DIR/cuda_tests.log" | grep -E '^\[  (FAILED|PASSED|SKIPPED) |mismatch|Failure' || true
+      ;;
+    bench)
+      build/benchmarks/gpu_evaluator_bench --benchmark_counters_tabular=true \
+        --benchmark_out="$RESULTS_DIR/gpu_evaluator_bench.json" --benchmark_out_format=json \
+        2>&1 | tee "$RESULTS_DIR/gpu_evaluator_bench.log"
+      ;;
+    torch)
+      for n in 3 9 18; do
+        build/benchmarks/export_random_batch --n $n --problems 1024 --individuals 128 --postures 2 \
+          --out "/tmp/frfit_batch_n$n.h5"
+        python3 benchmarks/torch_baseline.py "/tmp/frfit_batch_n$n.h5" --chunk-mib 8192 --json | tee -a "$RESULTS_DIR/torch_baseline.jsonl"
+        rm -f "/tmp/frfit_batch_n$n.h5"
+      done
+      ;;
+    fits)
+      for dataset in paper_3dof kuka_kr90; do
+        frf=$(ls datasets/$dataset/frf_milling_inertance.h5)
+        for backend in cpu cuda; do
+          start=$(date +%s.%N)
+          build/frfit fit --model datasets/$dataset/model.yaml --config datasets/$dataset/fit.yaml \
+            --frf "$frf" --seed 1 --backend $backend --quiet --json > "$RESULTS_DIR/fit_${dataset}_$backend.json"
+          end=$(date +%s.%N)
+          echo "$dataset $backend $(python3 -c "print(round($end - $start, 3))") s" | tee -a "$RESULTS_DIR/fits.txt"
+        done
+        python3 - "$RESULTS_DIR" "$dataset" <<'PY' | tee -a "$RESULTS_DIR/fits.txt"
+import json, sys
+d, name = sys.argv[1], sys.argv[2]
+cpu = json.load(open(f"{d}/fit_{name}_cpu.json"))
+gpu = json.load(open(f"{d}/fit_{name}_cuda.json"))
+same = cpu["parameters"] == gpu["parameters"] and cpu["cost"] == gpu["cost"]
+print(f"{name}: parameters and cost identical on cpu and cuda: {same} "
+      f"(evaluations {cpu['evaluations']} / {gpu['evaluations']})")
+PY
+      done
+      ;;
+    fleet)
+      BACKEND=cuda benchmarks/fleet_timings.sh 64 /tmp/frfit_fleet64 2>&1 | tee "$RESULTS_DIR/fleet64_cuda.txt"
+      BACKEND=cuda benchmarks/fleet_throughput.sh 1024 /tmp/frfit_fleet1024 2>&1 | tee "$RESULTS_DIR/fleet1024_cuda.txt"
+      ;;
+    *) echo "gpu_checks: unknown stage '$stage'" >&2; exit 2 ;;
+  esac
+done
