@@ -63,6 +63,8 @@ int RunFit(int argc, char** argv) {
   evaluator_options.threads = static_cast<int>(args.GetInt("threads", 0));
   std::string error;
   if (!evaluator_options.IsValid(&error)) throw Error("frfit fit", "--threads", error);
+  const long every = args.GetInt("progress-every", 50);
+  if (every < 1) throw Error("frfit fit", "--progress-every", "expected an integer >= 1");
   const std::string out_path = args.Get("out", "");
   if (!out_path.empty()) CheckWritableDirectory(out_path, "--out");
   std::string checkpoint_path = args.Get("checkpoint", "");
@@ -123,23 +125,23 @@ int RunFit(int argc, char** argv) {
   // time. Elsewhere (a log file, a pipe): silent unless --progress, then plain log lines.
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
   const bool show_progress = !args.Flag("json") && !args.Flag("quiet") && (args.Flag("progress") || terminal);
-  const long every = std::max(1L, args.GetInt("progress-every", 50));
   const GaOptions& ga = options.genetic_algorithm;
   const double per_generation = ga.population_size - ga.EliteCountUsed();
   if (show_progress)
     drive.progress = [&, terminal](const ProgressEvent& e) {
       const bool in_ga = e.phase == FitPhase::kGeneticAlgorithm;
       if (!in_ga && e.step % every != 0) return;
-      char eta[64] = "";
+      char step[48], eta[64] = "";
+      if (in_ga)
+        std::snprintf(step, sizeof step, "GA generation %d/%d", e.step, ga.generations);
+      else
+        std::snprintf(step, sizeof step, "NM iteration %d", e.step);
       if (in_ga && e.evaluations_per_second > 0)
         std::snprintf(eta, sizeof eta, ", GA done in ~%.1f s",
                       (ga.generations - e.step) * per_generation / e.evaluations_per_second);
-      std::fprintf(stderr, "%scycle %d %s %s %d%s  best %.6e  evaluations %lld  %.0f/s%s%s",
-                   terminal ? "\r\033[K" : "", e.cycle, in_ga ? "GA" : "NM",
-                   in_ga ? "generation" : "iteration", e.step,
-                   in_ga ? ("/" + std::to_string(ga.generations)).c_str() : "", e.best_cost,
-                   static_cast<long long>(e.evaluations), e.evaluations_per_second, eta,
-                   terminal ? "" : "\n");
+      std::fprintf(stderr, "%scycle %d %s  best %.6e  evaluations %lld  %.0f/s%s%s", terminal ? "\r\033[K" : "",
+                   e.cycle, step, e.best_cost, static_cast<long long>(e.evaluations),
+                   e.evaluations_per_second, eta, terminal ? "" : "\n");
     };
   if (!checkpoint_path.empty()) {
     drive.checkpoint_every_evaluations =

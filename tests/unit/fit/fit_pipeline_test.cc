@@ -433,6 +433,13 @@ TEST_F(FitCli, BadBackendsAndPosturesFailBeforeAnyWork) {
     EXPECT_FALSE(fs::exists(out));
   }
   {
+    // 0 lines between progress lines used to be taken as 1 without a word; say it is wrong.
+    auto args = base;
+    args.insert(args.end(), {"--frf", frf, "--backend", "cpu", "--progress-every", "0", "--out", out});
+    ExpectOneLineError(Run(args, "every"), {"--progress-every", ">= 1"});
+    EXPECT_FALSE(fs::exists(out));
+  }
+  {
     FrfSet other = ReadFrfSet(frf);
     other.posture = "drilling";
     const std::string path = Path("drilling.h5");
