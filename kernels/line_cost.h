@@ -12,6 +12,7 @@
 
 #include "kernels/complex.h"
 #include "kernels/det_math.h"
+#include "kernels/team.h"
 
 namespace frfit::kernels {
 
@@ -56,14 +57,73 @@ struct LineTarget {
 // viscous damping, hysteretic (η·k) and mass-proportional damping. Size 3n + 1.
 FRFIT_HOST_DEVICE FRFIT_INLINE int CoefficientStride(int n) { return 3 * n + 1; }
 
-// fit_order: 0 receptance, 1 mobility, 2 inertance. Returns the weighted line cost; on a
-// singular system returns 0 and sets *status (the caller turns the individual's cost into +inf).
-// kCapacity sizes the scratch arrays (n <= kCapacity); loops run to n, so every capacity gives
-// the same bits and a GPU kernel may pick a small one to stay in registers.
-template <int kCapacity = kMaxDofs>
-FRFIT_HOST_DEVICE inline double LineCost(const PostureArrays& posture, const double* coefficients,
-                                         const LineTarget& line, int fit_order, int cost_kind,
-                                         int phase_mode, unsigned* status) {
+// Scratch of one line, in whatever memory its team shares (stack, GPU shared memory):
+// z n×n and x n×3 row-major, the n inverse pivots, the nine weighted entry errors.
+struct LineScratch {
+  Cplx* z;
+  Cplx* x;
+  Cplx* inverse_pivot;
+  double* terms;
+};
+
+// Bytes of a LineScratch for n DOFs, laid out as LineScratchAt carves it.
+FRFIT_HOST_DEVICE FRFIT_INLINE int LineScratchBytes(int n) {
+  return static_cast<int>(sizeof(Cplx)) * (n * n + 4 * n) + static_cast<int>(sizeof(double)) * 9;
+}
+FRFIT_HOST_DEVICE FRFIT_INLINE LineScratch LineScratchAt(void* memory, int n) {
+  Cplx* z = static_cast<Cplx*>(memory);
+  return {z, z + n * n, z + n * n + 3 * n, reinterpret_cast<double*>(z + n * n + 4 * n)};
+}
+
+// The weighted error w_e·err_e of entry e = 3i + j of the 3×3 FRF, from the solved X = Z⁻¹B
+// whose entry (r, j) is x[r·row_stride + j·column_stride] (3, 1 here; 1, n for cuBLAS's
+// column-major X in the batched tier, which scores its lines with this same function).
+FRFIT_HOST_DEVICE FRFIT_INLINE double EntryTerm(int e, int n, const Cplx* x, int row_stride,
+                                                int column_stride, const double* basis,
+                                                const LineTarget& line, int fit_order,
+                                                int cost_kind, int phase_mode) {
+  const double omega = line.omega_rad_s;
+  const double omega2 = omega * omega;
+  const int i = e / 3, j = e % 3;
+  Cplx hs = {0.0, 0.0};
+  for (int r = 0; r < n; ++r)
+    hs = Add(hs, Scale(x[r * row_stride + j * column_stride], basis[r * 3 + i]));
+  if (fit_order == 1) hs = {-hs.im * omega, hs.re * omega};
+  else if (fit_order == 2) hs = {-hs.re * omega2, -hs.im * omega2};
+  const double t0 = line.target[2 * e], t1 = line.target[2 * e + 1];
+  double err;
+  if (cost_kind == kCostNormalizedComplex) {
+    const double dr = hs.re - t0, di = hs.im - t1;
+    err = dr * dr + di * di;
+  } else {
+    const double dm = det::LogAbs(hs.re, hs.im) - t0;
+    err = dm * dm;
+    if (cost_kind == kCostLogComplex) {
+      double dp = det::Atan2(hs.im, hs.re) - t1;
+      if (phase_mode == kPhaseWrapped) {
+        if (dp > det::kPi) dp = dp - 2.0 * det::kPi;
+        else if (dp <= -det::kPi) dp = dp + 2.0 * det::kPi;
+      }
+      err = err + dp * dp;
+    }
+  }
+  return line.weight[e] * err;
+}
+
+// fit_order: 0 receptance, 1 mobility, 2 inertance. Returns the weighted line cost, the same on
+// every lane of `team`; on a singular system returns 0 and sets *status (the caller turns the
+// individual's cost into +inf). The team shares `scratch`; each lane passes its own status.
+//
+// Every element is computed by one lane with a fixed sequence of operations, and every sum
+// (back-substitution, projection, the nine entries) runs in one lane in index order, so the bits
+// do not depend on the team (kernels/team.h). The barriers separate the phases in which an
+// element written by one lane is read by another.
+template <typename Team>
+FRFIT_HOST_DEVICE inline double LineCostTeam(const Team& team, const LineScratch& scratch,
+                                             const PostureArrays& posture,
+                                             const double* coefficients, const LineTarget& line,
+                                             int fit_order, int cost_kind, int phase_mode,
+                                             unsigned* status) {
   const int n = posture.n;
   const double omega = line.omega_rad_s;
   const double omega2 = omega * omega;
@@ -71,90 +131,111 @@ FRFIT_HOST_DEVICE inline double LineCost(const PostureArrays& posture, const dou
   const double* c = coefficients + n;
   const double* h = coefficients + 2 * n;
   const double omega_alpha = omega * coefficients[3 * n];
+  Cplx* const z = scratch.z;
+  Cplx* const x = scratch.x;
 
-  Cplx z[kCapacity * kCapacity];
-  Cplx x[kCapacity * 3];
-  Cplx inverse_pivot[kCapacity];
-  for (int r = 0; r < n; ++r) {
-    for (int col = 0; col < n; ++col) {
+  // Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)); X starts as B = basis.
+  team.ForGrid(n, n + 3, [&](int r) {
+    return [&, r](int col) {
+      if (col >= n) {
+        x[r * 3 + col - n] = {posture.basis[r * 3 + col - n], 0.0};
+        return;
+      }
       const double m = posture.mass[r * n + col];
-      z[r * n + col] = {posture.gravity[r * n + col] - omega2 * m, omega_alpha * m};
-    }
-    z[r * n + r].re = z[r * n + r].re + k[r];
-    z[r * n + r].im = z[r * n + r].im + (omega * c[r] + h[r]);
-    for (int j = 0; j < 3; ++j) x[r * 3 + j] = {posture.basis[r * 3 + j], 0.0};
-  }
+      Cplx v = {posture.gravity[r * n + col] - omega2 * m, omega_alpha * m};
+      if (r == col) {
+        v.re = v.re + k[r];
+        v.im = v.im + (omega * c[r] + h[r]);
+      }
+      z[r * n + col] = v;
+    };
+  });
+  team.Sync();
 
   // Elimination with partial pivoting; the right-hand sides are reduced alongside, so L is never
-  // stored and only columns k.. of the pivot rows need swapping.
+  // stored (column p below the pivot holds the row factors during step p) and only columns p..
+  // of the pivot rows need swapping.
   for (int p = 0; p < n; ++p) {
-    int pivot = p;
-    double best = Magnitude1(z[p * n + p]);
-    for (int r = p + 1; r < n; ++r) {
+    // The first row of largest |re|+|im| at or below p; a NaN candidate is never chosen, and a
+    // NaN on the diagonal makes the system singular.
+    const double diagonal = Magnitude1(z[p * n + p]);
+    PivotChoice mine = {-1.0, -1};
+    team.ForRange(p, n, [&](int r) {
       const double size = Magnitude1(z[r * n + p]);
-      if (size > best) best = size, pivot = r;
-    }
-    if (!(best > 0.0) || !(best < 1.7976931348623157e308)) {
+      if (size > mine.size) mine = {size, r};
+    });
+    const PivotChoice best = team.FirstMax(mine);
+    if (!(diagonal == diagonal) || !(best.size > 0.0) || !(best.size < 1.7976931348623157e308)) {
       *status |= kLineSingular;
       return 0.0;
     }
+    const int pivot = best.row;
     if (pivot != p) {
-      for (int col = p; col < n; ++col) {
-        const Cplx t = z[p * n + col];
-        z[p * n + col] = z[pivot * n + col];
-        z[pivot * n + col] = t;
-      }
-      for (int j = 0; j < 3; ++j) {
-        const Cplx t = x[p * 3 + j];
-        x[p * 3 + j] = x[pivot * 3 + j];
-        x[pivot * 3 + j] = t;
-      }
+      team.ForRange(p, n + 3, [&](int col) {
+        Cplx* a = col < n ? &z[p * n + col] : &x[p * 3 + col - n];
+        Cplx* b = col < n ? &z[pivot * n + col] : &x[pivot * 3 + col - n];
+        const Cplx t = *a;
+        *a = *b;
+        *b = t;
+      });
+      team.Sync();
     }
-    inverse_pivot[p] = Reciprocal(z[p * n + p]);
-    for (int r = p + 1; r < n; ++r) {
-      const Cplx f = Mul(z[r * n + p], inverse_pivot[p]);
-      for (int col = p + 1; col < n; ++col)
-        z[r * n + col] = Sub(z[r * n + col], Mul(f, z[p * n + col]));
-      for (int j = 0; j < 3; ++j) x[r * 3 + j] = Sub(x[r * 3 + j], Mul(f, x[p * 3 + j]));
-    }
+    const Cplx inverse = Reciprocal(z[p * n + p]);
+    if (team.lane() == 0) scratch.inverse_pivot[p] = inverse;
+    team.ForRange(p + 1, n, [&](int r) { z[r * n + p] = Mul(z[r * n + p], inverse); });
+    team.Sync();
+    const int rest = n - p - 1;
+    team.ForGrid(rest, rest, [&](int dr) {
+      Cplx* const row = z + (p + 1 + dr) * n;
+      return [row, f = row[p], pivot_row = z + p * n, p](int dc) {
+        row[p + 1 + dc] = Sub(row[p + 1 + dc], Mul(f, pivot_row[p + 1 + dc]));
+      };
+    });
+    team.ForGrid(rest, 3, [&](int dr) {
+      Cplx* const row = x + (p + 1 + dr) * 3;
+      return [row, f = z[(p + 1 + dr) * n + p], pivot_row = x + p * 3](int j) {
+        row[j] = Sub(row[j], Mul(f, pivot_row[j]));
+      };
+    });
+    team.Sync();
   }
-  for (int r = n - 1; r >= 0; --r)
-    for (int j = 0; j < 3; ++j) {
+  // Back-substitution, a row at a time, the three columns of X side by side (one lane each;
+  // on one thread the three independent sums overlap, which a column at a time would not).
+  for (int r = n - 1; r >= 0; --r) {
+    team.ForRange(0, 3, [&](int j) {
       Cplx s = x[r * 3 + j];
       for (int col = r + 1; col < n; ++col) s = Sub(s, Mul(z[r * n + col], x[col * 3 + j]));
-      x[r * 3 + j] = Mul(s, inverse_pivot[r]);
-    }
-
-  double cost = 0.0;
-  for (int e = 0; e < 9; ++e) {
-    const double w = line.weight[e];
-    if (w == 0.0) continue;
-    const int i = e / 3, j = e % 3;
-    Cplx hs = {0.0, 0.0};
-    for (int r = 0; r < n; ++r) hs = Add(hs, Scale(x[r * 3 + j], posture.basis[r * 3 + i]));
-    if (fit_order == 1) hs = {-hs.im * omega, hs.re * omega};
-    else if (fit_order == 2) hs = {-hs.re * omega2, -hs.im * omega2};
-    const double t0 = line.target[2 * e], t1 = line.target[2 * e + 1];
-    double err;
-    if (cost_kind == kCostNormalizedComplex) {
-      const double dr = hs.re - t0, di = hs.im - t1;
-      err = dr * dr + di * di;
-    } else {
-      const double dm = det::LogAbs(hs.re, hs.im) - t0;
-      err = dm * dm;
-      if (cost_kind == kCostLogComplex) {
-        double dp = det::Atan2(hs.im, hs.re) - t1;
-        if (phase_mode == kPhaseWrapped) {
-          if (dp > det::kPi) dp = dp - 2.0 * det::kPi;
-          else if (dp <= -det::kPi) dp = dp + 2.0 * det::kPi;
-        }
-        err = err + dp * dp;
-      }
-    }
-    cost = cost + w * err;
+      x[r * 3 + j] = Mul(s, scratch.inverse_pivot[r]);
+    });
+    team.Sync();
   }
+
+  team.ForRange(0, 9, [&](int e) {
+    if (line.weight[e] != 0.0)
+      scratch.terms[e] =
+          EntryTerm(e, n, x, 3, 1, posture.basis, line, fit_order, cost_kind, phase_mode);
+  });
+  team.Sync();
+  double cost = 0.0;
+  for (int e = 0; e < 9; ++e)
+    if (line.weight[e] != 0.0) cost = cost + scratch.terms[e];
   if (!(cost - cost == 0.0)) *status |= kLineNonFinite;
   return cost;
+}
+
+// The line cost computed by one thread with its scratch on the stack (the cpu backend, the GPU's
+// thread-per-line kernel). kCapacity sizes the arrays (n <= kCapacity); loops run to n, so every
+// capacity gives the same bits.
+template <int kCapacity = kMaxDofs>
+FRFIT_HOST_DEVICE inline double LineCost(const PostureArrays& posture, const double* coefficients,
+                                         const LineTarget& line, int fit_order, int cost_kind,
+                                         int phase_mode, unsigned* status) {
+  Cplx z[kCapacity * kCapacity];
+  Cplx x[kCapacity * 3];
+  Cplx inverse_pivot[kCapacity];
+  double terms[9];
+  return LineCostTeam(SerialTeam{}, LineScratch{z, x, inverse_pivot, terms}, posture,
+                      coefficients, line, fit_order, cost_kind, phase_mode, status);
 }
 
 }  // namespace frfit::kernels
