@@ -1,6 +1,6 @@
-// Throughput of the evaluator: cpu vs cuda deterministic tier vs cuda cuBLAS batched tier,
-// from one robot (1 problem × 80 individuals × 1 posture × 150 lines) to fleet scale
-// (1024 problems × 128 individuals × 2 postures × 150 lines), n = 3, 9, 18.
+// Throughput of the evaluator: cpu vs cuda deterministic tier (lanes per line: by size, 1, 8, 16,
+// 32) vs cuda cuBLAS batched tier, from one robot (1 problem × 80 individuals × 1 posture × 150
+// lines) to fleet scale (1024 problems × 128 individuals × 2 postures × 150 lines), n = 3, 9, 18.
 //
 // Counters: items_per_second = line-solves per second; cost_evals_per_s = (problem, individual)
 // costs per second. Times are wall-clock per Evaluate call, upload of the coefficients and
@@ -36,13 +36,15 @@ using bench::MakeBatch;
 
 enum Tier { kCpu = 0, kCudaDeterministic = 1, kCudaBatched = 2 };
 
-// Args: n, problems, individuals, postures, tier.
+// Args: n, problems, individuals, postures, tier, lanes (deterministic tier: lanes per line,
+// 0 = DefaultLanesPerLine).
 void BM_Evaluate(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   int problems = static_cast<int>(state.range(1));
   const int individuals = static_cast<int>(state.range(2));
   const int postures = static_cast<int>(state.range(3));
   const int tier = static_cast<int>(state.range(4));
+  const int lanes = static_cast<int>(state.range(5));
   std::unique_ptr<Evaluator> evaluator;
   std::string label;
   if (tier == kCpu) {
@@ -60,7 +62,8 @@ void BM_Evaluate(benchmark::State& state) {
       return;
     }
 #if defined(FRFIT_HAVE_CUDA)
-    evaluator = tier == kCudaDeterministic ? CreateCudaEvaluator() : CreateCudaBatchedEvaluator();
+    evaluator =
+        tier == kCudaDeterministic ? CreateCudaEvaluator(lanes) : CreateCudaBatchedEvaluator();
 #endif
   }
   Batch batch = MakeBatch(n, problems, individuals, postures);
@@ -84,10 +87,13 @@ void BM_Evaluate(benchmark::State& state) {
 
 void Sizes(benchmark::internal::Benchmark* b) {
   const int shapes[][3] = {{1, 80, 1}, {16, 128, 2}, {128, 128, 2}, {1024, 128, 2}};
-  for (int tier : {kCpu, kCudaDeterministic, kCudaBatched})
-    for (int n : {3, 9, 18})
-      for (const auto& s : shapes) b->Args({n, s[0], s[1], s[2], tier});
-  b->ArgNames({"n", "problems", "individuals", "postures", "tier"});
+  for (int n : {3, 9, 18})
+    for (const auto& s : shapes) {
+      b->Args({n, s[0], s[1], s[2], kCpu, 0});
+      for (int lanes : {0, 1, 8, 16, 32}) b->Args({n, s[0], s[1], s[2], kCudaDeterministic, lanes});
+      b->Args({n, s[0], s[1], s[2], kCudaBatched, 0});
+    }
+  b->ArgNames({"n", "problems", "individuals", "postures", "tier", "lanes"});
 }
 
 BENCHMARK(BM_Evaluate)->Apply(Sizes)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);

@@ -5,7 +5,7 @@
 //      right-hand sides B = basis (complex), and the pointer arrays of the batched calls;
 //   2. cublasZgetrfBatched (LU with partial pivoting) and cublasZgetrsBatched (X = Z⁻¹B);
 //   3. ProjectKernel: one thread per line flags singular factorisations, projects H_s = BᵀX and
-//      compares with the targets exactly as steps 3–4 of kernels::LineCost do.
+//      compares with the targets through kernels::EntryTerm, as the deterministic tier does.
 // The line costs then go through the deterministic tier's reduction kernel unchanged.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -18,7 +18,6 @@
 #include "kernels/complex.h"
 #include "kernels/cuda_batched_tier.h"
 #include "kernels/cuda_common.h"
-#include "kernels/det_math.h"
 #include "kernels/line_cost.h"
 
 namespace frfit::cuda {
@@ -32,23 +31,6 @@ void CheckBlas(cublasStatus_t result, const char* what) {
   if (result != CUBLAS_STATUS_SUCCESS) ThrowCuda(what, cublasGetStatusString(result));
 }
 
-struct LineRef {
-  Segment seg;
-  DevicePosture p;
-  int line;
-};
-
-__device__ __forceinline__ LineRef Locate(const DevicePosture* postures, const Segment* segments,
-                                          const long long* line_starts, int num_segments,
-                                          long long t) {
-  const int s = FindSegment(line_starts, num_segments, t);
-  LineRef r;
-  r.seg = segments[s];
-  r.p = postures[r.seg.posture];
-  r.line = static_cast<int>(t - line_starts[s]);
-  return r;
-}
-
 // Chunk lines [first, first + count) of the group; local index i = t − first.
 __global__ void __launch_bounds__(kBlock)
     AssembleKernel(const double* __restrict__ resident, const DevicePosture* __restrict__ postures,
@@ -59,14 +41,14 @@ __global__ void __launch_bounds__(kBlock)
                    cuDoubleComplex** x_pointers) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const LineRef r = Locate(postures, segments, line_starts, num_segments, first + i);
+  const LineRef r = LocateLine(postures, segments, line_starts, num_segments, first + i);
   const double* mass = resident + r.p.mass;
   const double* gravity = resident + r.p.gravity;
   const double* basis = resident + r.p.basis;
   const double* k = coefficients + r.seg.coefficients;
   const double* c = k + n;
   const double* h = k + 2 * n;
-  const double omega = resident[r.p.omega + r.line];
+  const double omega = resident[r.p.omega + r.l];
   const double omega2 = omega * omega;
   const double omega_alpha = omega * k[3 * n];
   cuDoubleComplex* z = z_buffer + static_cast<size_t>(i) * n * n;
@@ -98,8 +80,8 @@ __global__ void __launch_bounds__(kBlock)
                   double* __restrict__ line_costs, unsigned char* __restrict__ line_status) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const LineRef r = Locate(postures, segments, line_starts, num_segments, first + i);
-  const long long out = r.seg.first_line + r.line;
+  const LineRef r = LocateLine(postures, segments, line_starts, num_segments, first + i);
+  const long long out = r.out();
   const cuDoubleComplex* z = z_buffer + static_cast<size_t>(i) * n * n;
   const cuDoubleComplex* x = x_buffer + static_cast<size_t>(i) * n * 3;
   // Singular like LineCost: an exactly zero pivot (cuBLAS info > 0) or a non-finite one.
@@ -114,43 +96,15 @@ __global__ void __launch_bounds__(kBlock)
     line_status[out] = kernels::kLineSingular;
     return;
   }
-  const double* basis = resident + r.p.basis;
-  const double omega = resident[r.p.omega + r.line];
-  const double omega2 = omega * omega;
-  const double* weight = resident + r.p.weight + 9LL * r.line;
-  const double* target = resident + r.p.target + 18LL * r.line;
-  // Steps 3–4 of kernels::LineCost, unchanged.
+  const kernels::LineTarget line = r.Target(resident);
+  // Steps 3–4 of kernels::LineCostTeam, the same function, on cuBLAS's column-major X.
+  static_assert(sizeof(cuDoubleComplex) == sizeof(kernels::Cplx), "both are two doubles");
+  const kernels::Cplx* xs = reinterpret_cast<const kernels::Cplx*>(x);
   double cost = 0.0;
-  for (int e = 0; e < 9; ++e) {
-    const double w = weight[e];
-    if (w == 0.0) continue;
-    const int a = e / 3, j = e % 3;
-    kernels::Cplx hs = {0.0, 0.0};
-    for (int row = 0; row < n; ++row) {
-      const kernels::Cplx xv{cuCreal(x[j * n + row]), cuCimag(x[j * n + row])};
-      hs = kernels::Add(hs, kernels::Scale(xv, basis[row * 3 + a]));
-    }
-    if (r.p.fit_order == 1) hs = {-hs.im * omega, hs.re * omega};
-    else if (r.p.fit_order == 2) hs = {-hs.re * omega2, -hs.im * omega2};
-    const double t0 = target[2 * e], t1 = target[2 * e + 1];
-    double err;
-    if (r.p.cost_kind == kernels::kCostNormalizedComplex) {
-      const double dr = hs.re - t0, di = hs.im - t1;
-      err = dr * dr + di * di;
-    } else {
-      const double dm = det::LogAbs(hs.re, hs.im) - t0;
-      err = dm * dm;
-      if (r.p.cost_kind == kernels::kCostLogComplex) {
-        double dp = det::Atan2(hs.im, hs.re) - t1;
-        if (r.p.phase_mode == kernels::kPhaseWrapped) {
-          if (dp > det::kPi) dp = dp - 2.0 * det::kPi;
-          else if (dp <= -det::kPi) dp = dp + 2.0 * det::kPi;
-        }
-        err = err + dp * dp;
-      }
-    }
-    cost = cost + w * err;
-  }
+  for (int e = 0; e < 9; ++e)
+    if (line.weight[e] != 0.0)
+      cost = cost + kernels::EntryTerm(e, n, xs, 1, n, resident + r.p.basis, line, r.p.fit_order,
+                                       r.p.cost_kind, r.p.phase_mode);
   line_costs[out] = cost;
   line_status[out] = (cost - cost == 0.0) ? kernels::kLineOk : kernels::kLineNonFinite;
 }

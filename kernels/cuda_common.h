@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "frfit/evaluator/evaluator.h"
+#include "kernels/line_cost.h"
 
 namespace frfit::cuda {
 
@@ -165,6 +166,30 @@ __device__ __forceinline__ int FindSegment(const long long* line_starts, int cou
     else hi = mid - 1;
   }
   return lo;
+}
+
+// Line t of a launch group: its segment, its posture and its index l within the posture.
+struct LineRef {
+  Segment seg;
+  DevicePosture p;
+  int l;
+  __device__ __forceinline__ kernels::PostureArrays Arrays(const double* resident) const {
+    return {p.n, resident + p.mass, resident + p.gravity, resident + p.basis};
+  }
+  __device__ __forceinline__ kernels::LineTarget Target(const double* resident) const {
+    return {resident[p.omega + l], resident + p.weight + 9LL * l, resident + p.target + 18LL * l};
+  }
+  // Where the line's cost and status go in line_costs_ / line_status_.
+  __device__ __forceinline__ long long out() const { return seg.first_line + l; }
+};
+
+__device__ __forceinline__ LineRef LocateLine(const DevicePosture* postures,
+                                              const Segment* segments,
+                                              const long long* line_starts, int num_segments,
+                                              long long t) {
+  const int s = FindSegment(line_starts, num_segments, t);
+  const Segment seg = segments[s];
+  return {seg, postures[seg.posture], static_cast<int>(t - line_starts[s])};
 }
 
 // Bucket a problem of n DOFs runs in (the kCapacity of kernels::LineCost).

@@ -6,11 +6,14 @@
 // up, and one cost and one status per (problem, individual) come back.
 //
 // Launches per call: one line kernel per kCapacity bucket present among the problems (usually
-// one), then one reduction kernel. The line kernel runs one thread per (problem, individual,
-// posture, line) and calls kernels::LineCost<kCapacity> — the very function the cpu backend runs —
-// so with -fmad=false every line cost has the cpu's bits. The reduction kernel runs one thread per
-// (problem, individual), calls kernels::TreeSum on each posture's line costs and adds the postures
-// left to right exactly like CpuEvaluator::IndividualCost. No atomics anywhere in a value path.
+// one), then one reduction kernel. The line kernel runs kernels::LineCostTeam — the very function
+// the cpu backend runs — for every (problem, individual, posture, line), either one thread per
+// line with its scratch in local memory (LineCostKernel) or a tile of 8–32 threads per line with
+// its scratch in shared memory (LineCostTileKernel); the team decides who computes an element,
+// never its operations, so with -fmad=false every line cost has the cpu's bits either way. The
+// reduction kernel runs one thread per (problem, individual), calls kernels::TreeSum on each
+// posture's line costs and adds the postures left to right exactly like
+// CpuEvaluator::IndividualCost. No atomics anywhere in a value path.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -21,6 +24,7 @@
 #include "frfit/evaluator/cuda_backend.h"
 #include "kernels/cuda_common.h"
 #include "kernels/line_cost.h"
+#include "kernels/tile_team.cuh"
 #include "kernels/tree_sum.h"
 
 namespace frfit::cuda {
@@ -53,19 +57,41 @@ __global__ void __launch_bounds__(kLineBlock)
                    double* __restrict__ line_costs, unsigned char* __restrict__ line_status) {
   const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= num_lines) return;
-  const int s = FindSegment(line_starts, num_segments, t);
-  const Segment seg = segments[s];
-  const int l = static_cast<int>(t - line_starts[s]);
-  const DevicePosture p = postures[seg.posture];
-  const kernels::PostureArrays arrays{p.n, resident + p.mass, resident + p.gravity,
-                                      resident + p.basis};
-  const kernels::LineTarget line{resident[p.omega + l], resident + p.weight + 9LL * l,
-                                 resident + p.target + 18LL * l};
+  const LineRef r = LocateLine(postures, segments, line_starts, num_segments, t);
   unsigned status = kernels::kLineOk;
-  const double cost = kernels::LineCost<kCapacity>(arrays, coefficients + seg.coefficients, line,
-                                                   p.fit_order, p.cost_kind, p.phase_mode, &status);
-  line_costs[seg.first_line + l] = cost;
-  line_status[seg.first_line + l] = static_cast<unsigned char>(status);
+  const double cost = kernels::LineCost<kCapacity>(
+      r.Arrays(resident), coefficients + r.seg.coefficients, r.Target(resident), r.p.fit_order,
+      r.p.cost_kind, r.p.phase_mode, &status);
+  line_costs[r.out()] = cost;
+  line_status[r.out()] = static_cast<unsigned char>(status);
+}
+
+// One tile of kLanes threads per line; each tile's scratch is its slot of `scratch_bytes` in the
+// block's dynamic shared memory. A tile leaves or stays as a whole (t is the same on its lanes).
+template <int kLanes>
+__global__ void LineCostTileKernel(const double* __restrict__ resident,
+                                   const DevicePosture* __restrict__ postures,
+                                   const Segment* __restrict__ segments,
+                                   const long long* __restrict__ line_starts, int num_segments,
+                                   long long num_lines, const double* __restrict__ coefficients,
+                                   int scratch_bytes, double* __restrict__ line_costs,
+                                   unsigned char* __restrict__ line_status) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  const kernels::TileTeam<kLanes> team{
+      cooperative_groups::tiled_partition<kLanes>(cooperative_groups::this_thread_block())};
+  const long long t = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / kLanes;
+  if (t >= num_lines) return;
+  const LineRef r = LocateLine(postures, segments, line_starts, num_segments, t);
+  const kernels::LineScratch scratch =
+      kernels::LineScratchAt(shared + (threadIdx.x / kLanes) * scratch_bytes, r.p.n);
+  unsigned status = kernels::kLineOk;
+  const double cost = kernels::LineCostTeam(
+      team, scratch, r.Arrays(resident), coefficients + r.seg.coefficients, r.Target(resident),
+      r.p.fit_order, r.p.cost_kind, r.p.phase_mode, &status);
+  if (team.lane() == 0) {
+    line_costs[r.out()] = cost;
+    line_status[r.out()] = static_cast<unsigned char>(status);
+  }
 }
 
 // One thread per (problem, individual): TreeSum per posture (in place on line_costs, the same
@@ -104,6 +130,27 @@ void LaunchLineCosts(const double* resident, const DevicePosture* postures,
       resident, postures, segments, line_starts, num_segments, num_lines, coefficients,
       line_costs, line_status);
   CheckLaunch("launching the line-cost kernel");
+}
+
+// Shared memory of one tile's scratch for a bucket, rounded to keep every slot 16-byte aligned.
+int TileScratchBytes(int capacity) { return (kernels::LineScratchBytes(capacity) + 15) / 16 * 16; }
+
+template <int kLanes>
+void LaunchTileLineCosts(int capacity, const double* resident, const DevicePosture* postures,
+                         const Segment* segments, const long long* line_starts, int num_segments,
+                         long long num_lines, const double* coefficients, double* line_costs,
+                         unsigned char* line_status) {
+  // Up to 128 threads a block, as many tiles as fit in the 48 KB of shared memory a block gets
+  // without opting in (the 32-DOF bucket: 2 tiles of 18.5 KB).
+  const int scratch_bytes = TileScratchBytes(capacity);
+  const int tiles = std::max(1, std::min(128 / kLanes, (48 * 1024) / scratch_bytes));
+  const long long blocks = (num_lines + tiles - 1) / tiles;
+  if (blocks > 0x7fffffffLL) ThrowCuda("line kernel", "too many lines for one launch");
+  LineCostTileKernel<kLanes><<<static_cast<unsigned>(blocks), tiles * kLanes,
+                               static_cast<size_t>(tiles) * scratch_bytes>>>(
+      resident, postures, segments, line_starts, num_segments, num_lines, coefficients,
+      scratch_bytes, line_costs, line_status);
+  CheckLaunch("launching the tiled line-cost kernel");
 }
 
 std::string DeviceName(int device) {
@@ -239,6 +286,14 @@ void CudaEvaluatorBase::Evaluate(std::span<const int> individuals,
 namespace {
 
 class CudaEvaluator final : public CudaEvaluatorBase {
+ public:
+  explicit CudaEvaluator(int lanes_per_line) : lanes_per_line_(lanes_per_line) {}
+  std::string description() const override {
+    return CudaEvaluatorBase::description() + ", " +
+           (lanes_per_line_ == 0 ? std::string("lanes per line by size")
+                                 : std::to_string(lanes_per_line_) + " lanes per line");
+  }
+
  protected:
   int GroupKey(int n) const override { return CapacityBucket(n); }
 
@@ -246,21 +301,38 @@ class CudaEvaluator final : public CudaEvaluatorBase {
     for (Group& g : groups) {
       if (g.num_lines == 0) continue;
       const int ns = static_cast<int>(g.host_segments.size());
+      const int lanes = lanes_per_line_ ? lanes_per_line_ : DefaultLanesPerLine(g.key);
 #define FRFIT_LAUNCH(CAP)                                                                     \
   LaunchLineCosts<CAP>(resident(), device_postures(), g.segments.get(),                 \
                        g.line_starts.get(), ns, g.num_lines, device_coefficients(), line_costs(), \
                        line_status())
-      switch (g.key) {
-        case 4: FRFIT_LAUNCH(4); break;
-        case 8: FRFIT_LAUNCH(8); break;
-        case 12: FRFIT_LAUNCH(12); break;
-        case 18: FRFIT_LAUNCH(18); break;
-        case 24: FRFIT_LAUNCH(24); break;
-        default: FRFIT_LAUNCH(32); break;
+#define FRFIT_LAUNCH_TILE(LANES)                                                              \
+  LaunchTileLineCosts<LANES>(g.key, resident(), device_postures(), g.segments.get(),          \
+                             g.line_starts.get(), ns, g.num_lines, device_coefficients(),     \
+                             line_costs(), line_status())
+      if (lanes == 8) {
+        FRFIT_LAUNCH_TILE(8);
+      } else if (lanes == 16) {
+        FRFIT_LAUNCH_TILE(16);
+      } else if (lanes == 32) {
+        FRFIT_LAUNCH_TILE(32);
+      } else {
+        switch (g.key) {
+          case 4: FRFIT_LAUNCH(4); break;
+          case 8: FRFIT_LAUNCH(8); break;
+          case 12: FRFIT_LAUNCH(12); break;
+          case 18: FRFIT_LAUNCH(18); break;
+          case 24: FRFIT_LAUNCH(24); break;
+          default: FRFIT_LAUNCH(32); break;
+        }
       }
+#undef FRFIT_LAUNCH_TILE
 #undef FRFIT_LAUNCH
     }
   }
+
+ private:
+  int lanes_per_line_;  // 0: DefaultLanesPerLine of each bucket
 };
 
 }  // namespace
@@ -316,8 +388,17 @@ bool CudaDeviceUsable(std::string* reason) {
   return true;
 }
 
-std::unique_ptr<Evaluator> CreateCudaEvaluator() {
-  return std::make_unique<cuda::CudaEvaluator>();
+int DefaultLanesPerLine(int n) {
+  const int bucket = cuda::CapacityBucket(n);
+  return bucket <= 4 ? 1 : bucket <= 12 ? 8 : bucket <= 24 ? 16 : 32;
+}
+
+std::unique_ptr<Evaluator> CreateCudaEvaluator(int lanes_per_line) {
+  if (lanes_per_line != 0 && lanes_per_line != 1 && lanes_per_line != 8 && lanes_per_line != 16 &&
+      lanes_per_line != 32)
+    throw Error("", "lanes_per_line",
+                "expected 0 (by size), 1, 8, 16 or 32, got " + std::to_string(lanes_per_line));
+  return std::make_unique<cuda::CudaEvaluator>(lanes_per_line);
 }
 
 }  // namespace frfit

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -161,30 +162,53 @@ TEST(CudaBackend, AskingForCudaWithoutGpuSaysWhyAndAutoFallsBack) {
 
 #if defined(FRFIT_HAVE_CUDA)
 
+// Checked before any device work, so it holds with or without a GPU.
+TEST(CudaBackend, LanesPerLineOutsideTheChoicesIsAnError) {
+  for (int lanes : {-1, 2, 4, 7, 64}) {
+    try {
+      CreateCudaEvaluator(lanes);
+      ADD_FAILURE() << "expected an Error for " << lanes << " lanes per line";
+    } catch (const Error& e) {
+      const std::string text = e.what();
+      EXPECT_NE(text.find("lanes_per_line"), std::string::npos) << text;
+      EXPECT_NE(text.find("got " + std::to_string(lanes)), std::string::npos) << text;
+    }
+  }
+  EXPECT_EQ(DefaultLanesPerLine(3), 1);
+  EXPECT_EQ(DefaultLanesPerLine(9), 8);
+  EXPECT_EQ(DefaultLanesPerLine(18), 16);
+  EXPECT_EQ(DefaultLanesPerLine(32), 32);
+}
+
+// Every way of spreading a line over GPU threads: by size (the default), one thread, and tiles
+// of 8, 16 and 32 lanes, each on every bucket of the random batch.
 TEST(CudaEvaluator, DeterministicTierEqualsCpuBitForBit) {
   FRFIT_REQUIRE_GPU();
   for (unsigned seed : {1u, 2u, 3u}) {
     const Batch batch = RandomBatch(seed);
     auto cpu = CreateCpuEvaluator(0);
-    auto gpu = CreateCudaEvaluator();
-    EXPECT_EQ(gpu->backend(), BackendType::kCuda);
-    EXPECT_FALSE(gpu->description().empty());
     const Result want = RunBatch(*cpu, batch);
-    const Result got = RunBatch(*gpu, batch);
-    ASSERT_EQ(got.costs.size(), want.costs.size());
-    int mismatches = 0, status_mismatches = 0;
-    for (size_t i = 0; i < want.costs.size(); ++i) {
-      if (!(got.costs[i] == want.costs[i])) {
-        if (mismatches < 5)
-          ADD_FAILURE() << "seed " << seed << " cost " << i << ": cuda " << got.costs[i]
-                        << " cpu " << want.costs[i];
-        ++mismatches;
+    for (int lanes : {0, 1, 8, 16, 32}) {
+      auto gpu = CreateCudaEvaluator(lanes);
+      EXPECT_EQ(gpu->backend(), BackendType::kCuda);
+      EXPECT_FALSE(gpu->description().empty());
+      const Result got = RunBatch(*gpu, batch);
+      ASSERT_EQ(got.costs.size(), want.costs.size());
+      int mismatches = 0, status_mismatches = 0;
+      for (size_t i = 0; i < want.costs.size(); ++i) {
+        if (!(got.costs[i] == want.costs[i])) {
+          if (mismatches < 5)
+            ADD_FAILURE() << "seed " << seed << ", " << gpu->description() << ", cost " << i
+                          << ": cuda " << got.costs[i] << " cpu " << want.costs[i];
+          ++mismatches;
+        }
+        status_mismatches += got.status[i] != want.status[i];
       }
-      status_mismatches += got.status[i] != want.status[i];
+      EXPECT_EQ(mismatches, 0) << "of " << want.costs.size() << " costs (seed " << seed << ", "
+                               << gpu->description() << ")";
+      EXPECT_EQ(status_mismatches, 0) << gpu->description();
+      EXPECT_EQ(gpu->line_solves(), cpu->line_solves());
     }
-    EXPECT_EQ(mismatches, 0) << "of " << want.costs.size() << " costs (seed " << seed << ")";
-    EXPECT_EQ(status_mismatches, 0);
-    EXPECT_EQ(gpu->line_solves(), cpu->line_solves());
   }
 }
 
@@ -274,7 +298,10 @@ TEST(CudaEvaluator, SingularAndNonFiniteStatusesMatchCpu) {
   ASSERT_EQ(want.status[2], EvalStatus::kOk);
   ASSERT_EQ(want.status[4], EvalStatus::kSingular);
   ASSERT_EQ(want.status[6], EvalStatus::kNonFinite);
-  for (auto make : {&CreateCudaEvaluator, &CreateCudaBatchedEvaluator}) {
+  const std::vector<std::function<std::unique_ptr<Evaluator>()>> makers = {
+      [] { return CreateCudaEvaluator(1); }, [] { return CreateCudaEvaluator(8); },
+      [] { return CreateCudaEvaluator(32); }, [] { return CreateCudaBatchedEvaluator(); }};
+  for (const auto& make : makers) {
     auto gpu = make();
     const Result got = RunBatch(*gpu, b);
     for (size_t i = 0; i < want.costs.size(); ++i) {
