@@ -135,12 +135,8 @@ FRFIT_HOST_DEVICE inline double LineCostTeam(const Team& team, const LineScratch
   Cplx* const x = scratch.x;
 
   // Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)); X starts as B = basis.
-  team.ForGrid(n, n + 3, [&](int r) {
+  team.ForGrid(n, n, [&](int r) {
     return [&, r](int col) {
-      if (col >= n) {
-        x[r * 3 + col - n] = {posture.basis[r * 3 + col - n], 0.0};
-        return;
-      }
       const double m = posture.mass[r * n + col];
       Cplx v = {posture.gravity[r * n + col] - omega2 * m, omega_alpha * m};
       if (r == col) {
@@ -150,6 +146,7 @@ FRFIT_HOST_DEVICE inline double LineCostTeam(const Team& team, const LineScratch
       z[r * n + col] = v;
     };
   });
+  team.ForRange(0, 3 * n, [&](int i) { x[i] = {posture.basis[i], 0.0}; });
   team.Sync();
 
   // Elimination with partial pivoting; the right-hand sides are reduced alongside, so L is never
