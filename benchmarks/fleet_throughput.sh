@@ -55,5 +55,6 @@ for night in ["night1", "night2"][:nights]:
     n = len([r for r in s["robots"] if r["status"] == "ok"])
     print(f"{night}: {n} robots fitted ({s['robots_skipped']} skipped), backend {s['backend']}, "
           f"{s['evaluations']} evaluations in {seconds:.1f} s = {3600 * n / seconds:.0f} robots/hour, "
-          f"{s['evaluations'] / seconds:.0f} evaluations/s")
+          f"{s['evaluations'] / seconds:.0f} evaluations/s; fitting loop {s['drive_seconds']:.1f} s, "
+          f"of which {s['evaluator_seconds']:.1f} s in the evaluator")
 PY

@@ -49,9 +49,11 @@ int RunFleet(int argc, char** argv) {
   if (json) {
     std::printf("%s\n", FleetReportToJson(report).dump().c_str());
   } else {
-    std::printf("fleet run %s: %d robot(s) fitted, %d skipped, %lld evaluations in %.1f s on %s\n",
+    std::printf("fleet run %s: %d robot(s) fitted, %d skipped, %lld evaluations in %.1f s on %s "
+                "(%.1f s in the evaluator)\n",
                 report.run_id.c_str(), report.ok(), report.skipped(), static_cast<long long>(report.evaluations),
-                report.wall_seconds, report.backend.empty() ? "-" : report.backend.c_str());
+                report.wall_seconds, report.backend.empty() ? "-" : report.backend.c_str(),
+                report.evaluator_seconds);
     std::printf("\n  %-16s %-8s %13s %11s  %s\n", "robot", "status", "cost", "evaluations", "drift / reason");
     for (const FleetRobotOutcome& r : report.robots) {
       if (r.status != "ok") {

@@ -80,6 +80,9 @@ struct FleetReport {
   std::int64_t rounds = 0;                // evaluator calls made by this process
   double wall_seconds = 0.0;              // this process
   double drive_seconds = 0.0;             // inside DriveFits, this process
+  // Of drive_seconds, inside the evaluator (the rest is the optimisers, packing, checkpoints and
+  // progress on the host: what a faster evaluator cannot shorten).
+  double evaluator_seconds = 0.0;
   int ok() const;
   int skipped() const;
 };

@@ -198,6 +198,11 @@ TEST_F(FleetTest, FleetRecoversEveryRobotsModesWithinOnePercent) {
   ASSERT_EQ(report.ok(), 4);
   const nlohmann::json truth = ReadJson(Path("fleet/truth.json"));
   const nlohmann::json summary = ReadJson(Path("runs/night1/summary.json"));
+  // The time split: evaluator within the fitting loop within the process, all of it spent.
+  EXPECT_GT(summary["evaluator_seconds"].get<double>(), 0.0);
+  EXPECT_LE(summary["evaluator_seconds"].get<double>(), summary["drive_seconds"].get<double>());
+  EXPECT_LE(summary["drive_seconds"].get<double>(), summary["wall_seconds"].get<double>());
+  EXPECT_LE(summary["wall_seconds"].get<double>(), seconds);
   for (const auto& robot : truth["robots"]) {
     const nlohmann::json& fitted = RobotOf(summary, robot["name"]);
     EXPECT_EQ(fitted["status"], "ok");
