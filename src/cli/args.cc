@@ -59,4 +59,14 @@ long Args::GetInt(const std::string& name, long fallback) const {
   return value;
 }
 
+double Args::GetDouble(const std::string& name, double fallback) const {
+  if (!Has(name)) return fallback;
+  const std::string text = Get(name);
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0')
+    throw Error("frfit " + command_, "--" + name, "expected a number, got '" + text + "'");
+  return value;
+}
+
 }  // namespace frfit::cli

@@ -19,6 +19,7 @@ class Args {
   std::string Get(const std::string& name) const;  // throws when missing
   std::string Get(const std::string& name, const std::string& fallback) const;
   long GetInt(const std::string& name, long fallback) const;
+  double GetDouble(const std::string& name, double fallback) const;
   bool Flag(const std::string& name) const { return flags_.count(name) > 0; }
   const std::vector<std::string>& positional() const { return positional_; }
 

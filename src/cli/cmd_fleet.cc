@@ -13,7 +13,8 @@ namespace frfit::cli {
 
 int RunFleet(int argc, char** argv) {
   const Args args("fleet", argc, argv,
-                  {"manifest", "out", "run-id", "backend", "threads", "checkpoint-every", "progress-every"},
+                  {"manifest", "out", "run-id", "backend", "threads", "checkpoint-every",
+                   "checkpoint-seconds", "progress-every"},
                   {"resume", "json", "progress", "quiet"});
   FleetRunOptions options;
   options.manifest = args.Get("manifest");
@@ -28,9 +29,10 @@ int RunFleet(int argc, char** argv) {
   options.evaluator.threads = static_cast<int>(args.GetInt("threads", 0));
   std::string error;
   if (!options.evaluator.IsValid(&error)) throw Error("frfit fleet", "--threads", error);
-  options.checkpoint_every_evaluations = args.GetInt("checkpoint-every", 20000);
+  options.checkpoint_every_evaluations = args.GetInt("checkpoint-every", 0);
   if (options.checkpoint_every_evaluations < 0)
     throw Error("frfit fleet", "--checkpoint-every", "expected an integer >= 0");
+  options.checkpoint_every_seconds = args.GetDouble("checkpoint-seconds", 60.0);
   const bool json = args.Flag("json");
   const bool quiet = args.Flag("quiet");
   const bool progress = !json && !quiet && (args.Flag("progress") || ::isatty(STDERR_FILENO));

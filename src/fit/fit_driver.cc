@@ -12,6 +12,7 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
     throw Error("", "fit", "expected one job per evaluator problem: " + std::to_string(jobs.size()) +
                                " jobs, " + std::to_string(evaluator->problems().size()) + " problems");
   const auto start = Clock::now();
+  auto last_checkpoint = start;
   std::int64_t total = 0, since_checkpoint = 0;
   std::vector<int> individuals(jobs.size());
   std::vector<double> coefficients, costs;
@@ -56,12 +57,18 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
                           run.evaluations(), elapsed > 0 ? total / elapsed : 0.0});
       }
     }
-    if (options.checkpoint && options.checkpoint_every_evaluations > 0 &&
-        since_checkpoint >= options.checkpoint_every_evaluations) {
+    const bool by_count = options.checkpoint_every_evaluations > 0 &&
+                          since_checkpoint >= options.checkpoint_every_evaluations;
+    const bool by_time =
+        options.checkpoint_every_seconds > 0.0 &&
+        std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
+            options.checkpoint_every_seconds;
+    if (options.checkpoint && (by_count || by_time)) {
       std::vector<nlohmann::json> states;
       for (const FitJob& job : jobs) states.push_back(job.run->SaveState());
       options.checkpoint(states);
       since_checkpoint = 0;
+      last_checkpoint = Clock::now();
     }
   }
 }

@@ -276,6 +276,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   if (options.out.empty()) throw Error("frfit fleet", "--out", "expected an output directory");
   if (options.checkpoint_every_evaluations < 0)
     throw Error("frfit fleet", "--checkpoint-every", "expected an integer >= 0");
+  if (!(options.checkpoint_every_seconds >= 0.0) || std::isinf(options.checkpoint_every_seconds))
+    throw Error("frfit fleet", "--checkpoint-seconds", "expected a finite number >= 0");
   const fs::path run_dir = fs::path(options.out) / report.run_id;
   report.run_dir = run_dir.string();
   const std::string checkpoint_path = (run_dir / "checkpoint.json").string();
@@ -426,8 +428,9 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       jobs.push_back({r->run.get(), r->map.get(), static_cast<int>(r->problem.postures.size()),
                       PostureCoordinates(r->problem)});
     DriveOptions drive;
-    if (options.checkpoint_every_evaluations > 0) {
+    if (options.checkpoint_every_evaluations > 0 || options.checkpoint_every_seconds > 0.0) {
       drive.checkpoint_every_evaluations = options.checkpoint_every_evaluations;
+      drive.checkpoint_every_seconds = options.checkpoint_every_seconds;
       drive.checkpoint = [&](const std::vector<nlohmann::json>& states) {
         nlohmann::json names = nlohmann::json::array();
         for (const auto& r : ready) names.push_back(manifest.robots[r->index].name);

@@ -36,9 +36,13 @@ struct ProgressEvent {
 struct DriveOptions {
   // Called after a round in which a job finished a GA generation or NM iteration.
   std::function<void(const ProgressEvent&)> progress;
-  // Called with every job's saved state whenever checkpoint_every_evaluations more evaluations
-  // (all jobs together) have been done since the last call; 0 disables.
+  // Called with every job's saved state, after a round, when checkpoint_every_evaluations more
+  // evaluations (all jobs together) have been done, or checkpoint_every_seconds of wall time have
+  // passed, since the last call (or the start); each trigger is off at 0. A checkpoint's size
+  // grows with the number of jobs, so a count-based trigger costs a batch of N jobs N² in
+  // total; the time-based one keeps checkpoints a fixed share of the run.
   std::int64_t checkpoint_every_evaluations = 0;
+  double checkpoint_every_seconds = 0.0;
   std::function<void(const std::vector<nlohmann::json>&)> checkpoint;
 };
 

@@ -26,7 +26,11 @@ struct FleetRunOptions {
   // Continue DIR/<run_id> from its checkpoint.json (from the start when it has none). Without it
   // an existing run directory is refused, so a re-run never overwrites an earlier night.
   bool resume = false;
-  std::int64_t checkpoint_every_evaluations = 20000;  // all robots together; 0: no checkpoints
+  // Checkpoints (checkpoint.json) every so many evaluations, all robots together, and every so
+  // many seconds of wall time; 0 turns a trigger off, both 0 no checkpoints. By time by default:
+  // a checkpoint holds every robot's state, so by count a fleet of N robots would write O(N²).
+  std::int64_t checkpoint_every_evaluations = 0;
+  double checkpoint_every_seconds = 60.0;
   // Lines for the user (stderr): skipped robots, resume notes and, when progress_every_rounds > 0,
   // a progress line every that many rounds.
   std::function<void(const std::string&)> log;

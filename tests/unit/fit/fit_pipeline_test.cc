@@ -183,6 +183,57 @@ TEST(FitDeterminism, SameSeedSameBitsOnOneAndTwoThreads) {
   EXPECT_NE(other->initial_u(), one->initial_u());
 }
 
+// Counts the rounds DriveFits makes, passing each to the real evaluator.
+class CountingEvaluator : public Evaluator {
+ public:
+  explicit CountingEvaluator(Evaluator* inner) : inner_(inner) {}
+  BackendType backend() const override { return inner_->backend(); }
+  std::string description() const override { return inner_->description(); }
+  void SetProblems(std::vector<PackedProblem> problems) override {
+    inner_->SetProblems(std::move(problems));
+    problems_ = inner_->problems();
+  }
+  void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
+                std::span<double> costs, std::span<EvalStatus> status) override {
+    ++rounds;
+    inner_->Evaluate(individuals, coefficients, costs, status);
+  }
+  int rounds = 0;
+
+ private:
+  Evaluator* inner_;
+};
+
+// Checkpoints by wall time: a period shorter than any round gives one after every round, one
+// longer than the fit none; neither trigger, none; and taking them does not change the fit.
+TEST(FitCheckpoint, ByTimeAfterEveryRoundOrNeverAndTheFitIsUnchanged) {
+  const auto s = Load(kP3);
+  const auto plain = Fit(*s, 4, 1);
+  auto cpu = CreateCpuEvaluator(1);
+  struct Case {
+    std::int64_t every_evaluations;
+    double every_seconds;
+    bool each_round;
+  };
+  for (const Case c : {Case{0, 1e-12, true}, Case{0, 1e9, false}, Case{0, 0.0, false}}) {
+    CountingEvaluator counting(cpu.get());
+    counting.SetProblems({s->packed});
+    FitRun run(*s->map, s->options, 4);
+    int checkpoints = 0;
+    DriveOptions drive;
+    drive.checkpoint_every_evaluations = c.every_evaluations;
+    drive.checkpoint_every_seconds = c.every_seconds;
+    drive.checkpoint = [&](const std::vector<nlohmann::json>& states) {
+      ASSERT_EQ(states.size(), 1u);
+      ++checkpoints;
+    };
+    DriveFits({{&run, s->map.get(), 1}}, &counting, drive);
+    EXPECT_EQ(checkpoints, c.each_round ? counting.rounds : 0)
+        << "every " << c.every_seconds << " s, " << counting.rounds << " rounds";
+    ExpectSameRun(run, *plain, "checkpoints every " + std::to_string(c.every_seconds) + " s");
+  }
+}
+
 // Progress events are what `frfit fit --progress` prints: each must name the GA generation or NM
 // iteration that just finished, in its own phase and cycle, also on the round that ends a phase
 // (the last generation used to be reported as the next phase's step 0).

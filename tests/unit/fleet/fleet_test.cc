@@ -371,6 +371,19 @@ TEST_F(FleetTest, FleetSkipsBadRobotsAndRefusesToReuseARunId) {
   EXPECT_NE(err.find("refusing to overwrite"), std::string::npos) << err;
   EXPECT_EQ(ReadText(Path("runs/n1/summary.json")), before);
   EXPECT_THROW(RunFleet(o), Error);
+
+  // A checkpoint period that is not a number >= 0 is refused before any work, naming the option.
+  for (const std::string period : {"soon", "-1", "inf"}) {
+    err.clear();
+    EXPECT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(Path("fleet/fleet.yaml")) +
+                        " --out " + Quote(Path("runs")) + " --run-id n2 --quiet --checkpoint-seconds " +
+                        period,
+                    &err),
+              1)
+        << period;
+    EXPECT_NE(err.find("--checkpoint-seconds"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(Path("runs/n2"))) << period;
+  }
 }
 
 // --- drift ----------------------------------------------------------------------------------------
