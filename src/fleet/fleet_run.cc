@@ -44,31 +44,24 @@ struct Ready {
   std::unique_ptr<FitRun> run;
 };
 
-// Passes every call to the real evaluator; tells the fleet when a round starts (progress lines).
-class RoundEvaluator : public Evaluator {
+// Tells the fleet when a round starts (progress lines), counts the rounds and times the
+// evaluator.
+class RoundEvaluator : public ForwardingEvaluator {
  public:
   RoundEvaluator(Evaluator* inner, std::function<void(std::int64_t)> before_round)
-      : inner_(inner), before_round_(std::move(before_round)) {}
-  BackendType backend() const override { return inner_->backend(); }
-  std::string description() const override { return inner_->description(); }
-  void SetProblems(std::vector<PackedProblem> problems) override {
-    inner_->SetProblems(std::move(problems));
-    problems_ = inner_->problems();
-  }
+      : ForwardingEvaluator(inner), before_round_(std::move(before_round)) {}
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                 std::span<double> costs, std::span<EvalStatus> status) override {
     ++rounds_;
     if (before_round_) before_round_(rounds_);
     const auto t0 = Clock::now();
-    inner_->Evaluate(individuals, coefficients, costs, status);
+    ForwardingEvaluator::Evaluate(individuals, coefficients, costs, status);
     seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
-    line_solves_ = inner_->line_solves();
   }
   std::int64_t rounds() const { return rounds_; }
   double seconds() const { return seconds_; }
 
  private:
-  Evaluator* inner_;
   std::function<void(std::int64_t)> before_round_;
   std::int64_t rounds_ = 0;
   double seconds_ = 0.0;  // inside the inner evaluator's Evaluate, progress lines excluded

@@ -57,6 +57,27 @@ class Evaluator {
   long long line_solves_ = 0;
 };
 
+// Passes every call to another evaluator (not owned); derive from it to watch the calls
+// (the fleet's round counter and timer, tests).
+class ForwardingEvaluator : public Evaluator {
+ public:
+  explicit ForwardingEvaluator(Evaluator* inner) : inner_(inner) {}
+  BackendType backend() const override { return inner_->backend(); }
+  std::string description() const override { return inner_->description(); }
+  void SetProblems(std::vector<PackedProblem> problems) override {
+    inner_->SetProblems(std::move(problems));
+    problems_ = inner_->problems();
+  }
+  void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
+                std::span<double> costs, std::span<EvalStatus> status) override {
+    inner_->Evaluate(individuals, coefficients, costs, status);
+    line_solves_ = inner_->line_solves();
+  }
+
+ private:
+  Evaluator* inner_;
+};
+
 // Creates the evaluator `options` ask for; kAuto picks cuda when usable, else cpu. Asking for
 // cuda where it is not usable is an Error that says why.
 std::unique_ptr<Evaluator> CreateEvaluator(const EvaluatorOptions& options);

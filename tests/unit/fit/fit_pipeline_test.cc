@@ -184,24 +184,15 @@ TEST(FitDeterminism, SameSeedSameBitsOnOneAndTwoThreads) {
 }
 
 // Counts the rounds DriveFits makes, passing each to the real evaluator.
-class CountingEvaluator : public Evaluator {
+class CountingEvaluator : public ForwardingEvaluator {
  public:
-  explicit CountingEvaluator(Evaluator* inner) : inner_(inner) {}
-  BackendType backend() const override { return inner_->backend(); }
-  std::string description() const override { return inner_->description(); }
-  void SetProblems(std::vector<PackedProblem> problems) override {
-    inner_->SetProblems(std::move(problems));
-    problems_ = inner_->problems();
-  }
+  using ForwardingEvaluator::ForwardingEvaluator;
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                 std::span<double> costs, std::span<EvalStatus> status) override {
     ++rounds;
-    inner_->Evaluate(individuals, coefficients, costs, status);
+    ForwardingEvaluator::Evaluate(individuals, coefficients, costs, status);
   }
   int rounds = 0;
-
- private:
-  Evaluator* inner_;
 };
 
 // Checkpoints by wall time: a period shorter than any round gives one after every round, one
