@@ -29,10 +29,11 @@ int RunFleet(int argc, char** argv) {
   options.evaluator.threads = static_cast<int>(args.GetInt("threads", 0));
   std::string error;
   if (!options.evaluator.IsValid(&error)) throw Error("frfit fleet", "--threads", error);
-  options.checkpoint_every_evaluations = args.GetInt("checkpoint-every", 0);
-  if (options.checkpoint_every_evaluations < 0)
-    throw Error("frfit fleet", "--checkpoint-every", "expected an integer >= 0");
-  options.checkpoint_every_seconds = args.GetDouble("checkpoint-seconds", 60.0);
+  // Defaults and range checks live in FleetRunOptions and RunFleet.
+  options.checkpoint_every_evaluations =
+      args.GetInt("checkpoint-every", options.checkpoint_every_evaluations);
+  options.checkpoint_every_seconds =
+      args.GetDouble("checkpoint-seconds", options.checkpoint_every_seconds);
   const bool json = args.Flag("json");
   const bool quiet = args.Flag("quiet");
   const bool progress = !json && !quiet && (args.Flag("progress") || ::isatty(STDERR_FILENO));
