@@ -224,6 +224,7 @@ TEST_F(CliTest, CommandHelpPrintsThatCommandsUsage) {
   const Result fleet = Run({"fleet", "--manifest", "x.yaml", "-h"});
   EXPECT_EQ(fleet.status, 0) << fleet.err;
   EXPECT_NE(fleet.out.find("--checkpoint-every"), std::string::npos) << fleet.out;
+  EXPECT_NE(fleet.out.find("--checkpoint-seconds S"), std::string::npos) << fleet.out;
   EXPECT_NE(fleet.out.find("--progress-every N] [--json]"), std::string::npos) << fleet.out;
   const Result unknown = Run({"fitt", "--help"});
   EXPECT_EQ(unknown.status, 2);
