@@ -65,7 +65,7 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
             options.checkpoint_every_seconds;
     if (options.checkpoint && (by_count || by_time)) {
       std::vector<nlohmann::json> states;
-      for (const FitJob& job : jobs) states.push_back(job.run->SaveState());
+      for (const FitJob& job : jobs) states.push_back(job.run->SaveState(options.checkpoint_history));
       options.checkpoint(states);
       since_checkpoint = 0;
       last_checkpoint = Clock::now();

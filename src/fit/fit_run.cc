@@ -141,7 +141,7 @@ void FitRun::EndCycle() {
 
 // --- checkpoint state ----------------------------------------------------------------------------
 
-nlohmann::json FitRun::SaveState() const {
+nlohmann::json FitRun::SaveState(StateHistory history) const {
   nlohmann::json j;
   j["seed"] = std::to_string(seed_);
   j["phase"] = ToString(phase_);
@@ -162,6 +162,10 @@ nlohmann::json FitRun::SaveState() const {
   j["nm_evaluations"] = nm_evaluations_;
   j["ga_seconds"] = ga_seconds_;
   j["nm_seconds"] = nm_seconds_;
+  if (history == StateHistory::kRowCountOnly) {
+    j["history_rows"] = history_.size();
+    return j;
+  }
   nlohmann::json rows = nlohmann::json::array();
   for (const HistoryRow& r : history_)
     rows.push_back({r.cycle, ToString(r.phase), r.step, r.evaluations, DoubleToHex(r.best_cost)});
@@ -169,7 +173,8 @@ nlohmann::json FitRun::SaveState() const {
   return j;
 }
 
-FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohmann::json& j)
+FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohmann::json& j,
+               std::vector<HistoryRow> history)
     : map_(&map), options_(options) {
   const std::string ctx = "checkpoint";
   try {
@@ -198,14 +203,23 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
     nm_evaluations_ = j.at("nm_evaluations").get<std::int64_t>();
     ga_seconds_ = j.at("ga_seconds").get<double>();
     nm_seconds_ = j.at("nm_seconds").get<double>();
-    for (const auto& row : j.at("history")) {
-      HistoryRow r;
-      r.cycle = row.at(0).get<int>();
-      r.phase = row.at(1).get<std::string>() == "ga" ? FitPhase::kGeneticAlgorithm : FitPhase::kNelderMead;
-      r.step = row.at(2).get<int>();
-      r.evaluations = row.at(3).get<std::int64_t>();
-      r.best_cost = DoubleFromHex(row.at(4).get<std::string>(), ctx + ".history");
-      history_.push_back(r);
+    if (j.contains("history_rows")) {
+      const size_t rows = j.at("history_rows").get<size_t>();
+      if (history.size() != rows)
+        throw Error(ctx, "history_rows",
+                    "the state records " + std::to_string(rows) + " history rows, the history log holds " +
+                        std::to_string(history.size()) + " for this run");
+      history_ = std::move(history);
+    } else {
+      for (const auto& row : j.at("history")) {
+        HistoryRow r;
+        r.cycle = row.at(0).get<int>();
+        r.phase = row.at(1).get<std::string>() == "ga" ? FitPhase::kGeneticAlgorithm : FitPhase::kNelderMead;
+        r.step = row.at(2).get<int>();
+        r.evaluations = row.at(3).get<std::int64_t>();
+        r.best_cost = DoubleFromHex(row.at(4).get<std::string>(), ctx + ".history");
+        history_.push_back(r);
+      }
     }
   } catch (const nlohmann::json::exception& e) {
     throw Error(ctx, "run", std::string("damaged checkpoint state: ") + e.what());

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <sstream>
 
 #include "frfit/common/error.h"
@@ -16,6 +18,7 @@
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
+#include "frfit/fit/history_log.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
@@ -27,6 +30,9 @@
 
 namespace frfit {
 namespace {
+
+// 2: the robots' histories moved out to checkpoint.history (fit/history_log.h).
+constexpr const char* kCheckpointFormat = "frfit-fleet-checkpoint-2";
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -274,6 +280,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   const fs::path run_dir = fs::path(options.out) / report.run_id;
   report.run_dir = run_dir.string();
   const std::string checkpoint_path = (run_dir / "checkpoint.json").string();
+  // The robots' cost histories, appended at each checkpoint instead of rewritten in it.
+  const std::string history_path = (run_dir / "checkpoint.history").string();
   if (options.resume) {
     if (!fs::is_directory(run_dir))
       throw Error("frfit fleet", "--resume", "no run directory " + run_dir.string() + " to resume");
@@ -347,6 +355,9 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     }
     const std::string fingerprint = std::to_string(fp.value());
 
+    const bool checkpoints = options.checkpoint_every_evaluations > 0 || options.checkpoint_every_seconds > 0.0;
+    std::optional<HistoryLog> history_log;
+    std::vector<size_t> logged_rows(ready.size(), 0);  // per robot, rows already in the log
     if (options.resume && fs::exists(checkpoint_path)) {
       nlohmann::json j;
       try {
@@ -354,8 +365,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       } catch (const nlohmann::json::exception& e) {
         throw Error(checkpoint_path, "", std::string("not a readable checkpoint: ") + e.what());
       }
-      if (j.value("format", "") != "frfit-fleet-checkpoint-1")
-        throw Error(checkpoint_path, "format", "expected frfit-fleet-checkpoint-1");
+      if (j.value("format", "") != kCheckpointFormat)
+        throw Error(checkpoint_path, "format", std::string("expected ") + kCheckpointFormat);
       if (j.value("fingerprint", "") != fingerprint)
         throw Error(checkpoint_path, "fingerprint",
                     "this checkpoint belongs to another fleet run (manifest, models, FRF files, configurations, "
@@ -363,9 +374,16 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       const nlohmann::json& states = j.at("runs");
       if (!states.is_array() || states.size() != ready.size())
         throw Error(checkpoint_path, "runs", "expected one state per fitted robot");
+      if (!j.contains("history_bytes") || !j["history_bytes"].is_number_integer())
+        throw Error(checkpoint_path, "history_bytes", "expected the length of the history log it covers");
+      const std::int64_t history_bytes = j["history_bytes"].get<std::int64_t>();
+      history_log.emplace(HistoryLog::Resume(history_path, history_bytes));
+      std::vector<std::vector<HistoryRow>> histories =
+          HistoryLog::Read(history_path, history_bytes, static_cast<int>(ready.size()));
       report.resumed_at_evaluations = 0;
       for (size_t k = 0; k < ready.size(); ++k) {
-        ready[k]->run = std::make_unique<FitRun>(*ready[k]->map, ready[k]->options, states[k]);
+        logged_rows[k] = histories[k].size();
+        ready[k]->run = std::make_unique<FitRun>(*ready[k]->map, ready[k]->options, states[k], std::move(histories[k]));
         report.resumed_at_evaluations += ready[k]->run->evaluations();
       }
       log("frfit fleet: resuming run " + report.run_id + " from " + checkpoint_path + " at " +
@@ -373,6 +391,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     } else {
       if (options.resume) log("frfit fleet: run " + report.run_id + " has no checkpoint; starting it from the beginning");
       for (const auto& r : ready) r->run = std::make_unique<FitRun>(*r->map, r->options, manifest.robots[r->index].seed);
+      if (checkpoints) history_log.emplace(HistoryLog::Create(history_path));
     }
 
     evaluator = CreateEvaluator(options.evaluator);
@@ -421,14 +440,23 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       jobs.push_back({r->run.get(), r->map.get(), static_cast<int>(r->problem.postures.size()),
                       PostureCoordinates(r->problem)});
     DriveOptions drive;
-    if (options.checkpoint_every_evaluations > 0 || options.checkpoint_every_seconds > 0.0) {
+    if (checkpoints) {
       drive.checkpoint_every_evaluations = options.checkpoint_every_evaluations;
       drive.checkpoint_every_seconds = options.checkpoint_every_seconds;
+      drive.checkpoint_history = StateHistory::kRowCountOnly;
       drive.checkpoint = [&](const std::vector<nlohmann::json>& states) {
+        // The log first: a checkpoint must never record rows the log does not hold yet.
+        for (size_t k = 0; k < ready.size(); ++k) {
+          const std::vector<HistoryRow>& rows = ready[k]->run->history();
+          history_log->Append(static_cast<int>(k), std::span(rows).subspan(logged_rows[k]));
+          logged_rows[k] = rows.size();
+        }
+        const std::int64_t history_bytes = history_log->Sync();
         nlohmann::json names = nlohmann::json::array();
         for (const auto& r : ready) names.push_back(manifest.robots[r->index].name);
-        nlohmann::json j = {{"format", "frfit-fleet-checkpoint-1"}, {"fingerprint", fingerprint},
-                            {"run_id", report.run_id}, {"robots", names}, {"runs", states}};
+        nlohmann::json j = {{"format", kCheckpointFormat}, {"fingerprint", fingerprint},
+                            {"run_id", report.run_id},     {"robots", names},
+                            {"history_bytes", history_bytes}, {"runs", states}};
         WriteTextFileAtomically(checkpoint_path, j.dump());
       };
     }
@@ -543,6 +571,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   WriteTextFileAtomically((run_dir / "summary.json").string(), FleetReportToJson(report).dump(2) + "\n");
   std::error_code ignored;
   fs::remove(checkpoint_path, ignored);
+  fs::remove(history_path, ignored);
   return report;
 }
 

@@ -43,6 +43,9 @@ struct DriveOptions {
   // total; the time-based one keeps checkpoints a fixed share of the run.
   std::int64_t checkpoint_every_evaluations = 0;
   double checkpoint_every_seconds = 0.0;
+  // How the states carry the cost histories: with kRowCountOnly the callback keeps the rows
+  // itself (a HistoryLog), which a batch of many long jobs needs to keep checkpoints small.
+  StateHistory checkpoint_history = StateHistory::kInline;
   std::function<void(const std::vector<nlohmann::json>&)> checkpoint;
 };
 

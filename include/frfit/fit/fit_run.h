@@ -24,6 +24,10 @@ std::string ToString(FitPhase phase);  // "ga" | "nm" | "done"
 enum class FitTermination { kNotDone, kFitnessTolerance, kMaxCycles, kStalled };
 std::string ToString(FitTermination termination);
 
+// Where SaveState puts the cost history: inline in the state (a single fit's checkpoint), or only
+// its row count, the rows themselves kept in a HistoryLog (fleets: fit/history_log.h).
+enum class StateHistory { kInline, kRowCountOnly };
+
 // One row of the cost history: after each GA generation and each Nelder–Mead iteration.
 struct HistoryRow {
   int cycle = 0;
@@ -36,8 +40,10 @@ struct HistoryRow {
 class FitRun {
  public:
   FitRun(const ParameterMap& map, const FitOptions& options, std::uint64_t seed);
-  // Continues a run saved by SaveState (same map and options).
-  FitRun(const ParameterMap& map, const FitOptions& options, const nlohmann::json& state);
+  // Continues a run saved by SaveState (same map and options). A state saved with
+  // StateHistory::kRowCountOnly takes its history from `history`, which must hold that many rows.
+  FitRun(const ParameterMap& map, const FitOptions& options, const nlohmann::json& state,
+         std::vector<HistoryRow> history = {});
 
   bool Done() const { return phase_ == FitPhase::kDone; }
   // Points to evaluate next, packed [point][dim] in u ∈ [0,1]; empty when done.
@@ -62,7 +68,7 @@ class FitRun {
   // The current phase's step (generation or NM iteration), for progress lines.
   int step() const;
 
-  nlohmann::json SaveState() const;
+  nlohmann::json SaveState(StateHistory history = StateHistory::kInline) const;
 
  private:
   void StartGa(const std::vector<double>& guess);

@@ -281,6 +281,34 @@ TEST(FitResume, SaveStateThroughJsonTextContinuesBitIdentically) {
   }
 }
 
+// A fleet checkpoint keeps the histories in a HistoryLog: the state then holds only the row
+// count, the caller hands the rows back, and a count that does not match is refused.
+TEST(FitResume, StateWithoutHistoryTakesTheRowsFromTheCaller) {
+  const auto s = Load(kP3);
+  const auto whole = Fit(*s, 7, 1);
+  auto evaluator = CreateCpuEvaluator(1);
+  evaluator->SetProblems({s->packed});
+  FitRun first(*s->map, s->options, std::uint64_t{7});
+  for (int round = 0; round < 40 && !first.Done(); ++round) Step(&first, *s, evaluator.get());
+  ASSERT_FALSE(first.Done());
+  const nlohmann::json state = nlohmann::json::parse(first.SaveState(StateHistory::kRowCountOnly).dump());
+  EXPECT_FALSE(state.contains("history"));
+  ASSERT_EQ(state.at("history_rows").get<size_t>(), first.history().size());
+
+  FitRun resumed(*s->map, s->options, state, first.history());
+  while (!resumed.Done()) Step(&resumed, *s, evaluator.get());
+  ExpectSameRun(*whole, resumed, "resumed from a state without its history");
+
+  std::vector<HistoryRow> short_history = first.history();
+  short_history.pop_back();
+  try {
+    FitRun wrong(*s->map, s->options, state, short_history);
+    ADD_FAILURE() << "a history of the wrong length was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("history_rows"), std::string::npos) << e.what();
+  }
+}
+
 // ---- the command line -------------------------------------------------------------------------------
 
 using test::ReadText;

@@ -24,6 +24,7 @@
 #include "frfit/fleet/fleet_manifest.h"
 #include "frfit/fleet/fleet_run.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/report/report_data.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -270,27 +271,55 @@ TEST_F(FleetTest, FleetResumesBitIdenticallyAfterKill) {
   const std::string manifest = Generate("fleet", 2, kSlowerConfig);
   const std::string runs = Path("runs");
   fs::create_directories(runs);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    ::execl(kCli.c_str(), kCli.c_str(), "fleet", "--manifest", manifest.c_str(), "--out", runs.c_str(), "--run-id",
-            "killed", "--backend", "cpu", "--threads", "2", "--checkpoint-every", "400", "--quiet",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   const std::string checkpoint = Path("runs/killed/checkpoint.json");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "the fleet finished before it could be killed";
+  const std::string history_log = Path("runs/killed/checkpoint.history");
+  // The history bytes the checkpoint covers, 0 while there is none (or it is being replaced).
+  auto checkpointed_bytes = [&]() -> long long {
+    try {
+      return ReadJson(checkpoint).at("history_bytes").get<long long>();
+    } catch (const std::exception&) {
+      return 0;
+    }
+  };
+  // Runs the fleet (resuming it with `resume`) and kills it once a checkpoint covers more history
+  // than `past_bytes`; false if the fleet finished first.
+  auto run_and_kill = [&](bool resume, long long past_bytes) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int devnull = ::open("/dev/null", O_WRONLY);
+      ::dup2(devnull, 1);
+      ::dup2(devnull, 2);
+      ::execl(kCli.c_str(), kCli.c_str(), "fleet", "--manifest", manifest.c_str(), "--out", runs.c_str(), "--run-id",
+              "killed", "--backend", "cpu", "--threads", "2", "--checkpoint-every", "400", "--quiet",
+              resume ? "--resume" : static_cast<char*>(nullptr), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (checkpointed_bytes() <= past_bytes && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFSIGNALED(status);
+  };
+  ASSERT_TRUE(run_and_kill(false, 0)) << "the fleet finished before it could be killed";
   ASSERT_TRUE(fs::exists(checkpoint));
   ASSERT_FALSE(fs::exists(Path("runs/killed/summary.json")));
+  // The checkpoint holds each robot's history as a row count; the rows are in checkpoint.history,
+  // which covers at least the bytes the checkpoint records (more if killed between the two writes).
+  const nlohmann::json saved = ReadJson(checkpoint);
+  ASSERT_TRUE(fs::exists(history_log));
+  EXPECT_GE(static_cast<long long>(fs::file_size(history_log)), saved.at("history_bytes").get<long long>());
+  long long rows = 0;
+  for (const auto& state : saved.at("runs")) {
+    EXPECT_FALSE(state.contains("history"));
+    rows += state.at("history_rows").get<long long>();
+  }
+  EXPECT_GT(rows, 0);
+  EXPECT_EQ(saved.at("history_bytes").get<long long>(), 8 + 32 * rows);
+  // Killed again after the resumed run's own checkpoint: the log a resumed run appends to must
+  // hold each row once for the next resume.
+  ASSERT_TRUE(run_and_kill(true, checkpointed_bytes())) << "the resumed fleet finished before it could be killed";
 
   std::string err;
   ASSERT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(manifest) + " --out " + Quote(runs) +
@@ -300,6 +329,7 @@ TEST_F(FleetTest, FleetResumesBitIdenticallyAfterKill) {
       << err;
   EXPECT_NE(err.find("resuming run killed"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(checkpoint));
+  EXPECT_FALSE(fs::exists(history_log));
   Fleet(manifest, "straight");
   const nlohmann::json resumed = ReadJson(Path("runs/killed/summary.json"));
   const nlohmann::json straight = ReadJson(Path("runs/straight/summary.json"));
@@ -311,6 +341,17 @@ TEST_F(FleetTest, FleetResumesBitIdenticallyAfterKill) {
     EXPECT_EQ(a["evaluations"], b["evaluations"]);
     for (const auto& [p, value] : a["parameters"].items())
       EXPECT_EQ(value.get<double>(), b["parameters"][p].get<double>()) << name << " " << p;
+    // The cost history too: the rows before the kill come back from checkpoint.history.
+    const ReportData ra = ReadReportData(Path("runs/killed/") + name + ".h5");
+    const ReportData rb = ReadReportData(Path("runs/straight/") + name + ".h5");
+    ASSERT_EQ(ra.history.size(), rb.history.size()) << name;
+    for (size_t k = 0; k < ra.history.size(); ++k) {
+      EXPECT_EQ(ra.history[k].cycle, rb.history[k].cycle) << name << " row " << k;
+      EXPECT_EQ(ra.history[k].phase, rb.history[k].phase) << name << " row " << k;
+      EXPECT_EQ(ra.history[k].step, rb.history[k].step) << name << " row " << k;
+      EXPECT_EQ(ra.history[k].evaluations, rb.history[k].evaluations) << name << " row " << k;
+      EXPECT_EQ(ra.history[k].best_cost, rb.history[k].best_cost) << name << " row " << k;
+    }
   }
   // A finished run is not resumed again.
   EXPECT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(manifest) + " --out " + Quote(runs) +
