@@ -1,7 +1,7 @@
 // Throughput of the cpu evaluator against a plain Eigen baseline measured in the same run.
 //
 // One Evaluate call = one GA generation of one fit: 80 individuals × 1 posture × 150 lines.
-//   random/n:{3,9,18}        random PackedProblems (SPD mass, small gravity, random basis)
+//   random/n:{3,9,18}        random_batch.h's one-robot batch (SPD mass, small gravity, random basis)
 //   paper_3dof, kuka_kr90    the datasets' problems as `frfit fit` packs them (150 lines each)
 // Backends per case:
 //   eigen_baseline           per line: Eigen::MatrixXcd Z assembled, PartialPivLU, solve of the
@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/random_batch.h"
 #include "frfit/cost/problem.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit_options.h"
@@ -38,54 +39,7 @@
 namespace frfit {
 namespace {
 
-constexpr int kLines = 150;
 constexpr int kIndividuals = 80;
-
-PackedProblem RandomProblem(int n, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  PackedProblem problem;
-  problem.n = n;
-  problem.cost_kind = 0;  // log complex (paper Eq. 22), wrapped phase
-  problem.phase_mode = 0;
-  PackedPosture p;
-  std::vector<double> a(n * n);
-  for (double& v : a) v = u(rng);
-  p.mass.assign(n * n, 0.0);
-  p.gravity.assign(n * n, 0.0);
-  for (int r = 0; r < n; ++r)
-    for (int c = 0; c < n; ++c) {
-      double s = 0.0;
-      for (int k = 0; k < n; ++k) s += a[r * n + k] * a[c * n + k];
-      p.mass[r * n + c] = 2.0 * s + (r == c ? 0.5 * n : 0.0);
-    }
-  for (int r = 0; r < n; ++r)
-    for (int c = r; c < n; ++c) p.gravity[r * n + c] = p.gravity[c * n + r] = 500.0 * u(rng);
-  for (int i = 0; i < 3 * n; ++i) p.basis.push_back(u(rng));
-  for (int l = 0; l < kLines; ++l) {
-    p.omega_rad_s.push_back(2.0 * M_PI * 0.2 * (l + 1));
-    for (int e = 0; e < 9; ++e) {
-      p.weight.push_back(e % 4 == 0 ? 50.0 : 0.5);
-      p.target.push_back(-6.0 + 6.0 * u(rng));
-      p.target.push_back(3.0 * u(rng));
-    }
-  }
-  problem.postures.push_back(std::move(p));
-  return problem;
-}
-
-std::vector<double> RandomCoefficients(int n, int postures, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<double> c;
-  for (int i = 0; i < kIndividuals; ++i)
-    for (int q = 0; q < postures; ++q) {
-      for (int j = 0; j < n; ++j) c.push_back(1e5 * std::pow(100.0, u(rng)));
-      for (int j = 0; j < n; ++j) c.push_back(10.0 * std::pow(1000.0, u(rng)));
-      for (int j = 0; j < n + 1; ++j) c.push_back(0.0);
-    }
-  return c;
-}
 
 struct Case {
   PackedProblem problem;
@@ -119,9 +73,10 @@ const Case& GetCase(const std::string& name) {
   if (it != cases.end()) return it->second;
   Case c;
   if (name.rfind("random/n:", 0) == 0) {
-    const int n = std::stoi(name.substr(9));
-    c.problem = RandomProblem(n, 1234 + n);
-    c.coefficients = RandomCoefficients(n, 1, 99 + n);
+    // The GPU benchmark's one-robot batch (random_batch.h), so both time the same systems.
+    bench::Batch batch = bench::MakeBatch(std::stoi(name.substr(9)), 1, kIndividuals, 1);
+    c.problem = std::move(batch.problems[0]);
+    c.coefficients = std::move(batch.coefficients);
   } else {
     c = DatasetCase(name);
   }
