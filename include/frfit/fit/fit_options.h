@@ -44,9 +44,9 @@ struct FitterOptions {
   double min_cycle_improvement = 1e-3;
   int stall_cycles = 1;
   RestartMode restart = RestartMode::kSeeded;
-  // Write a checkpoint after every this many evaluations (0: only when --checkpoint is given,
-  // then every 20000 evaluations).
-  std::int64_t checkpoint_every_evaluations = 20000;
+  // `frfit fit` with a checkpoint file writes one every --checkpoint-seconds of wall time
+  // (default 60) and, when this is > 0, also after every this many evaluations (0: off).
+  std::int64_t checkpoint_every_evaluations = 0;
   bool IsValid(std::string* error) const;
 };
 

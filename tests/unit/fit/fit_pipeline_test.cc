@@ -382,20 +382,19 @@ TEST_F(FitCli, SameSeedSameJsonOnOneAndTwoThreads) {
 // (d) after SIGKILL ---------------------------------------------------------------------------------
 
 TEST_F(FitCli, ResumeAfterSigkillGivesTheUninterruptedResult) {
-  const std::string config = Config("fit.yaml", kKuka + "fit.yaml", "fitter:\n",
-                                    "fitter:\n  checkpoint_every_evaluations: 500\n");
+  const std::string config = Config("fit.yaml", kKuka + "fit.yaml");
   const std::vector<std::string> common = {"fit", "--model", kKuka + "model.yaml", "--frf",
                                            kKuka + "frf_milling_inertance.h5", "--config", config,
                                            "--seed", "2", "--backend", "cpu", "--threads", "2"};
   const std::string checkpoint = Path("c.json");
 
-  // Start a checkpointed run and kill it as soon as a checkpoint exists.
+  // Start a run that checkpoints every 0.2 s of wall time, and kill it once a checkpoint exists.
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     std::vector<std::string> args = {FRFIT_CLI_PATH};
     args.insert(args.end(), common.begin(), common.end());
-    args.insert(args.end(), {"--checkpoint", checkpoint, "--json"});
+    args.insert(args.end(), {"--checkpoint", checkpoint, "--checkpoint-seconds", "0.2", "--json"});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -423,7 +422,7 @@ TEST_F(FitCli, ResumeAfterSigkillGivesTheUninterruptedResult) {
   const nlohmann::json saved = nlohmann::json::parse(ReadText(checkpoint));
   const long long saved_evaluations =
       saved["runs"][0]["ga_evaluations"].get<long long>() + saved["runs"][0]["nm_evaluations"].get<long long>();
-  EXPECT_GE(saved_evaluations, 500);
+  EXPECT_GT(saved_evaluations, 0);
   std::printf("[ killed after %.2f s, checkpoint at %lld evaluations ]\n", Seconds(t0), saved_evaluations);
 
   // A checkpoint of another seed or another configuration is refused before any work.
@@ -508,6 +507,13 @@ TEST_F(FitCli, BadBackendsAndPosturesFailBeforeAnyWork) {
     args.insert(args.end(), {"--frf", frf, "--backend", "cpu", "--progress-every", "0", "--out", out});
     ExpectOneLineError(Run(args, "every"), {"--progress-every", ">= 1"});
     EXPECT_FALSE(fs::exists(out));
+  }
+  for (const char* seconds : {"-1", "inf", "nan", "soon"}) {
+    auto args = base;
+    args.insert(args.end(),
+                {"--frf", frf, "--backend", "cpu", "--checkpoint-seconds", seconds, "--out", out});
+    ExpectOneLineError(Run(args, "seconds"), {"--checkpoint-seconds"});
+    EXPECT_FALSE(fs::exists(out)) << seconds;
   }
   {
     FrfSet other = ReadFrfSet(frf);
