@@ -285,6 +285,10 @@ TEST_F(FleetTest, FleetResumesBitIdenticallyAfterKill) {
   // than `past_bytes`; false if the fleet finished first.
   auto run_and_kill = [&](bool resume, long long past_bytes) {
     const pid_t pid = ::fork();
+    if (pid < 0) {  // never kill(-1, …) below: that would signal every process of the user
+      ADD_FAILURE() << "fork failed";
+      return false;
+    }
     if (pid == 0) {
       const int devnull = ::open("/dev/null", O_WRONLY);
       ::dup2(devnull, 1);
