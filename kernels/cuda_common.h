@@ -106,6 +106,28 @@ struct Individual {
   int num_segments;
 };
 
+// The normal-equation path's tables. Each (problem, individual) owns a block of line terms laid
+// out [term][line of the individual], so that a term's lines of one posture are contiguous for
+// TreeSum and a line kernel's threads write one term of consecutive lines side by side.
+struct NormalSegment {
+  int posture;              // index into the DevicePosture table
+  int num_lines;
+  int dim;                  // free parameters of the problem
+  int pad_;
+  long long coefficients;   // offset of the posture's [3n+1] coefficients in the call's array
+  long long sensitivities;  // offset of the posture's [3n+1][dim] sensitivities
+  long long terms;          // offset of term 0 of this segment's first line in line_terms_
+  long long stride;         // lines of the individual: distance between consecutive terms
+  long long first_line;     // offset of its first line in normal_line_status_
+};
+struct NormalIndividual {
+  int first_segment;
+  int num_segments;
+  int dim;
+  int pad_;
+  long long out;            // offset of its NormalTermCount(dim) terms in the call's output
+};
+
 class CudaEvaluatorBase : public Evaluator {
  public:
   CudaEvaluatorBase();
@@ -116,6 +138,10 @@ class CudaEvaluatorBase : public Evaluator {
   void SetProblems(std::vector<PackedProblem> problems) override;
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                 std::span<double> costs, std::span<EvalStatus> status) override;
+  // Both tiers compute normal equations with the deterministic one-thread-per-line kernel
+  // (kernels/cuda_normal_equations.cu).
+  void EvaluateNormalEquations(const NormalEquationsBatch& batch, std::span<double> normal,
+                               std::span<EvalStatus> status) override;
 
  protected:
   // Segments of one launch group (same key: a kCapacity bucket or an exact n), on the device.
@@ -155,6 +181,15 @@ class CudaEvaluatorBase : public Evaluator {
   DeviceBuffer<double> costs_;
   DeviceBuffer<unsigned char> status_;
   std::vector<Group> groups_;  // kept so device buffers are reused from call to call
+  // The normal-equation path's own buffers (kernels/cuda_normal_equations.cu).
+  DeviceBuffer<double> sensitivities_;
+  DeviceBuffer<double> line_terms_;
+  DeviceBuffer<unsigned char> normal_line_status_;
+  DeviceBuffer<NormalSegment> normal_segments_;
+  DeviceBuffer<long long> normal_line_starts_;
+  DeviceBuffer<NormalIndividual> normal_individuals_;
+  DeviceBuffer<double> normal_;
+  DeviceBuffer<unsigned char> normal_status_;
 };
 
 // Segment of a group's line t: the last s with line_starts[s] <= t (line_starts ascending).

@@ -75,14 +75,12 @@ FRFIT_HOST_DEVICE FRFIT_INLINE LineScratch LineScratchAt(void* memory, int n) {
   return {z, z + n * n, z + n * n + 3 * n, reinterpret_cast<double*>(z + n * n + 4 * n)};
 }
 
-// The weighted error w_e·err_e of entry e = 3i + j of the 3×3 FRF, from the solved X = Z⁻¹B
-// whose entry (r, j) is x[r·row_stride + j·column_stride] (3, 1 here; 1, n for cuBLAS's
-// column-major X in the batched tier, which scores its lines with this same function).
-FRFIT_HOST_DEVICE FRFIT_INLINE double EntryTerm(int e, int n, const Cplx* x, int row_stride,
+// Entry e = 3i + j of the 3×3 FRF in the fitted format, from the solved X = Z⁻¹B whose entry
+// (r, j) is x[r·row_stride + j·column_stride] (3, 1 here; 1, n for cuBLAS's column-major X in the
+// batched tier, which scores its lines with these same functions).
+FRFIT_HOST_DEVICE FRFIT_INLINE Cplx FittedEntry(int e, int n, const Cplx* x, int row_stride,
                                                 int column_stride, const double* basis,
-                                                const LineTarget& line, int fit_order,
-                                                int cost_kind, int phase_mode) {
-  const double omega = line.omega_rad_s;
+                                                double omega, int fit_order) {
   const double omega2 = omega * omega;
   const int i = e / 3, j = e % 3;
   Cplx hs = {0.0, 0.0};
@@ -90,42 +88,56 @@ FRFIT_HOST_DEVICE FRFIT_INLINE double EntryTerm(int e, int n, const Cplx* x, int
     hs = Add(hs, Scale(x[r * row_stride + j * column_stride], basis[r * 3 + i]));
   if (fit_order == 1) hs = {-hs.im * omega, hs.re * omega};
   else if (fit_order == 2) hs = {-hs.re * omega2, -hs.im * omega2};
-  const double t0 = line.target[2 * e], t1 = line.target[2 * e + 1];
-  double err;
-  if (cost_kind == kCostNormalizedComplex) {
-    const double dr = hs.re - t0, di = hs.im - t1;
-    err = dr * dr + di * di;
-  } else {
-    const double dm = det::LogAbs(hs.re, hs.im) - t0;
-    err = dm * dm;
-    if (cost_kind == kCostLogComplex) {
-      double dp = det::Atan2(hs.im, hs.re) - t1;
-      if (phase_mode == kPhaseWrapped) {
-        if (dp > det::kPi) dp = dp - 2.0 * det::kPi;
-        else if (dp <= -det::kPi) dp = dp + 2.0 * det::kPi;
-      }
-      err = err + dp * dp;
-    }
-  }
-  return line.weight[e] * err;
+  return hs;
 }
 
-// fit_order: 0 receptance, 1 mobility, 2 inertance. Returns the weighted line cost, the same on
-// every lane of `team`; on a singular system returns 0 and sets *status (the caller turns the
-// individual's cost into +inf). The team shares `scratch`; each lane passes its own status.
+// The residual δ of one entry against its target (t0, t1), whose squared modulus is the entry's
+// unweighted error: (log|H_s| − t0, phase difference) for kCostLogComplex, (log|H_s| − t0, 0) for
+// kCostLogMagnitude, H_s − (t0 + i·t1) for kCostNormalizedComplex.
+FRFIT_HOST_DEVICE FRFIT_INLINE Cplx EntryResidual(Cplx hs, double t0, double t1, int cost_kind,
+                                                  int phase_mode) {
+  if (cost_kind == kCostNormalizedComplex) return {hs.re - t0, hs.im - t1};
+  const double dm = det::LogAbs(hs.re, hs.im) - t0;
+  if (cost_kind != kCostLogComplex) return {dm, 0.0};
+  double dp = det::Atan2(hs.im, hs.re) - t1;
+  if (phase_mode == kPhaseWrapped) {
+    if (dp > det::kPi) dp = dp - 2.0 * det::kPi;
+    else if (dp <= -det::kPi) dp = dp + 2.0 * det::kPi;
+  }
+  return {dm, dp};
+}
+
+// w·|δ|² of a residual; for kCostLogMagnitude δ.im is 0 and adding 0² changes no bit.
+FRFIT_HOST_DEVICE FRFIT_INLINE double WeightedError(double weight, Cplx residual) {
+  return weight * (residual.re * residual.re + residual.im * residual.im);
+}
+
+// The weighted error w_e·err_e of entry e (see FittedEntry for x's layout).
+FRFIT_HOST_DEVICE FRFIT_INLINE double EntryTerm(int e, int n, const Cplx* x, int row_stride,
+                                                int column_stride, const double* basis,
+                                                const LineTarget& line, int fit_order,
+                                                int cost_kind, int phase_mode) {
+  const Cplx hs =
+      FittedEntry(e, n, x, row_stride, column_stride, basis, line.omega_rad_s, fit_order);
+  return WeightedError(line.weight[e], EntryResidual(hs, line.target[2 * e], line.target[2 * e + 1],
+                                                     cost_kind, phase_mode));
+}
+
+// Assembles Z for one line and solves X = Z⁻¹B into scratch.x (row-major n×3), the team sharing
+// `scratch`. Returns false, with kLineSingular in *status, on a zero or non-finite pivot. On
+// return scratch.z holds the LU factors (U above the diagonal, its inverse pivots in
+// scratch.inverse_pivot).
 //
 // Every element is computed by one lane with a fixed sequence of operations, and every sum
-// (back-substitution, projection, the nine entries) runs in one lane in index order, so the bits
-// do not depend on the team (kernels/team.h). The barriers separate the phases in which an
-// element written by one lane is read by another.
+// (back-substitution, projection) runs in one lane in index order, so the bits do not depend on
+// the team (kernels/team.h). The barriers separate the phases in which an element written by one
+// lane is read by another.
 template <typename Team>
-FRFIT_HOST_DEVICE inline double LineCostTeam(const Team& team, const LineScratch& scratch,
-                                             const PostureArrays& posture,
-                                             const double* coefficients, const LineTarget& line,
-                                             int fit_order, int cost_kind, int phase_mode,
-                                             unsigned* status) {
+FRFIT_HOST_DEVICE inline bool SolveLineTeam(const Team& team, const LineScratch& scratch,
+                                            const PostureArrays& posture,
+                                            const double* coefficients, double omega,
+                                            unsigned* status) {
   const int n = posture.n;
-  const double omega = line.omega_rad_s;
   const double omega2 = omega * omega;
   const double* k = coefficients;
   const double* c = coefficients + n;
@@ -133,7 +145,6 @@ FRFIT_HOST_DEVICE inline double LineCostTeam(const Team& team, const LineScratch
   const double omega_alpha = omega * coefficients[3 * n];
   Cplx* const z = scratch.z;
   Cplx* const x = scratch.x;
-
   // Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)); X starts as B = basis.
   team.ForGrid(n, n, [&](int r) {
     return [&, r](int col) {
@@ -164,7 +175,7 @@ FRFIT_HOST_DEVICE inline double LineCostTeam(const Team& team, const LineScratch
     const PivotChoice best = team.FirstMax(mine);
     if (!(diagonal == diagonal) || !(best.size > 0.0) || !(best.size < 1.7976931348623157e308)) {
       *status |= kLineSingular;
-      return 0.0;
+      return false;
     }
     const int pivot = best.row;
     if (pivot != p) {
@@ -207,6 +218,22 @@ FRFIT_HOST_DEVICE inline double LineCostTeam(const Team& team, const LineScratch
     team.Sync();
   }
 
+  return true;
+}
+
+// fit_order: 0 receptance, 1 mobility, 2 inertance. Returns the weighted line cost, the same on
+// every lane of `team`; on a singular system returns 0 and sets *status (the caller turns the
+// individual's cost into +inf). The team shares `scratch`; each lane passes its own status.
+// The nine entries are scored by one lane each and summed in one lane in entry order.
+template <typename Team>
+FRFIT_HOST_DEVICE inline double LineCostTeam(const Team& team, const LineScratch& scratch,
+                                             const PostureArrays& posture,
+                                             const double* coefficients, const LineTarget& line,
+                                             int fit_order, int cost_kind, int phase_mode,
+                                             unsigned* status) {
+  if (!SolveLineTeam(team, scratch, posture, coefficients, line.omega_rad_s, status)) return 0.0;
+  const int n = posture.n;
+  const Cplx* const x = scratch.x;
   team.ForRange(0, 9, [&](int e) {
     if (line.weight[e] != 0.0)
       scratch.terms[e] =

@@ -1,6 +1,6 @@
 // The cpu backend: (problem, individual) tasks spread over threads. Each task runs the shared
-// per-line code and the fixed reduction on its own, so the bits do not depend on the thread count
-// or on which thread ran which task.
+// per-line code (the cost, or the normal equations) and the fixed reduction on its own, so the
+// bits do not depend on the thread count or on which thread ran which task.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
 #include "kernels/line_cost.h"
+#include "kernels/line_normal.h"
 #include "kernels/tree_sum.h"
 
 namespace frfit {
@@ -36,39 +37,76 @@ class CpuEvaluator final : public Evaluator {
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                 std::span<double> costs, std::span<EvalStatus> status) override {
     CheckCall(individuals, coefficients, costs, status);
-    // Flatten to tasks with their offsets into the packed arrays.
-    struct Task {
-      int problem;
-      size_t coefficient_offset;
-      size_t cost_index;
-    };
+    const std::vector<Task> tasks = Tasks(individuals, {});
+    RunTasks(tasks.size(), [&](size_t t, std::vector<double>* line_costs) {
+      const Task& task = tasks[t];
+      unsigned line_status = kernels::kLineOk;
+      costs[task.point] =
+          IndividualCost(problems_[task.problem], coefficients.data() + task.coefficients,
+                         line_costs, &line_status);
+      status[task.point] = ToEvalStatus(line_status);
+      if (line_status) costs[task.point] = std::numeric_limits<double>::infinity();
+    });
+  }
+
+  void EvaluateNormalEquations(const NormalEquationsBatch& batch, std::span<double> normal,
+                               std::span<EvalStatus> status) override {
+    CheckCall(batch, normal, status);
+    const std::vector<Task> tasks = Tasks(batch.individuals, batch.dims);
+    RunTasks(tasks.size(), [&](size_t t, std::vector<double>* scratch) {
+      const Task& task = tasks[t];
+      const int dim = batch.dims[task.problem];
+      std::span<double> out = normal.subspan(task.normal, kernels::NormalTermCount(dim));
+      unsigned line_status = kernels::kLineOk;
+      IndividualNormal(problems_[task.problem], batch.coefficients.data() + task.coefficients,
+                       batch.sensitivities.data() + task.sensitivities, dim, out, scratch,
+                       &line_status);
+      status[task.point] = ToEvalStatus(line_status);
+      if (line_status) std::fill(out.begin(), out.end(), std::numeric_limits<double>::infinity());
+    });
+  }
+
+ private:
+  // One (problem, individual) of a call, with its offsets into the packed arrays.
+  struct Task {
+    int problem;
+    size_t point;          // into costs / status
+    size_t coefficients;   // into the packed coefficients
+    size_t sensitivities;  // into the packed sensitivities (normal equations only)
+    size_t normal;         // into the packed normal-equation terms (normal equations only)
+  };
+
+  // Tasks in (problem, individual) order; `dims` empty for a cost-only call. Counts line-solves.
+  std::vector<Task> Tasks(std::span<const int> individuals, std::span<const int> dims) {
     std::vector<Task> tasks;
-    size_t coefficient_offset = 0, cost_index = 0;
+    Task next{0, 0, 0, 0, 0};
     for (size_t p = 0; p < problems_.size(); ++p) {
       const size_t per_individual =
           static_cast<size_t>(problems_[p].num_postures()) * problems_[p].coefficient_stride();
+      const int dim = dims.empty() ? 0 : dims[p];
       for (int i = 0; i < individuals[p]; ++i) {
-        tasks.push_back({static_cast<int>(p), coefficient_offset, cost_index++});
-        coefficient_offset += per_individual;
+        next.problem = static_cast<int>(p);
+        tasks.push_back(next);
+        ++next.point;
+        next.coefficients += per_individual;
+        next.sensitivities += per_individual * dim;
+        if (dim) next.normal += kernels::NormalTermCount(dim);
         for (const auto& posture : problems_[p].postures) line_solves_ += posture.num_lines();
       }
     }
+    return tasks;
+  }
+
+  // Runs work(task, scratch) for every task on up to threads_ threads; each thread has its own
+  // scratch vector. Which thread runs which task does not change any bit.
+  template <typename Work>
+  void RunTasks(size_t count, Work&& work) const {
     std::atomic<size_t> next{0};
     auto worker = [&] {
-      std::vector<double> line_costs;
-      for (size_t t = next++; t < tasks.size(); t = next++) {
-        const Task& task = tasks[t];
-        unsigned line_status = kernels::kLineOk;
-        costs[task.cost_index] =
-            IndividualCost(problems_[task.problem], coefficients.data() + task.coefficient_offset,
-                           &line_costs, &line_status);
-        status[task.cost_index] = line_status & kernels::kLineSingular ? EvalStatus::kSingular
-                                  : line_status ? EvalStatus::kNonFinite
-                                                : EvalStatus::kOk;
-        if (line_status) costs[task.cost_index] = std::numeric_limits<double>::infinity();
-      }
+      std::vector<double> scratch;
+      for (size_t t = next++; t < count; t = next++) work(t, &scratch);
     };
-    const int workers = static_cast<int>(std::min<size_t>(threads_, tasks.size()));
+    const int workers = static_cast<int>(std::min<size_t>(threads_, count));
     if (workers <= 1) {
       worker();
       return;
@@ -78,7 +116,12 @@ class CpuEvaluator final : public Evaluator {
     for (auto& thread : pool) thread.join();
   }
 
- private:
+  static EvalStatus ToEvalStatus(unsigned line_status) {
+    return line_status & kernels::kLineSingular ? EvalStatus::kSingular
+           : line_status                        ? EvalStatus::kNonFinite
+                                                : EvalStatus::kOk;
+  }
+
   static double IndividualCost(const PackedProblem& problem, const double* coefficients,
                                std::vector<double>* line_costs, unsigned* status) {
     double total = 0.0;
@@ -97,6 +140,34 @@ class CpuEvaluator final : public Evaluator {
       coefficients += problem.coefficient_stride();
     }
     return total;
+  }
+
+  // The same reduction as IndividualCost for each term: lines' terms laid out [term][line] so
+  // that every term's lines are contiguous for TreeSum, postures added left to right.
+  static void IndividualNormal(const PackedProblem& problem, const double* coefficients,
+                               const double* sensitivities, int dim, std::span<double> out,
+                               std::vector<double>* line_terms, unsigned* status) {
+    const int terms = kernels::NormalTermCount(dim);
+    std::fill(out.begin(), out.end(), 0.0);
+    const size_t sensitivity_stride = static_cast<size_t>(problem.coefficient_stride()) * dim;
+    for (const PackedPosture& posture : problem.postures) {
+      const kernels::PostureArrays arrays{problem.n, posture.mass.data(), posture.gravity.data(),
+                                          posture.basis.data()};
+      const int lines = posture.num_lines();
+      line_terms->resize(static_cast<size_t>(lines) * terms);
+      for (int l = 0; l < lines; ++l) {
+        const kernels::LineTarget line{posture.omega_rad_s[l], posture.weight.data() + 9 * l,
+                                       posture.target.data() + 18 * l};
+        kernels::LineNormalTerms(arrays, coefficients, sensitivities, dim, line,
+                                 posture.fit_order, problem.cost_kind, problem.phase_mode,
+                                 line_terms->data() + l, lines, status);
+      }
+      for (int t = 0; t < terms; ++t)
+        out[t] = out[t] + posture.posture_weight *
+                              kernels::TreeSum(line_terms->data() + static_cast<size_t>(t) * lines, lines);
+      coefficients += problem.coefficient_stride();
+      sensitivities += sensitivity_stride;
+    }
   }
 
   int threads_;

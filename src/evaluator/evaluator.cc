@@ -1,6 +1,7 @@
 #include "frfit/evaluator/evaluator.h"
 
 #include "frfit/common/error.h"
+#include "kernels/line_normal.h"
 #if defined(FRFIT_HAVE_CUDA)
 #include "frfit/evaluator/cuda_backend.h"
 #endif
@@ -67,6 +68,34 @@ void Evaluator::CheckCall(std::span<const int> individuals, std::span<const doub
   if (costs.size() != want_costs || status.size() != want_costs)
     throw Error("", "evaluate", "expected " + std::to_string(want_costs) + " costs and statuses, got " +
                                     std::to_string(costs.size()) + " and " + std::to_string(status.size()));
+}
+
+int NormalTermCount(int dim) { return kernels::NormalTermCount(dim); }
+
+void Evaluator::CheckCall(const NormalEquationsBatch& batch, std::span<double> normal,
+                          std::span<EvalStatus> status) const {
+  if (batch.dims.size() != problems_.size())
+    throw Error("", "evaluate", "expected parameter counts for " + std::to_string(problems_.size()) +
+                                    " problems, got " + std::to_string(batch.dims.size()));
+  size_t want_sensitivities = 0, want_normal = 0, points = 0;
+  for (size_t p = 0; p < problems_.size(); ++p) {
+    if (batch.dims[p] < 1 || batch.dims[p] > kernels::kMaxParameters)
+      throw Error("", "evaluate", "expected 1 to " + std::to_string(kernels::kMaxParameters) +
+                                      " free parameters, got " + std::to_string(batch.dims[p]));
+    const size_t count = p < batch.individuals.size() && batch.individuals[p] > 0 ? batch.individuals[p] : 0;
+    want_sensitivities += count * problems_[p].num_postures() * problems_[p].coefficient_stride() *
+                          static_cast<size_t>(batch.dims[p]);
+    want_normal += count * static_cast<size_t>(kernels::NormalTermCount(batch.dims[p]));
+    points += count;
+  }
+  std::vector<double> no_costs(points);
+  CheckCall(batch.individuals, batch.coefficients, no_costs, status);
+  if (batch.sensitivities.size() != want_sensitivities)
+    throw Error("", "evaluate", "expected " + std::to_string(want_sensitivities) +
+                                    " packed sensitivities, got " + std::to_string(batch.sensitivities.size()));
+  if (normal.size() != want_normal)
+    throw Error("", "evaluate", "expected " + std::to_string(want_normal) +
+                                    " normal-equation terms, got " + std::to_string(normal.size()));
 }
 
 std::unique_ptr<Evaluator> CreateEvaluator(const EvaluatorOptions& options) {

@@ -108,4 +108,27 @@ void ParameterMap::AppendCoefficients(std::span<const double> u, int num_posture
   AppendCoefficients(u, std::vector<std::vector<double>>(num_postures, std::vector<double>(model_->num_coordinates(), 0.0)), out);
 }
 
+std::vector<double> ParameterMap::Slopes(std::span<const double> u) const {
+  std::vector<double> slopes(dim());
+  for (int i = 0; i < dim(); ++i) slopes[i] = space_.Slope(i, u[i]);
+  return slopes;
+}
+
+void ParameterMap::AppendSensitivities(std::span<const double> u,
+                                       const std::vector<std::vector<double>>& posture_q,
+                                       std::vector<double>* out) const {
+  const int d = dim(), count = model_->num_parameters();
+  const int rows = 3 * model_->num_dofs() + 1;
+  for (size_t start = 0; start + d <= u.size(); start += d) {
+    const std::span<const double> point = u.subspan(start, d);
+    const std::vector<double> physical = Physical(point);
+    const std::vector<double> slopes = Slopes(point);
+    for (const std::vector<double>& q : posture_q) {
+      const std::vector<double> dc = CoefficientJacobian(*model_, physical, q);
+      for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < d; ++i) out->push_back(dc[static_cast<size_t>(r) * count + free_[i]] * slopes[i]);
+    }
+  }
+}
+
 }  // namespace frfit

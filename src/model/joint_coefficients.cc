@@ -55,4 +55,45 @@ JointCoefficients Coefficients(const Model& model, std::span<const double> param
   return c;
 }
 
+std::vector<double> CoefficientJacobian(const Model& model, std::span<const double> parameters,
+                                        const std::vector<double>& q) {
+  const JointCoefficients c = Coefficients(model, parameters, q);  // checks sizes and laws
+  const int n = model.num_dofs(), count = model.num_parameters();
+  const bool rayleigh = model.damping_model == DampingModel::kRayleigh;
+  // ∂k/∂θ first: the hysteretic and Rayleigh rows follow from it by the product rule.
+  std::vector<double> dk(static_cast<size_t>(n) * count, 0.0);
+  std::vector<double> eta(n, 0.0);
+  double beta = 0.0;
+  for (int i = 0; i < count; ++i) {
+    const ParameterSpec& spec = model.parameters[i];
+    if (spec.kind == ParameterKind::kStiffness)
+      dk[spec.dof * count + i] =
+          spec.term < 0 ? 1.0 : model.dofs[spec.dof].stiffness_law[spec.term].basis.Evaluate(q);
+    else if (spec.kind == ParameterKind::kLossFactor) eta[spec.dof] = parameters[i];
+    else if (spec.kind == ParameterKind::kRayleighBeta) beta = parameters[i];
+  }
+  std::vector<double> d(static_cast<size_t>(3 * n + 1) * count, 0.0);
+  auto at = [&](int row, int i) -> double& { return d[static_cast<size_t>(row) * count + i]; };
+  for (int i = 0; i < count; ++i) {
+    const ParameterSpec& spec = model.parameters[i];
+    for (int j = 0; j < n; ++j) {
+      at(j, i) = dk[j * count + i];
+      at(2 * n + j, i) = eta[j] * dk[j * count + i];
+      if (rayleigh) at(n + j, i) = beta * dk[j * count + i];
+    }
+    switch (spec.kind) {
+      case ParameterKind::kStiffness: break;
+      // A Rayleigh model overwrites the viscous coefficients with β·k (Coefficients).
+      case ParameterKind::kDamping: if (!rayleigh) at(n + spec.dof, i) = 1.0; break;
+      case ParameterKind::kLossFactor: at(2 * n + spec.dof, i) = c.stiffness[spec.dof]; break;
+      case ParameterKind::kRayleighAlpha: at(3 * n, i) = 1.0; break;
+      case ParameterKind::kRayleighBeta:
+        if (rayleigh)
+          for (int j = 0; j < n; ++j) at(n + j, i) = c.stiffness[j];
+        break;
+    }
+  }
+  return d;
+}
+
 }  // namespace frfit

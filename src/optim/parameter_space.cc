@@ -95,6 +95,12 @@ double ParameterSpace::ToNormalized(int i, double physical) const {
   return Clamp01(u);
 }
 
+double ParameterSpace::Slope(int i, double u) const {
+  const ParameterBounds& b = bounds_.at(i);
+  return b.scale == ParameterScale::kLog ? ToPhysical(i, u) * std::log(b.upper / b.lower)
+                                         : b.upper - b.lower;
+}
+
 void ParameterSpace::ToPhysical(std::span<const double> u, std::span<double> physical) const {
   CheckPacked(u.size(), physical.size(), dim());
   for (std::size_t k = 0; k < u.size(); ++k) physical[k] = ToPhysical(k % dim(), u[k]);

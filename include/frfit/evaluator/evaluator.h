@@ -5,6 +5,8 @@
 // Reduction order of one individual's cost, fixed for every backend:
 //   posture_sum = TreeSum(line costs of the posture, lines in order)
 //   cost        = Σ_postures (posture_weight · posture_sum), postures in order, left to right.
+// The normal equations (EvaluateNormalEquations) reduce each of their terms the same way, so
+// their cost term has the bits of Evaluate's cost.
 #pragma once
 
 #include <memory>
@@ -24,6 +26,22 @@ bool FromString(const std::string& text, BackendType* backend);
 // (`reason` says why not).
 bool IsCudaCompiled();
 bool IsCudaUsable(std::string* reason);
+
+// One batch of points whose least-squares normal equations are wanted (kernels/line_normal.h).
+//   individuals[p]   points of problem p in this call (0 allowed)
+//   dims[p]          free parameters of problem p, 1 to kernels::kMaxParameters
+//   coefficients     [problem][individual][posture][3n + 1], as for Evaluate
+//   sensitivities    [problem][individual][posture][3n + 1][dims[p]]: ∂coefficients/∂u
+struct NormalEquationsBatch {
+  std::span<const int> individuals;
+  std::span<const int> dims;
+  std::span<const double> coefficients;
+  std::span<const double> sensitivities;
+};
+
+// Terms per point of a problem with `dim` free parameters: the cost, the gradient g = JᵀWr (dim)
+// and the upper triangle of A = JᵀWJ row by row (kernels::NormalTermCount).
+int NormalTermCount(int dim);
 
 struct EvaluatorOptions {
   BackendType backend = BackendType::kCpu;
@@ -46,6 +64,12 @@ class Evaluator {
   virtual void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                         std::span<double> costs, std::span<EvalStatus> status) = 0;
 
+  // For every point: its cost, g = JᵀWr and JᵀWJ, packed [problem][individual][terms] into
+  // `normal`; status per point as Evaluate's (a non-OK point's terms are all +inf). The cost
+  // term equals what Evaluate returns for the same coefficients, bit for bit.
+  virtual void EvaluateNormalEquations(const NormalEquationsBatch& batch, std::span<double> normal,
+                                       std::span<EvalStatus> status) = 0;
+
   // Line-solves done so far (one per individual × posture × line), for throughput reports.
   long long line_solves() const { return line_solves_; }
 
@@ -53,6 +77,8 @@ class Evaluator {
   // Checks the sizes of one call against the problems; throws Error("expected N, got M").
   void CheckCall(std::span<const int> individuals, std::span<const double> coefficients,
                  std::span<double> costs, std::span<EvalStatus> status) const;
+  void CheckCall(const NormalEquationsBatch& batch, std::span<double> normal,
+                 std::span<EvalStatus> status) const;
   std::vector<PackedProblem> problems_;
   long long line_solves_ = 0;
 };
@@ -71,6 +97,11 @@ class ForwardingEvaluator : public Evaluator {
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                 std::span<double> costs, std::span<EvalStatus> status) override {
     inner_->Evaluate(individuals, coefficients, costs, status);
+    line_solves_ = inner_->line_solves();
+  }
+  void EvaluateNormalEquations(const NormalEquationsBatch& batch, std::span<double> normal,
+                               std::span<EvalStatus> status) override {
+    inner_->EvaluateNormalEquations(batch, normal, status);
     line_solves_ = inner_->line_solves();
   }
 

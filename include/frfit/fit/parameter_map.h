@@ -19,6 +19,7 @@ class ParameterMap {
   ParameterMap(const Model& model, const ParameterOptions& options, const std::string& source);
 
   int dim() const { return static_cast<int>(free_.size()); }
+  const Model& model() const { return *model_; }
   const std::vector<int>& free_indices() const { return free_; }  // into Model::parameters
   const std::vector<Bounds>& bounds() const { return bounds_; }   // per model parameter, effective
   const ParameterSpace& space() const { return space_; }
@@ -35,6 +36,14 @@ class ParameterMap {
                           std::vector<double>* out) const;
   // The same for models whose stiffness does not depend on the posture (Error otherwise).
   void AppendCoefficients(std::span<const double> u, int num_postures, std::vector<double>* out) const;
+
+  // ∂(joint coefficients)/∂u of every point of a packed batch u [point][dim] at each posture,
+  // appended as [point][posture][3n + 1][dim] (Evaluator::EvaluateNormalEquations).
+  void AppendSensitivities(std::span<const double> u,
+                           const std::vector<std::vector<double>>& posture_q,
+                           std::vector<double>* out) const;
+  // d(physical value)/du of each free parameter at u (ParameterSpace::Slope).
+  std::vector<double> Slopes(std::span<const double> u) const;
 
  private:
   const Model* model_;

@@ -45,6 +45,10 @@ class ParameterSpace {
   double ToPhysical(int i, double u) const;
   // Inverse of ToPhysical; values outside [lower, upper] map to the nearest end of [0,1].
   double ToNormalized(int i, double physical) const;
+  // d(physical)/du at u (clamped into [0,1] first, the slope of the map there, never 0):
+  // physical·ln(upper/lower) when log-scaled, upper − lower when linear. The chain rule from
+  // physical derivatives to the optimizers' space (least squares, identifiability).
+  double Slope(int i, double u) const;
 
   // Packed batches [point][param]: the sizes must be equal and a multiple of dim(), else
   // frfit::Error ("expected ..., got ...").

@@ -1,0 +1,129 @@
+// The per-line terms of the least-squares normal equations (cost, gradient JᵀWr, Gauss–Newton
+// matrix JᵀWJ), written once for both backends like the cost itself (kernels/line_cost.h), whose
+// factorisation and entry residuals it reuses, so a line's cost here has the cost path's bits.
+//
+// The residuals of one line are the real and imaginary parts of each fitted entry's δ_e
+// (EntryResidual), weighted by w_e: cost = Σ_e w_e |δ_e|². Their derivatives need no extra solve:
+// Z is complex symmetric (M0 and K_gravity are symmetric, the joint terms diagonal), so with
+// X = Z⁻¹B
+//     ∂H_s/∂θ = −Xᵀ (∂Z/∂θ) X,   ∂Z/∂k_r = e_r e_rᵀ,  ∂Z/∂c_r = iω e_r e_rᵀ,  ∂Z/∂h_r = i e_r e_rᵀ,
+//     ∂Z/∂α = iω M0,
+// i.e. entry (i, j) of ∂H_s/∂k_r is −X_ri X_rj. The chain to the optimiser's parameters u comes
+// in as a sensitivity matrix D = ∂(coefficients)/∂u per individual and posture (the parameter map
+// builds it: laws, η·k, β·k and the log-scaled bounds are all in D), so this file knows nothing
+// about which physical quantity a parameter is.
+//
+// Output of one line, `p` free parameters, T = NormalTermCount(p) terms at out[t·stride]:
+//   t = 0            the line's weighted cost (the bits of LineCostTeam's)
+//   t = 1 .. p       g_j = Σ w (Re δ ∂Re δ/∂u_j + Im δ ∂Im δ/∂u_j)
+//   t = 1 + p + ...  the upper triangle of A_jk = Σ w (∂Re δ_j ∂Re δ_k + ∂Im δ_j ∂Im δ_k), row by
+//                    row (j <= k): see NormalTermIndex.
+// The cost's gradient is 2g and its Gauss–Newton Hessian 2A. Entries are visited in order
+// xx … zz and every sum runs in index order.
+#pragma once
+
+#include "kernels/line_cost.h"
+
+namespace frfit::kernels {
+
+// Largest number of free parameters the per-line derivative code handles.
+constexpr int kMaxParameters = 64;
+
+FRFIT_HOST_DEVICE FRFIT_INLINE int NormalTermCount(int p) { return 1 + p + p * (p + 1) / 2; }
+
+// Index of A_jk (j <= k) among a line's terms.
+FRFIT_HOST_DEVICE FRFIT_INLINE int NormalTermIndex(int p, int j, int k) {
+  return 1 + p + j * p - j * (j - 1) / 2 + (k - j);
+}
+
+// One line's terms (see the file comment), by one thread with its scratch on the stack.
+// `sensitivity` is D, row-major [3n + 1][p] in the coefficient order of CoefficientStride.
+// Sets *status like LineCost; on a singular system every term is 0.
+template <int kCapacity = kMaxDofs>
+FRFIT_HOST_DEVICE inline void LineNormalTerms(const PostureArrays& posture,
+                                              const double* coefficients,
+                                              const double* sensitivity, int p,
+                                              const LineTarget& line, int fit_order,
+                                              int cost_kind, int phase_mode, double* out,
+                                              long long stride, unsigned* status) {
+  const int terms = NormalTermCount(p);
+  for (int t = 0; t < terms; ++t) out[t * stride] = 0.0;
+  Cplx z[kCapacity * kCapacity];
+  Cplx x[kCapacity * 3];
+  Cplx inverse_pivot[kCapacity];
+  const LineScratch scratch{z, x, inverse_pivot, nullptr};
+  const double omega = line.omega_rad_s;
+  if (!SolveLineTeam(SerialTeam{}, scratch, posture, coefficients, omega, status)) return;
+  const int n = posture.n;
+  const double* const d_alpha = sensitivity + 3 * n * p;
+
+  // (XᵀM0X) is needed only when some parameter moves α (Rayleigh damping).
+  bool moves_alpha = false;
+  for (int j = 0; j < p; ++j) moves_alpha = moves_alpha || d_alpha[j] != 0.0;
+  Cplx mx[kCapacity * 3];
+  if (moves_alpha)
+    for (int r = 0; r < n; ++r)
+      for (int b = 0; b < 3; ++b) {
+        Cplx s = {0.0, 0.0};
+        for (int c = 0; c < n; ++c) s = Add(s, Scale(x[c * 3 + b], posture.mass[r * n + c]));
+        mx[r * 3 + b] = s;
+      }
+
+  const double omega2 = omega * omega;
+  double cost = 0.0;
+  Cplx s[kCapacity];
+  Cplx derivative[kMaxParameters];
+  for (int e = 0; e < 9; ++e) {
+    const double w = line.weight[e];
+    if (w == 0.0) continue;
+    const int i = e / 3, jj = e % 3;
+    const Cplx hs = FittedEntry(e, n, x, 3, 1, posture.basis, omega, fit_order);
+    const Cplx delta =
+        EntryResidual(hs, line.target[2 * e], line.target[2 * e + 1], cost_kind, phase_mode);
+    cost = cost + WeightedError(w, delta);
+
+    // ∂δ/∂H_s (receptance) = format factor × (1/H_s for the log costs, 1 otherwise).
+    Cplx factor = fit_order == 1   ? Cplx{0.0, omega}
+                  : fit_order == 2 ? Cplx{-omega2, 0.0}
+                                   : Cplx{1.0, 0.0};
+    if (cost_kind != kCostNormalizedComplex) factor = Mul(factor, Reciprocal(hs));
+    for (int r = 0; r < n; ++r) {
+      const Cplx product = Mul(x[r * 3 + i], x[r * 3 + jj]);
+      s[r] = {-product.re, -product.im};
+    }
+    Cplx alpha_term = {0.0, 0.0};  // −iω (XᵀM0X)_{i,jj}
+    if (moves_alpha) {
+      Cplx q = {0.0, 0.0};
+      for (int r = 0; r < n; ++r) q = Add(q, Mul(x[r * 3 + i], mx[r * 3 + jj]));
+      alpha_term = {q.im * omega, -q.re * omega};
+    }
+    for (int j = 0; j < p; ++j) {
+      Cplx acc = {0.0, 0.0};
+      for (int r = 0; r < n; ++r) {
+        const Cplx dz = {sensitivity[r * p + j],
+                         omega * sensitivity[(n + r) * p + j] + sensitivity[(2 * n + r) * p + j]};
+        acc = Add(acc, Mul(s[r], dz));
+      }
+      if (moves_alpha) acc = Add(acc, Scale(alpha_term, d_alpha[j]));
+      Cplx dj = Mul(factor, acc);
+      if (cost_kind == kCostLogMagnitude) dj.im = 0.0;
+      derivative[j] = dj;
+    }
+    for (int j = 0; j < p; ++j) {
+      const Cplx dj = derivative[j];
+      out[(1 + j) * stride] =
+          out[(1 + j) * stride] + w * (delta.re * dj.re + delta.im * dj.im);
+      double* const row = out + NormalTermIndex(p, j, j) * stride;
+      for (int k = j; k < p; ++k) {
+        const Cplx dk = derivative[k];
+        row[(k - j) * stride] = row[(k - j) * stride] + w * (dj.re * dk.re + dj.im * dk.im);
+      }
+    }
+  }
+  out[0] = cost;
+  bool finite = cost - cost == 0.0;
+  for (int t = 1; t < terms; ++t) finite = finite && out[t * stride] - out[t * stride] == 0.0;
+  if (!finite) *status |= kLineNonFinite;
+}
+
+}  // namespace frfit::kernels

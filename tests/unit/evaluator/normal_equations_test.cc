@@ -1,0 +1,300 @@
+// The least-squares normal equations (kernels/line_normal.h through the cpu evaluator) against a
+// plain, independent computation: the residual vector built from Eigen's dense solve
+// (Synthesize), std::log and std::arg, differentiated by central differences in the optimiser's
+// u. Every cost kind, phase mode, fitted format, damping model and posture-dependent stiffness
+// laws are covered, so the product-of-rows derivatives, the format factor, the chain through
+// η·k, β·k, α·M0, the law bases and the log-scaled bounds are all checked at once.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "frfit/common/error.h"
+#include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/load_problem.h"
+#include "frfit/fit/parameter_map.h"
+#include "frfit/frf/synthesize.h"
+#include "frfit/model/joint_coefficients.h"
+#include "frfit/model/model_yaml.h"
+#include "kernels/line_normal.h"
+#include "test_support.h"
+
+namespace frfit {
+namespace {
+
+using cd = std::complex<double>;
+const std::string kData = std::string(FRFIT_SOURCE_DIR) + "/datasets/";
+
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// The 3-joint model under each damping model (the dataset's file, rewritten).
+std::shared_ptr<const Model> Paper3Dof(const std::string& damping) {
+  std::string text = test::ReadText(kData + "paper_3dof/model.yaml");
+  const std::string viscous = "damping: {initial: 300, min: 10, max: 1.0e4}";
+  if (damping == "structural") {
+    text = Replace(text, "damping_model: viscous", "damping_model: structural");
+    text = Replace(text, viscous, "loss_factor: {initial: 0.02, min: 1.0e-3, max: 0.2}");
+  } else if (damping == "rayleigh") {
+    text = Replace(text, "damping_model: viscous",
+                   "damping_model: rayleigh\nrayleigh_alpha: {initial: 0.5, min: 1.0e-3, max: 10}\n"
+                   "rayleigh_beta: {initial: 1.0e-4, min: 1.0e-6, max: 1.0e-2}");
+    text = Replace(text, ", " + viscous, "");
+  }
+  return std::make_shared<const Model>(ParseModelText(text, "paper_3dof (" + damping + ")"));
+}
+
+struct Case {
+  std::string name;
+  friend void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+  std::shared_ptr<const Model> model;
+  std::vector<std::string> frf_files;
+  CostType type;
+  PhaseMode phase;
+  FrfFormat format;
+};
+
+// The residual vector of a u, independently: r = √(posture weight · w) · (Re δ, Im δ) per fitted
+// entry and line, δ from std::log/std::arg of Eigen-synthesised FRFs, the phase wrapped or not
+// as the case says. `scale` holds each residual's √(posture weight · w).
+struct Residual {
+  std::vector<double> r, scale;
+  std::vector<bool> is_phase;
+};
+
+double WrapPhase(double a) {
+  while (a > M_PI) a -= 2 * M_PI;
+  while (a <= -M_PI) a += 2 * M_PI;
+  return a;
+}
+
+Residual Residuals(const Case& c, const Problem& problem, const ParameterMap& map,
+                   const std::vector<double>& u) {
+  const std::vector<double> physical = map.Physical(u);
+  Residual out;
+  auto push = [&](double value, double scale, bool phase) {
+    out.r.push_back(scale * value);
+    out.scale.push_back(scale);
+    out.is_phase.push_back(phase);
+  };
+  for (const ProblemPosture& pp : problem.postures) {
+    const JointCoefficients coefficients = Coefficients(*c.model, physical, pp.posture.q);
+    const FrfSet hs = Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format);
+    double norm = 0.0;
+    for (int k = 0; k < pp.measured.num_lines(); ++k)
+      for (int e = 0; e < 9; ++e) norm += pp.weights[k * 9 + e] * std::norm(pp.measured.H[k * 9 + e]);
+    for (int k = 0; k < pp.measured.num_lines(); ++k)
+      for (int e = 0; e < 9; ++e) {
+        double w = pp.weights[k * 9 + e];
+        if (w == 0.0) continue;
+        const cd s = hs.H[k * 9 + e], m = pp.measured.H[k * 9 + e];
+        if (c.type == CostType::kNormalizedComplex) w /= norm;
+        const double scale = std::sqrt(pp.posture_weight * w);
+        if (c.type == CostType::kNormalizedComplex) {
+          push((s - m).real(), scale, false);
+          push((s - m).imag(), scale, false);
+          continue;
+        }
+        push(std::log(std::abs(s)) - std::log(std::abs(m)), scale, false);
+        if (c.type == CostType::kLogComplex) {
+          const double dp = std::arg(s) - std::arg(m);
+          push(c.phase == PhaseMode::kWrapped ? WrapPhase(dp) : dp, scale, true);
+        }
+      }
+  }
+  return out;
+}
+
+// With a step of 1e-6 in u the central differences' truncation error is at most ~1e-6 of a
+// column's norm on these problems (it shrinks as h², measured from 1e-3 down to 1e-6); a wrong
+// derivative is off by far more.
+constexpr double kTolerance = 1e-5;
+
+class NormalEquations : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NormalEquations, MatchCentralDifferencesOfAnIndependentResidual) {
+  const Case& c = GetParam();
+  FitOptions options;
+  options.cost.type = c.type;
+  options.cost.phase = c.phase;
+  options.cost.fit_format = c.format;
+  options.cost.band_max_hz = 30.0;
+  const Problem problem = LoadProblem(c.model, c.frf_files, options, "test");
+  const ParameterMap map(*c.model, options.parameters, "test");
+  const int dim = map.dim();
+  std::mt19937_64 rng(7);
+  std::vector<double> u(dim);
+  for (double& v : u) v = 0.2 + 0.6 * std::uniform_real_distribution<double>(0, 1)(rng);
+
+  const std::vector<std::vector<double>> q = PostureCoordinates(problem);
+  std::vector<double> coefficients, sensitivities;
+  map.AppendCoefficients(u, q, &coefficients);
+  map.AppendSensitivities(u, q, &sensitivities);
+  auto evaluator = CreateCpuEvaluator(1);
+  evaluator->SetProblems({Pack(problem)});
+  const int one = 1;
+  std::vector<double> normal(NormalTermCount(dim));
+  EvalStatus status;
+  evaluator->EvaluateNormalEquations({{&one, 1}, {&dim, 1}, coefficients, sensitivities}, normal,
+                                     {&status, 1});
+  ASSERT_EQ(status, EvalStatus::kOk);
+
+  // The cost term is Evaluate's cost, bit for bit.
+  double cost = 0.0;
+  EvalStatus cost_status;
+  evaluator->Evaluate({&one, 1}, coefficients, {&cost, 1}, {&cost_status, 1});
+  EXPECT_EQ(normal[0], cost);
+
+  // The reference: r(u), J by central differences (a phase difference that crosses the branch
+  // cut is brought back by 2π), then F = rᵀr, g = Jᵀr, A = JᵀJ.
+  const Residual base = Residuals(c, problem, map, u);
+  const size_t m = base.r.size();
+  const double h = 1e-6;
+  std::vector<std::vector<double>> jac(dim, std::vector<double>(m));
+  for (int j = 0; j < dim; ++j) {
+    std::vector<double> up = u, down = u;
+    up[j] += h;
+    down[j] -= h;
+    const Residual rp = Residuals(c, problem, map, up), rm = Residuals(c, problem, map, down);
+    for (size_t i = 0; i < m; ++i) {
+      double diff = rp.r[i] - rm.r[i];
+      if (base.is_phase[i] && base.scale[i] > 0.0)
+        diff = WrapPhase(diff / base.scale[i]) * base.scale[i];
+      jac[j][i] = diff / (2 * h);
+    }
+  }
+  double f = 0.0;
+  for (double v : base.r) f += v * v;
+  EXPECT_NEAR(normal[0], f, 1e-9 * f) << c.name;
+  for (int j = 0; j < dim; ++j) {
+    double g = 0.0, ajj = 0.0;
+    for (size_t i = 0; i < m; ++i) {
+      g += base.r[i] * jac[j][i];
+      ajj += jac[j][i] * jac[j][i];
+    }
+    EXPECT_GT(ajj, 0.0) << c.name << ": " << map.space().bounds(j).name << " moves nothing";
+    EXPECT_NEAR(normal[1 + j], g, kTolerance * std::sqrt(ajj * f))
+        << c.name << ": g of " << map.space().bounds(j).name;
+    for (int k = j; k < dim; ++k) {
+      double a = 0.0, akk = 0.0;
+      for (size_t i = 0; i < m; ++i) {
+        a += jac[j][i] * jac[k][i];
+        akk += jac[k][i] * jac[k][i];
+      }
+      EXPECT_NEAR(normal[kernels::NormalTermIndex(dim, j, k)], a, kTolerance * std::sqrt(ajj * akk))
+          << c.name << ": A of " << map.space().bounds(j).name << ", "
+          << map.space().bounds(k).name;
+    }
+  }
+}
+
+std::vector<Case> Cases() {
+  const std::vector<std::string> p3 = {kData + "paper_3dof/frf_milling_inertance.h5"};
+  const std::vector<std::string> law = {kData + "paper_3dof_law/frf_milling_inertance.h5",
+                                        kData + "paper_3dof_law/frf_reach_inertance.h5",
+                                        kData + "paper_3dof_law/frf_folded_inertance.h5"};
+  const auto law_model =
+      std::make_shared<const Model>(LoadModel(kData + "paper_3dof_law/model.yaml"));
+  struct Kind {
+    std::string name;
+    CostType type;
+    PhaseMode phase;
+  };
+  const std::vector<Kind> kinds = {{"log_complex_wrapped", CostType::kLogComplex, PhaseMode::kWrapped},
+                                   {"log_complex_principal", CostType::kLogComplex, PhaseMode::kPrincipalLogs},
+                                   {"log_magnitude", CostType::kLogMagnitude, PhaseMode::kWrapped},
+                                   {"normalized_complex", CostType::kNormalizedComplex, PhaseMode::kWrapped}};
+  std::vector<Case> cases;
+  for (const Kind& kind : kinds)
+    for (FrfFormat format : {FrfFormat::kReceptance, FrfFormat::kMobility, FrfFormat::kInertance}) {
+      const std::string suffix = kind.name + "_" + ToString(format);
+      for (const std::string damping : {"viscous", "structural", "rayleigh"})
+        cases.push_back({damping + "_" + suffix, Paper3Dof(damping), p3, kind.type, kind.phase, format});
+      cases.push_back({"laws_3_postures_" + suffix, law_model, law, kind.type, kind.phase, format});
+    }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCostFormatAndDampingModel, NormalEquations,
+                         ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+// One and several threads, and a batch of several points and problems, give the same bits.
+TEST(NormalEquationsBatch, ThreadsAndBatchingChangeNoBit) {
+  FitOptions options;
+  const auto model = Paper3Dof("viscous");
+  const Problem problem =
+      LoadProblem(model, {kData + "paper_3dof/frf_milling_inertance.h5"}, options, "test");
+  const ParameterMap map(*model, options.parameters, "test");
+  const int dim = map.dim();
+  std::mt19937_64 rng(11);
+  const int points = 5;
+  std::vector<double> u(points * dim);
+  for (double& v : u) v = std::uniform_real_distribution<double>(0, 1)(rng);
+  const std::vector<std::vector<double>> q = PostureCoordinates(problem);
+  std::vector<double> coefficients, sensitivities;
+  map.AppendCoefficients(u, q, &coefficients);
+  map.AppendSensitivities(u, q, &sensitivities);
+  const int terms = NormalTermCount(dim);
+  // Two problems (the same one twice) with 5 and 0 points, then 0 and 5.
+  auto run = [&](int threads, std::vector<int> counts) {
+    auto evaluator = CreateCpuEvaluator(threads);
+    evaluator->SetProblems({Pack(problem), Pack(problem)});
+    const std::vector<int> dims = {dim, dim};
+    std::vector<double> normal(static_cast<size_t>(points) * terms);
+    std::vector<EvalStatus> status(points);
+    evaluator->EvaluateNormalEquations({counts, dims, coefficients, sensitivities}, normal, status);
+    return normal;
+  };
+  const std::vector<double> one = run(1, {points, 0});
+  EXPECT_EQ(run(2, {points, 0}), one);
+  EXPECT_EQ(run(2, {0, points}), one);
+  for (int i = 0; i < points; ++i) {
+    const std::vector<double> single = [&] {
+      auto evaluator = CreateCpuEvaluator(1);
+      evaluator->SetProblems({Pack(problem)});
+      const int count = 1;
+      std::vector<double> normal(terms);
+      EvalStatus status;
+      evaluator->EvaluateNormalEquations(
+          {{&count, 1}, {&dim, 1},
+           std::span<const double>(coefficients).subspan(i * coefficients.size() / points,
+                                                         coefficients.size() / points),
+           std::span<const double>(sensitivities).subspan(i * sensitivities.size() / points,
+                                                          sensitivities.size() / points)},
+          normal, {&status, 1});
+      return normal;
+    }();
+    EXPECT_EQ(single, std::vector<double>(one.begin() + i * terms, one.begin() + (i + 1) * terms));
+  }
+}
+
+// A size mismatch is an error that says what was expected.
+TEST(NormalEquationsBatch, WrongSizesAreRefused) {
+  FitOptions options;
+  const auto model = Paper3Dof("viscous");
+  const Problem problem =
+      LoadProblem(model, {kData + "paper_3dof/frf_milling_inertance.h5"}, options, "test");
+  auto evaluator = CreateCpuEvaluator(1);
+  evaluator->SetProblems({Pack(problem)});
+  const int one = 1, dim = 6;
+  std::vector<double> coefficients(10), sensitivities(10 * dim - 1), normal(NormalTermCount(dim));
+  EvalStatus status;
+  try {
+    evaluator->EvaluateNormalEquations({{&one, 1}, {&dim, 1}, coefficients, sensitivities}, normal,
+                                       {&status, 1});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 60 packed sensitivities, got 59"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace frfit
