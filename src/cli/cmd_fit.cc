@@ -141,7 +141,8 @@ int RunFit(int argc, char** argv) {
       if (in_ga)
         std::snprintf(step, sizeof step, "GA generation %d/%d", e.step, ga.generations);
       else
-        std::snprintf(step, sizeof step, "NM iteration %d", e.step);
+        std::snprintf(step, sizeof step, "%s iteration %d",
+                      e.phase == FitPhase::kLevenbergMarquardt ? "LM" : "NM", e.step);
       if (in_ga && e.evaluations_per_second > 0)
         std::snprintf(eta, sizeof eta, ", GA done in ~%.1f s",
                       (ga.generations - e.step) * per_generation / e.evaluations_per_second);

@@ -14,41 +14,85 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
   const auto start = Clock::now();
   auto last_checkpoint = start;
   std::int64_t total = 0, since_checkpoint = 0;
-  std::vector<int> individuals(jobs.size());
-  std::vector<double> coefficients, costs;
+  // Per round: one Evaluate call for the jobs that want costs (GA, Nelder–Mead) and one
+  // EvaluateNormalEquations call for those refining by least squares; each covers every such job.
+  const size_t count = jobs.size();
+  std::vector<int> cost_points(count), normal_points(count), dims(count);
+  for (size_t j = 0; j < count; ++j) dims[j] = jobs[j].map->dim();
+  std::vector<double> coefficients, normal_coefficients, sensitivities, costs, normal;
   std::vector<EvalStatus> status;
+  std::vector<std::vector<std::vector<double>>> posture_q(count);
+  for (size_t j = 0; j < count; ++j) {
+    const Model& model = jobs[j].map->model();
+    if (jobs[j].posture_q.empty() && model.has_posture_dependent_stiffness())
+      throw Error(model.source, "dofs",
+                  "posture-dependent stiffness needs the postures' coordinates");
+    posture_q[j] =
+        jobs[j].posture_q.empty()
+            ? std::vector<std::vector<double>>(jobs[j].num_postures,
+                                               std::vector<double>(model.num_coordinates(), 0.0))
+            : jobs[j].posture_q;
+  }
   while (true) {
     coefficients.clear();
-    size_t points = 0;
-    for (size_t j = 0; j < jobs.size(); ++j) {
+    normal_coefficients.clear();
+    sensitivities.clear();
+    size_t points = 0, cost_total = 0, normal_total = 0, normal_terms = 0;
+    for (size_t j = 0; j < count; ++j) {
       const FitRun& run = *jobs[j].run;
       const std::vector<double>& u = run.Ask();
-      individuals[j] = run.Done() ? 0 : static_cast<int>(u.size()) / jobs[j].map->dim();
-      if (individuals[j] && jobs[j].posture_q.empty())
-        jobs[j].map->AppendCoefficients(u, jobs[j].num_postures, &coefficients);
-      else if (individuals[j])
-        jobs[j].map->AppendCoefficients(u, jobs[j].posture_q, &coefficients);
-      points += individuals[j];
+      const int asked = run.Done() ? 0 : static_cast<int>(u.size()) / dims[j];
+      const bool normal_wanted = asked > 0 && run.WantsNormalEquations();
+      cost_points[j] = normal_wanted ? 0 : asked;
+      normal_points[j] = normal_wanted ? asked : 0;
+      if (cost_points[j]) jobs[j].map->AppendCoefficients(u, posture_q[j], &coefficients);
+      if (normal_points[j]) {
+        jobs[j].map->AppendCoefficients(u, posture_q[j], &normal_coefficients);
+        jobs[j].map->AppendSensitivities(u, posture_q[j], &sensitivities);
+        normal_terms += static_cast<size_t>(asked) * NormalTermCount(dims[j]);
+      }
+      cost_total += cost_points[j];
+      normal_total += normal_points[j];
     }
+    points = cost_total + normal_total;
     if (points == 0) break;
-    costs.assign(points, 0.0);
-    status.assign(points, EvalStatus::kOk);
-    const auto t0 = Clock::now();
-    evaluator->Evaluate(individuals, coefficients, costs, status);
-    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    double cost_seconds = 0.0, normal_seconds = 0.0;
+    if (cost_total) {
+      costs.assign(cost_total, 0.0);
+      status.assign(cost_total, EvalStatus::kOk);
+      const auto t0 = Clock::now();
+      evaluator->Evaluate(cost_points, coefficients, costs, status);
+      cost_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+    if (normal_total) {
+      normal.assign(normal_terms, 0.0);
+      status.assign(normal_total, EvalStatus::kOk);
+      const auto t0 = Clock::now();
+      evaluator->EvaluateNormalEquations({normal_points, dims, normal_coefficients, sensitivities},
+                                         normal, status);
+      normal_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
     total += static_cast<std::int64_t>(points);
     since_checkpoint += static_cast<std::int64_t>(points);
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    size_t offset = 0;
-    for (size_t j = 0; j < jobs.size(); ++j) {
-      if (!individuals[j]) continue;
+    size_t cost_offset = 0, normal_offset = 0;
+    for (size_t j = 0; j < count; ++j) {
+      if (!cost_points[j] && !normal_points[j]) continue;
       FitRun& run = *jobs[j].run;
       const int before_step = run.step();
       const FitPhase before_phase = run.phase();
-      // Each job is charged the round's time in proportion to its share of the points.
-      run.Tell(std::span<const double>(costs).subspan(offset, individuals[j]),
-               seconds * individuals[j] / static_cast<double>(points));
-      offset += individuals[j];
+      // Each job is charged its call's time in proportion to its share of the call's points.
+      if (cost_points[j]) {
+        run.Tell(std::span<const double>(costs).subspan(cost_offset, cost_points[j]),
+                 cost_seconds * cost_points[j] / static_cast<double>(cost_total));
+        cost_offset += cost_points[j];
+      } else {
+        const size_t terms = static_cast<size_t>(normal_points[j]) * NormalTermCount(dims[j]);
+        run.TellNormalEquations(
+            std::span<const double>(normal).subspan(normal_offset, terms),
+            normal_seconds * normal_points[j] / static_cast<double>(normal_total));
+        normal_offset += terms;
+      }
       if (options.progress && (run.step() != before_step || run.phase() != before_phase)) {
         // The row Tell just recorded names the generation or iteration that finished, with its
         // phase and cycle; run.step() and run.cycle() may already count the phase that follows.

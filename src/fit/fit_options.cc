@@ -168,10 +168,40 @@ void ParseNm(const YamlReader& r, const YAML::Node& node, NelderMeadOptions* o) 
   if (r.Has(node, "tol_fun")) o->tol_fun = r.Number(node["tol_fun"], "nelder_mead.tol_fun");
 }
 
+void ParseLm(const YamlReader& r, const YAML::Node& node, LevenbergMarquardtOptions* o) {
+  const std::string path = "levenberg_marquardt";
+  r.RequireMap(node, path,
+               {"max_iterations", "initial_damping", "tol_gradient", "tol_step", "tol_cost",
+                "starts", "start_separation", "drop_factor", "drop_after", "agreement_tolerance"});
+  auto num = [&](const char* key, double* out) {
+    if (r.Has(node, key)) *out = r.Number(node[key], JoinPath(path, key));
+  };
+  auto integer = [&](const char* key, int* out) {
+    if (r.Has(node, key)) *out = r.Integer(node[key], JoinPath(path, key));
+  };
+  integer("max_iterations", &o->max_iterations);
+  num("initial_damping", &o->initial_damping);
+  num("tol_gradient", &o->tol_gradient);
+  num("tol_step", &o->tol_step);
+  num("tol_cost", &o->tol_cost);
+  integer("starts", &o->starts);
+  num("start_separation", &o->start_separation);
+  num("drop_factor", &o->drop_factor);
+  integer("drop_after", &o->drop_after);
+  num("agreement_tolerance", &o->agreement_tolerance);
+}
+
 void ParseFitter(const YamlReader& r, const YAML::Node& node, FitterOptions* f) {
   const std::string path = "fitter";
-  r.RequireMap(node, path, {"max_cycles", "fitness_tolerance", "min_cycle_improvement",
-                            "stall_cycles", "restart", "checkpoint_every_evaluations"});
+  r.RequireMap(node, path,
+               {"refinement", "max_cycles", "fitness_tolerance", "min_cycle_improvement",
+                "stall_cycles", "restart", "checkpoint_every_evaluations"});
+  if (r.Has(node, "refinement")) {
+    const std::string t = r.String(node["refinement"], "fitter.refinement");
+    if (!FromString(t, &f->refinement))
+      r.Fail(node["refinement"], "fitter.refinement",
+             "expected levenberg_marquardt or nelder_mead, got '" + t + "'");
+  }
   if (r.Has(node, "stall_cycles")) f->stall_cycles = r.Integer(node["stall_cycles"], "fitter.stall_cycles");
   if (r.Has(node, "restart")) {
     const std::string t = r.String(node["restart"], "fitter.restart");
@@ -190,14 +220,17 @@ FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
   YamlReader r(source);
   FitOptions options;
   if (root.IsNull()) return options;
-  r.RequireMap(root, "", {"format", "description", "cost", "parameters", "genetic_algorithm",
-                          "nelder_mead", "fitter", "postures"});
+  r.RequireMap(root, "",
+               {"format", "description", "cost", "parameters", "genetic_algorithm", "nelder_mead",
+                "levenberg_marquardt", "fitter", "postures"});
   const std::string format = r.String(r.Child(root, "format", ""), "format");
   if (format != "frfit-fit-1") r.Fail(root["format"], "format", "expected frfit-fit-1, got '" + format + "'");
   if (r.Has(root, "cost")) ParseCost(r, root["cost"], &options.cost);
   if (r.Has(root, "parameters")) ParseParameters(r, root["parameters"], &options.parameters);
   if (r.Has(root, "genetic_algorithm")) ParseGa(r, root["genetic_algorithm"], &options.genetic_algorithm);
   if (r.Has(root, "nelder_mead")) ParseNm(r, root["nelder_mead"], &options.nelder_mead);
+  if (r.Has(root, "levenberg_marquardt"))
+    ParseLm(r, root["levenberg_marquardt"], &options.levenberg_marquardt);
   if (r.Has(root, "fitter")) ParseFitter(r, root["fitter"], &options.fitter);
   if (r.Has(root, "postures")) {
     const YAML::Node postures = root["postures"];
@@ -221,6 +254,19 @@ bool FromString(const std::string& text, InitialGuess* guess) {
   if (text == "model") *guess = InitialGuess::kModel;
   else if (text == "random") *guess = InitialGuess::kRandom;
   else return false;
+  return true;
+}
+
+std::string ToString(Refinement refinement) {
+  return refinement == Refinement::kLevenbergMarquardt ? "levenberg_marquardt" : "nelder_mead";
+}
+bool FromString(const std::string& text, Refinement* refinement) {
+  if (text == "levenberg_marquardt")
+    *refinement = Refinement::kLevenbergMarquardt;
+  else if (text == "nelder_mead")
+    *refinement = Refinement::kNelderMead;
+  else
+    return false;
   return true;
 }
 
@@ -248,6 +294,8 @@ bool FitOptions::IsValid(std::string* error) const {
   if (!genetic_algorithm.IsValid(&inner))
     return (error ? *error = "genetic_algorithm." + inner : inner), false;
   if (!nelder_mead.IsValid(&inner)) return (error ? *error = "nelder_mead." + inner : inner), false;
+  if (!levenberg_marquardt.IsValid(&inner))
+    return (error ? *error = "levenberg_marquardt." + inner : inner), false;
   if (!fitter.IsValid(&inner)) return (error ? *error = inner : inner), false;
   return true;
 }
@@ -339,13 +387,23 @@ std::string FitOptionsToYaml(const FitOptions& o) {
       << YAML::Key << "max_evaluations" << YAML::Value << o.nelder_mead.max_evaluations
       << YAML::Key << "tol_x" << YAML::Value << o.nelder_mead.tol_x
       << YAML::Key << "tol_fun" << YAML::Value << o.nelder_mead.tol_fun << YAML::EndMap;
-  out << YAML::Key << "fitter" << YAML::Value << YAML::BeginMap
-      << YAML::Key << "max_cycles" << YAML::Value << o.fitter.max_cycles
-      << YAML::Key << "fitness_tolerance" << YAML::Value << o.fitter.fitness_tolerance
-      << YAML::Key << "min_cycle_improvement" << YAML::Value << o.fitter.min_cycle_improvement
-      << YAML::Key << "stall_cycles" << YAML::Value << o.fitter.stall_cycles
-      << YAML::Key << "restart" << YAML::Value << ToString(o.fitter.restart)
-      << YAML::Key << "checkpoint_every_evaluations" << YAML::Value
+  const LevenbergMarquardtOptions& lm = o.levenberg_marquardt;
+  out << YAML::Key << "levenberg_marquardt" << YAML::Value << YAML::BeginMap << YAML::Key
+      << "max_iterations" << YAML::Value << lm.max_iterations << YAML::Key << "initial_damping"
+      << YAML::Value << lm.initial_damping << YAML::Key << "tol_gradient" << YAML::Value
+      << lm.tol_gradient << YAML::Key << "tol_step" << YAML::Value << lm.tol_step << YAML::Key
+      << "tol_cost" << YAML::Value << lm.tol_cost << YAML::Key << "starts" << YAML::Value
+      << lm.starts << YAML::Key << "start_separation" << YAML::Value << lm.start_separation
+      << YAML::Key << "drop_factor" << YAML::Value << lm.drop_factor << YAML::Key << "drop_after"
+      << YAML::Value << lm.drop_after << YAML::Key << "agreement_tolerance" << YAML::Value
+      << lm.agreement_tolerance << YAML::EndMap;
+  out << YAML::Key << "fitter" << YAML::Value << YAML::BeginMap << YAML::Key << "refinement"
+      << YAML::Value << ToString(o.fitter.refinement) << YAML::Key << "max_cycles" << YAML::Value
+      << o.fitter.max_cycles << YAML::Key << "fitness_tolerance" << YAML::Value
+      << o.fitter.fitness_tolerance << YAML::Key << "min_cycle_improvement" << YAML::Value
+      << o.fitter.min_cycle_improvement << YAML::Key << "stall_cycles" << YAML::Value
+      << o.fitter.stall_cycles << YAML::Key << "restart" << YAML::Value
+      << ToString(o.fitter.restart) << YAML::Key << "checkpoint_every_evaluations" << YAML::Value
       << o.fitter.checkpoint_every_evaluations << YAML::EndMap;
   if (!o.posture_weights.empty()) {
     out << YAML::Key << "postures" << YAML::Value << YAML::BeginMap;

@@ -49,6 +49,12 @@ FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, con
   r.nm_evaluations = run.nm_evaluations();
   r.ga_seconds = run.ga_seconds();
   r.nm_seconds = run.nm_seconds();
+  r.lm_evaluations = run.lm_evaluations();
+  r.lm_seconds = run.lm_seconds();
+  r.refinement = ToString(options.fitter.refinement);
+  r.start_costs = run.lm_start_costs();
+  r.starts_agreeing = run.lm_starts_agreeing();
+  r.refinement_termination = run.lm_termination();
   r.cycles = run.cycle();
   r.termination = ToString(run.termination());
   r.seed = run.seed();
@@ -121,19 +127,27 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
     WriteScalar(&f, "/summary/wall_seconds", r.wall_seconds);
     WriteScalar(&f, "/summary/ga_seconds", r.ga_seconds);
     WriteScalar(&f, "/summary/nm_seconds", r.nm_seconds);
+    WriteScalar(&f, "/summary/lm_evaluations", static_cast<double>(r.lm_evaluations));
+    WriteScalar(&f, "/summary/lm_seconds", r.lm_seconds);
+    f.SetAttribute("/summary", "refinement", r.refinement);
+    if (!r.start_costs.empty()) {
+      f.WriteDoubles("/summary/start_costs", {r.start_costs.size()}, r.start_costs.data());
+      WriteScalar(&f, "/summary/starts_agreeing", r.starts_agreeing);
+      f.SetAttribute("/summary", "refinement_termination", r.refinement_termination);
+    }
     WriteScalar(&f, "/summary/cycles", r.cycles);
     f.CreateGroup("/history");
     std::vector<std::int64_t> cycle, phase, step, evaluations;
     std::vector<double> best;
     for (const HistoryRow& h : r.history) {
       cycle.push_back(h.cycle);
-      phase.push_back(h.phase == FitPhase::kGeneticAlgorithm ? 0 : 1);
+      phase.push_back(PhaseCode(h.phase));
       step.push_back(h.step);
       evaluations.push_back(h.evaluations);
       best.push_back(h.best_cost);
     }
     const hsize_t nh = r.history.size();
-    f.SetAttribute("/history", "phase_codes", "0 = genetic algorithm, 1 = Nelder-Mead");
+    f.SetAttribute("/history", "phase_codes", kPhaseCodes);
     f.WriteInts("/history/cycle", {nh}, cycle.data());
     f.WriteInts("/history/phase", {nh}, phase.data());
     f.WriteInts("/history/step", {nh}, step.data());
@@ -225,7 +239,17 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
   j["cycles"] = r.cycles;
   j["initial_population_best_cost"] = r.initial_population_best_cost;
   j["phases"] = {{"ga", {{"evaluations", r.ga_evaluations}, {"seconds", r.ga_seconds}}},
-                 {"nm", {{"evaluations", r.nm_evaluations}, {"seconds", r.nm_seconds}}}};
+                 {"nm", {{"evaluations", r.nm_evaluations}, {"seconds", r.nm_seconds}}},
+                 {"lm", {{"evaluations", r.lm_evaluations}, {"seconds", r.lm_seconds}}}};
+  nlohmann::ordered_json refinement = {{"method", r.refinement}};
+  if (!r.start_costs.empty()) {
+    refinement["starts"] = r.start_costs.size();
+    refinement["starts_agreeing"] = r.starts_agreeing;
+    refinement["starts_agree"] = r.starts_agreeing == static_cast<int>(r.start_costs.size());
+    refinement["start_costs"] = r.start_costs;
+    refinement["termination"] = r.refinement_termination;
+  }
+  j["refinement"] = refinement;
   for (const PostureResult& p : r.postures) {
     nlohmann::ordered_json modes = nlohmann::json::array();
     auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };

@@ -1,5 +1,6 @@
 #include "frfit/fit/fit_run.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -19,9 +20,23 @@ std::string ToString(FitPhase phase) {
   switch (phase) {
     case FitPhase::kGeneticAlgorithm: return "ga";
     case FitPhase::kNelderMead: return "nm";
+    case FitPhase::kLevenbergMarquardt:
+      return "lm";
     case FitPhase::kDone: return "done";
   }
   return "unknown";
+}
+
+int PhaseCode(FitPhase phase) {
+  return phase == FitPhase::kNelderMead ? 1 : phase == FitPhase::kLevenbergMarquardt ? 2 : 0;
+}
+
+bool PhaseFromCode(int code, FitPhase* phase) {
+  if (code < 0 || code > 2) return false;
+  *phase = code == 0   ? FitPhase::kGeneticAlgorithm
+           : code == 1 ? FitPhase::kNelderMead
+                       : FitPhase::kLevenbergMarquardt;
+  return true;
 }
 
 std::string ToString(FitTermination t) {
@@ -30,6 +45,8 @@ std::string ToString(FitTermination t) {
     case FitTermination::kFitnessTolerance: return "fitness_tolerance";
     case FitTermination::kMaxCycles: return "max_cycles";
     case FitTermination::kStalled: return "stalled";
+    case FitTermination::kConverged:
+      return "converged";
   }
   return "unknown";
 }
@@ -60,15 +77,51 @@ void FitRun::StartGa(const std::vector<double>& guess) {
   ga_.emplace(options_.genetic_algorithm, map_->dim(), guess, cycle_seed);
 }
 
+// Levenberg–Marquardt starts: the best point so far, the fit's initial guess, then the GA's
+// ranked population, skipping any point within start_separation (in every coordinate) of one
+// already taken and any whose cost is not finite.
+void FitRun::StartRefinement() {
+  const int dim = map_->dim();
+  if (options_.fitter.refinement == Refinement::kNelderMead) {
+    // Nelder–Mead starts from the best point seen so far (the GA's, or an earlier cycle's).
+    nm_.emplace(options_.nelder_mead, best_u_);
+    phase_ = FitPhase::kNelderMead;
+    last_nm_iteration_ = -1;
+    return;
+  }
+  const LevenbergMarquardtOptions& lm = options_.levenberg_marquardt;
+  std::vector<double> starts(best_u_);
+  std::vector<const double*> candidates = {initial_u_.data()};
+  const std::vector<double>& population = ga_->population();
+  const std::vector<double>& costs = ga_->costs();
+  for (size_t i = 0; i < costs.size(); ++i)
+    if (std::isfinite(costs[i])) candidates.push_back(population.data() + i * dim);
+  for (const double* candidate : candidates) {
+    if (static_cast<int>(starts.size()) >= lm.starts * dim) break;
+    bool distinct = true;
+    for (size_t at = 0; at < starts.size() && distinct; at += dim) {
+      double distance = 0.0;
+      for (int k = 0; k < dim; ++k)
+        distance = std::max(distance, std::abs(candidate[k] - starts[at + k]));
+      distinct = distance >= lm.start_separation && distance > 0.0;
+    }
+    if (distinct) starts.insert(starts.end(), candidate, candidate + dim);
+  }
+  lm_.emplace(lm, dim, starts);
+  phase_ = FitPhase::kLevenbergMarquardt;
+}
+
 const std::vector<double>& FitRun::Ask() const {
   if (phase_ == FitPhase::kGeneticAlgorithm) return ga_->Ask();
   if (phase_ == FitPhase::kNelderMead) return nm_->Ask();
+  if (phase_ == FitPhase::kLevenbergMarquardt) return lm_->Ask();
   return kNothing;
 }
 
 int FitRun::step() const {
   if (phase_ == FitPhase::kGeneticAlgorithm) return ga_->generation();
   if (phase_ == FitPhase::kNelderMead) return nm_->iterations();
+  if (phase_ == FitPhase::kLevenbergMarquardt) return lm_->round();
   return 0;
 }
 
@@ -85,10 +138,13 @@ void FitRun::Finish(FitTermination why) {
   termination_ = why;
   ga_.reset();
   nm_.reset();
+  lm_.reset();
 }
 
 void FitRun::Tell(std::span<const double> costs, double seconds) {
   if (Done()) throw Error("", "fit", "Tell on a finished run");
+  if (WantsNormalEquations())
+    throw Error("", "fit", "the refinement needs normal equations, not costs");
   const std::int64_t count = static_cast<std::int64_t>(costs.size());
   const double delta = options_.fitter.fitness_tolerance;
   if (phase_ == FitPhase::kGeneticAlgorithm) {
@@ -105,11 +161,8 @@ void FitRun::Tell(std::span<const double> costs, double seconds) {
     history_.push_back({cycle_, FitPhase::kGeneticAlgorithm, ga_->generation(), evaluations(), best_cost_});
     if (best_cost_ < delta) return Finish(FitTermination::kFitnessTolerance);
     if (ga_->Done()) {
-      // Nelder–Mead starts from the best point seen so far (the GA's, or an earlier cycle's).
-      nm_.emplace(options_.nelder_mead, best_u_);
+      StartRefinement();
       ga_.reset();
-      phase_ = FitPhase::kNelderMead;
-      last_nm_iteration_ = -1;
     }
     return;
   }
@@ -125,8 +178,36 @@ void FitRun::Tell(std::span<const double> costs, double seconds) {
   if (nm_->Done()) EndCycle();
 }
 
+void FitRun::TellNormalEquations(std::span<const double> normal, double seconds) {
+  if (!WantsNormalEquations()) throw Error("", "fit", "normal equations told outside a refinement");
+  const std::int64_t count = lm_->batch_size();
+  lm_->Tell(normal);
+  lm_evaluations_ += count;
+  lm_seconds_ += seconds;
+  Improve(lm_->best_u(), lm_->best_cost());
+  history_.push_back(
+      {cycle_, FitPhase::kLevenbergMarquardt, lm_->round(), evaluations(), best_cost_});
+  if (best_cost_ < options_.fitter.fitness_tolerance)
+    return Finish(FitTermination::kFitnessTolerance);
+  if (!lm_->Done()) return;
+  lm_start_costs_.clear();
+  for (const LmStart& start : lm_->starts()) lm_start_costs_.push_back(start.cost);
+  lm_starts_agreeing_ = lm_->agreeing_starts();
+  const LmTermination how = lm_->starts()[lm_->best_start()].termination;
+  lm_termination_ = ToString(how);
+  const int needed = std::min<int>(2, static_cast<int>(lm_->starts().size()));
+  const bool settled = lm_->exact_fit() || lm_starts_agreeing_ >= needed;
+  // The refined point is the best of the run only if no earlier cycle did better.
+  if (IsConverged(how) && settled && lm_->best_cost() <= best_cost_) {
+    lm_.reset();
+    return Finish(FitTermination::kConverged);
+  }
+  EndCycle();
+}
+
 void FitRun::EndCycle() {
   nm_.reset();
+  lm_.reset();
   if (cycle_ >= options_.fitter.max_cycles) return Finish(FitTermination::kMaxCycles);
   if (cycle_ > 1) {
     const bool progress = previous_cycle_best_ - best_cost_ >=
@@ -149,6 +230,7 @@ nlohmann::json FitRun::SaveState(StateHistory history) const {
   j["cycle"] = cycle_;
   if (ga_) j["ga"] = ga_->SaveState();
   if (nm_) j["nm"] = nm_->SaveState();
+  if (lm_) j["lm"] = lm_->SaveState();
   j["initial_u"] = DoublesToJson(initial_u_);
   j["best_u"] = DoublesToJson(best_u_);
   j["best_cost"] = DoubleToHex(best_cost_);
@@ -162,6 +244,11 @@ nlohmann::json FitRun::SaveState(StateHistory history) const {
   j["nm_evaluations"] = nm_evaluations_;
   j["ga_seconds"] = ga_seconds_;
   j["nm_seconds"] = nm_seconds_;
+  j["lm_evaluations"] = lm_evaluations_;
+  j["lm_seconds"] = lm_seconds_;
+  j["lm_start_costs"] = DoublesToJson(lm_start_costs_);
+  j["lm_starts_agreeing"] = lm_starts_agreeing_;
+  j["lm_termination"] = lm_termination_;
   if (history == StateHistory::kRowCountOnly) {
     j["history_rows"] = history_.size();
     return j;
@@ -180,16 +267,19 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
   try {
     seed_ = std::stoull(j.at("seed").get<std::string>());
     const std::string phase = j.at("phase").get<std::string>();
-    phase_ = phase == "ga" ? FitPhase::kGeneticAlgorithm
+    phase_ = phase == "ga"   ? FitPhase::kGeneticAlgorithm
              : phase == "nm" ? FitPhase::kNelderMead
+             : phase == "lm" ? FitPhase::kLevenbergMarquardt
                              : FitPhase::kDone;
     const std::string term = j.at("termination").get<std::string>();
-    for (FitTermination t : {FitTermination::kNotDone, FitTermination::kFitnessTolerance,
-                             FitTermination::kMaxCycles, FitTermination::kStalled})
+    for (FitTermination t :
+         {FitTermination::kNotDone, FitTermination::kFitnessTolerance, FitTermination::kMaxCycles,
+          FitTermination::kStalled, FitTermination::kConverged})
       if (ToString(t) == term) termination_ = t;
     cycle_ = j.at("cycle").get<int>();
     if (j.contains("ga")) ga_.emplace(j.at("ga").get<GaState>());
     if (j.contains("nm")) nm_.emplace(j.at("nm").get<NelderMeadState>());
+    if (j.contains("lm")) lm_.emplace(j.at("lm"));
     initial_u_ = DoublesFromJson(j.at("initial_u"), ctx + ".initial_u");
     best_u_ = DoublesFromJson(j.at("best_u"), ctx + ".best_u");
     best_cost_ = DoubleFromHex(j.at("best_cost").get<std::string>(), ctx + ".best_cost");
@@ -203,6 +293,11 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
     nm_evaluations_ = j.at("nm_evaluations").get<std::int64_t>();
     ga_seconds_ = j.at("ga_seconds").get<double>();
     nm_seconds_ = j.at("nm_seconds").get<double>();
+    lm_evaluations_ = j.at("lm_evaluations").get<std::int64_t>();
+    lm_seconds_ = j.at("lm_seconds").get<double>();
+    lm_start_costs_ = DoublesFromJson(j.at("lm_start_costs"), ctx + ".lm_start_costs");
+    lm_starts_agreeing_ = j.at("lm_starts_agreeing").get<int>();
+    lm_termination_ = j.at("lm_termination").get<std::string>();
     if (j.contains("history_rows")) {
       const size_t rows = j.at("history_rows").get<size_t>();
       if (history.size() != rows)
@@ -214,7 +309,10 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
       for (const auto& row : j.at("history")) {
         HistoryRow r;
         r.cycle = row.at(0).get<int>();
-        r.phase = row.at(1).get<std::string>() == "ga" ? FitPhase::kGeneticAlgorithm : FitPhase::kNelderMead;
+        const std::string phase = row.at(1).get<std::string>();
+        r.phase = phase == "ga"   ? FitPhase::kGeneticAlgorithm
+                  : phase == "lm" ? FitPhase::kLevenbergMarquardt
+                                  : FitPhase::kNelderMead;
         r.step = row.at(2).get<int>();
         r.evaluations = row.at(3).get<std::int64_t>();
         r.best_cost = DoubleFromHex(row.at(4).get<std::string>(), ctx + ".history");
@@ -224,7 +322,9 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
   } catch (const nlohmann::json::exception& e) {
     throw Error(ctx, "run", std::string("damaged checkpoint state: ") + e.what());
   }
-  if ((phase_ == FitPhase::kGeneticAlgorithm && !ga_) || (phase_ == FitPhase::kNelderMead && !nm_))
+  if ((phase_ == FitPhase::kGeneticAlgorithm && !ga_) ||
+      (phase_ == FitPhase::kNelderMead && !nm_) ||
+      (phase_ == FitPhase::kLevenbergMarquardt && !lm_))
     throw Error(ctx, "run", "damaged checkpoint state: the optimiser of the current phase is missing");
 }
 

@@ -87,7 +87,7 @@ void HistoryLog::Append(int job, std::span<const HistoryRow> rows) {
     std::memcpy(&cost_bits, &r.best_cost, sizeof cost_bits);
     PutLe(static_cast<std::uint32_t>(job), 4, row);
     PutLe(static_cast<std::uint32_t>(r.cycle), 4, row + 4);
-    PutLe(r.phase == FitPhase::kNelderMead ? 1u : 0u, 4, row + 8);
+    PutLe(static_cast<std::uint32_t>(PhaseCode(r.phase)), 4, row + 8);
     PutLe(static_cast<std::uint32_t>(r.step), 4, row + 12);
     PutLe(static_cast<std::uint64_t>(r.evaluations), 8, row + 16);
     PutLe(cost_bits, 8, row + 24);
@@ -129,11 +129,10 @@ std::vector<std::vector<HistoryRow>> HistoryLog::Read(const std::string& path, s
       throw Error(
           path, where(),
           "names job " + std::to_string(job) + ", expected 0 to " + std::to_string(jobs - 1));
-    if (phase != 0 && phase != 1)
-      throw Error(path, where(), "phase " + std::to_string(phase) + ", expected 0 or 1");
     HistoryRow r;
+    if (!PhaseFromCode(phase, &r.phase))
+      throw Error(path, where(), "phase " + std::to_string(phase) + ", expected 0, 1 or 2");
     r.cycle = GetInt32(p + 4);
-    r.phase = phase == 1 ? FitPhase::kNelderMead : FitPhase::kGeneticAlgorithm;
     r.step = GetInt32(p + 12);
     r.evaluations = static_cast<std::int64_t>(GetLe(p + 16, 8));
     const std::uint64_t cost_bits = GetLe(p + 24, 8);

@@ -402,7 +402,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     const std::int64_t evaluations_before = report.resumed_at_evaluations > 0 ? report.resumed_at_evaluations : 0;
     const auto drive_start = Clock::now();
     auto progress_line = [&](std::int64_t round) {
-      int running = 0, in_ga = 0, in_nm = 0;
+      int running = 0, in_ga = 0, in_nm = 0, in_lm = 0;
       std::int64_t evaluations = 0;
       std::vector<double> best;
       for (const auto& r : ready) {
@@ -410,6 +410,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
         if (!r->run->Done()) ++running;
         if (r->run->phase() == FitPhase::kGeneticAlgorithm) ++in_ga;
         if (r->run->phase() == FitPhase::kNelderMead) ++in_nm;
+        if (r->run->phase() == FitPhase::kLevenbergMarquardt) ++in_lm;
         if (r->run->evaluations() > 0) best.push_back(r->run->best_cost());
       }
       std::sort(best.begin(), best.end());
@@ -475,7 +476,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     FitResult result = AssembleFitResult(r->problem, *r->map, *r->run, r->options);
     result.backend_given = options.backend_given;
     result.backend_used = report.backend;
-    result.wall_seconds = r->run->ga_seconds() + r->run->nm_seconds();
+    result.wall_seconds = r->run->ga_seconds() + r->run->nm_seconds() + r->run->lm_seconds();
     out.result_file = (run_dir / (out.name + ".h5")).string();
     WriteFitResult(out.result_file, result);
     out.status = "ok";

@@ -267,11 +267,14 @@ std::string HistoryPlot(const ReportData& d) {
            d.history[end + 1].phase == r.phase)
       ++end;
     const double x0 = sx(start), x1 = sx(static_cast<double>(d.history[end].evaluations));
-    const bool ga = r.phase == 0;
-    s << "<rect class=\"" << (ga ? "phase-ga" : "phase-nm") << "\" x=\"" << Coord(x0) << "\" y=\"" << top
-      << "\" width=\"" << Coord(std::max(x1 - x0, 0.5)) << "\" height=\"" << ph << "\"><title>cycle "
-      << r.cycle << ", " << (ga ? "genetic algorithm" : "Nelder-Mead") << ", evaluations "
-      << static_cast<long long>(start) << " to " << d.history[end].evaluations << "</title></rect>";
+    const char* css = r.phase == 0 ? "phase-ga" : r.phase == 2 ? "phase-lm" : "phase-nm";
+    const char* name = r.phase == 0   ? "genetic algorithm"
+                       : r.phase == 2 ? "Levenberg-Marquardt"
+                                      : "Nelder-Mead";
+    s << "<rect class=\"" << css << "\" x=\"" << Coord(x0) << "\" y=\"" << top << "\" width=\""
+      << Coord(std::max(x1 - x0, 0.5)) << "\" height=\"" << ph << "\"><title>cycle " << r.cycle
+      << ", " << name << ", evaluations " << static_cast<long long>(start) << " to "
+      << d.history[end].evaluations << "</title></rect>";
     start = static_cast<double>(d.history[end].evaluations);
     k = end + 1;
   }
@@ -315,13 +318,16 @@ std::string HistoryPlot(const ReportData& d) {
   const double lx = left + 8, ly = H - 20;
   s << "<rect class=\"phase-ga\" x=\"" << lx << "\" y=\"" << ly << "\" width=\"14\" height=\"12\"/>"
     << "<text x=\"" << lx + 18 << "\" y=\"" << ly + 10 << "\">genetic algorithm</text>"
-    << "<rect class=\"phase-nm\" x=\"" << lx + 140 << "\" y=\"" << ly << "\" width=\"14\" height=\"12\"/>"
-    << "<text x=\"" << lx + 158 << "\" y=\"" << ly + 10 << "\">Nelder-Mead</text>"
-    << "<line class=\"cycle-boundary\" x1=\"" << lx + 260 << "\" x2=\"" << lx + 260 << "\" y1=\"" << ly - 1
-    << "\" y2=\"" << ly + 13 << "\"/><text x=\"" << lx + 266 << "\" y=\"" << ly + 10
+    << "<rect class=\"" << (d.refinement == "nelder_mead" ? "phase-nm" : "phase-lm") << "\" x=\""
+    << lx + 140 << "\" y=\"" << ly << "\" width=\"14\" height=\"12\"/>"
+    << "<text x=\"" << lx + 158 << "\" y=\"" << ly + 10 << "\">"
+    << (d.refinement == "nelder_mead" ? "Nelder-Mead" : "Levenberg-Marquardt") << "</text>"
+    << "<line class=\"cycle-boundary\" x1=\"" << lx + 260 << "\" x2=\"" << lx + 260 << "\" y1=\""
+    << ly - 1 << "\" y2=\"" << ly + 13 << "\"/><text x=\"" << lx + 266 << "\" y=\"" << ly + 10
     << "\">cycle boundary</text>"
-    << "<line class=\"best-cost\" x1=\"" << lx + 380 << "\" x2=\"" << lx + 404 << "\" y1=\"" << ly + 6
-    << "\" y2=\"" << ly + 6 << "\"/><text x=\"" << lx + 410 << "\" y=\"" << ly + 10 << "\">best cost</text>";
+    << "<line class=\"best-cost\" x1=\"" << lx + 380 << "\" x2=\"" << lx + 404 << "\" y1=\""
+    << ly + 6 << "\" y2=\"" << ly + 6 << "\"/><text x=\"" << lx + 410 << "\" y=\"" << ly + 10
+    << "\">best cost</text>";
   s << "</svg>";
   return s.str();
 }
@@ -491,7 +497,7 @@ svg .grid{stroke:#e3e6ea;stroke-width:0.7}
 svg .weight-band{fill:#ffd54f;fill-opacity:0.35;stroke:none}
 svg path.measured{fill:none;stroke:var(--measured);stroke-width:1.5}
 svg path.fitted{fill:none;stroke:var(--fitted);stroke-width:1.5;stroke-dasharray:6 3}
-svg .phase-ga{fill:#dbe8f6}svg .phase-nm{fill:#fde3cc}
+svg .phase-ga{fill:#dbe8f6}svg .phase-nm{fill:#fde3cc}svg .phase-lm{fill:#dff3dc}
 svg .cycle-boundary{stroke:#4a4f57;stroke-width:1;stroke-dasharray:4 3}
 svg .best-cost{fill:none;stroke:#111;stroke-width:1.8}
 svg .mac-off{fill:#f4f5f7;stroke:#fff;stroke-width:1}svg .mac-cell{stroke:#fff;stroke-width:1}
@@ -537,20 +543,25 @@ std::string RenderReportHtml(const ReportData& d) {
   for (const ReportPosture& p : d.postures)
     frf_files += (frf_files.empty() ? "" : "<br>") + HtmlEscape(p.frf_file) + " <span class=\"note\">(posture " +
                  HtmlEscape(p.name) + ")</span>";
-  s << "<table class=\"summary\">"
-    << Row("model", model) << Row("model file", HtmlEscape(d.model_file))
-    << Row("FRF files", frf_files.empty() ? "&#8212;" : frf_files) << Row("result file", HtmlEscape(d.result_file))
-    << Row("seed", HtmlEscape(d.seed))
-    << Row("backend", HtmlEscape(d.backend_used) + " <span class=\"note\">(asked: " + HtmlEscape(d.backend_given) + ")</span>")
-    << Row("frfit version", HtmlEscape(d.frfit_version)) << Row("termination", HtmlEscape(d.termination))
-    << "<tr><th>cost</th><td id=\"summary-cost\" data-value=\"" << Exact(d.cost) << "\">" << Sci(d.cost)
-    << " <span class=\"note\">(best of the initial population: " << Sci(d.initial_population_best_cost)
-    << ")</span></td></tr>"
+  s << "<table class=\"summary\">" << Row("model", model)
+    << Row("model file", HtmlEscape(d.model_file))
+    << Row("FRF files", frf_files.empty() ? "&#8212;" : frf_files)
+    << Row("result file", HtmlEscape(d.result_file)) << Row("seed", HtmlEscape(d.seed))
+    << Row("backend", HtmlEscape(d.backend_used) + " <span class=\"note\">(asked: " +
+                          HtmlEscape(d.backend_given) + ")</span>")
+    << Row("frfit version", HtmlEscape(d.frfit_version))
+    << Row("termination", HtmlEscape(d.termination))
+    << "<tr><th>cost</th><td id=\"summary-cost\" data-value=\"" << Exact(d.cost) << "\">"
+    << Sci(d.cost) << " <span class=\"note\">(best of the initial population: "
+    << Sci(d.initial_population_best_cost) << ")</span></td></tr>"
     << Row("evaluations", Num(d.evaluations, 12) + " <span class=\"note\">(genetic algorithm " +
-                              Num(d.ga_evaluations, 12) + ", Nelder-Mead " + Num(d.nm_evaluations, 12) + ")</span>")
+                              Num(d.ga_evaluations, 12) + ", Nelder-Mead " +
+                              Num(d.nm_evaluations, 12) + ", Levenberg-Marquardt " +
+                              Num(d.lm_evaluations, 12) + ")</span>")
     << Row("cycles", Num(d.cycles, 6))
-    << Row("wall time", Seconds(d.wall_seconds) + " <span class=\"note\">(genetic algorithm " + Seconds(d.ga_seconds) +
-                            ", Nelder-Mead " + Seconds(d.nm_seconds) + ")</span>")
+    << Row("wall time", Seconds(d.wall_seconds) + " <span class=\"note\">(genetic algorithm " +
+                            Seconds(d.ga_seconds) + ", Nelder-Mead " + Seconds(d.nm_seconds) +
+                            ", Levenberg-Marquardt " + Seconds(d.lm_seconds) + ")</span>")
     << "</table>\n";
   s << "<nav>";
   for (const ReportPosture& p : d.postures)

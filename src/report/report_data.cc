@@ -118,6 +118,10 @@ ReportData ReadReportData(const std::string& path) {
   d.wall_seconds = Scalar(f, "/summary/wall_seconds", false);
   d.ga_seconds = Scalar(f, "/summary/ga_seconds", false);
   d.nm_seconds = Scalar(f, "/summary/nm_seconds", false);
+  d.lm_evaluations = Scalar(f, "/summary/lm_evaluations", false);
+  d.lm_seconds = Scalar(f, "/summary/lm_seconds", false);
+  d.refinement = f.HasAttribute("/summary", "refinement") ? f.GetAttribute("/summary", "refinement")
+                                                          : "nelder_mead";
   d.cycles = Scalar(f, "/summary/cycles", false);
 
   std::vector<hsize_t> dims;

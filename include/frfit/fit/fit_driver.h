@@ -1,6 +1,7 @@
 // Drives FitRuns against one Evaluator: each round packs the asked points of every unfinished
-// run into one Evaluate call (one GPU job on the cuda backend), hands the costs back, reports
-// progress and writes checkpoints. A single fit is a batch of one.
+// run into one Evaluate call (one GPU job on the cuda backend) and the points of every run that
+// refines by least squares into one EvaluateNormalEquations call, hands the results back,
+// reports progress and writes checkpoints. A single fit is a batch of one.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@ struct FitJob {
   const ParameterMap* map;
   int num_postures;  // of the job's problem, in the evaluator's problem order
   // The postures' coordinates (rad / m), needed when the model's stiffness depends on the
-  // posture; when empty, the stiffness must not (ParameterMap::AppendCoefficients checks).
+  // posture; when empty, the stiffness must not (DriveFits checks).
   std::vector<std::vector<double>> posture_q = {};
 };
 

@@ -10,6 +10,7 @@
 #include "frfit/cost/cost_options.h"
 #include "frfit/model/model.h"
 #include "frfit/optim/genetic_algorithm.h"
+#include "frfit/optim/levenberg_marquardt.h"
 #include "frfit/optim/nelder_mead.h"
 
 namespace frfit {
@@ -35,8 +36,18 @@ enum class RestartMode { kSeeded, kIndependent };
 std::string ToString(RestartMode mode);
 bool FromString(const std::string& text, RestartMode* mode);
 
-// The GA ⇄ Nelder–Mead loop of the paper's Fig. 2.
+// The local stage after each GA (docs/fit-config.md, "Refinement"):
+//   levenberg_marquardt — least squares with the exact Jacobian from the best distinct GA
+//                         individuals in lock-step (the default: right and fast on every bundled
+//                         problem);
+//   nelder_mead         — the paper's fminsearch from the GA's best point (its reproduction).
+enum class Refinement { kLevenbergMarquardt, kNelderMead };
+std::string ToString(Refinement refinement);
+bool FromString(const std::string& text, Refinement* refinement);
+
+// The GA ⇄ local refinement loop of the paper's Fig. 2.
 struct FitterOptions {
+  Refinement refinement = Refinement::kLevenbergMarquardt;
   int max_cycles = 3;                    // GA + NM cycles at most
   double fitness_tolerance = 0.0;        // δ: stop as soon as the cost is below it (0: never)
   // A cycle that lowers the best cost by less than this fraction of it does not count as
@@ -55,6 +66,7 @@ struct FitOptions {
   ParameterOptions parameters;
   GaOptions genetic_algorithm;
   NelderMeadOptions nelder_mead;
+  LevenbergMarquardtOptions levenberg_marquardt;
   FitterOptions fitter;
   std::map<std::string, double> posture_weights;  // per posture name; 1 when absent
 

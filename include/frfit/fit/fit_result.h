@@ -38,8 +38,15 @@ struct FitResult {
   std::vector<int> free;                   // 1 where the parameter was fitted
   double cost = 0.0;
   double initial_population_best_cost = 0.0;
-  std::int64_t evaluations = 0, ga_evaluations = 0, nm_evaluations = 0;
-  double wall_seconds = 0.0, ga_seconds = 0.0, nm_seconds = 0.0;
+  std::int64_t evaluations = 0, ga_evaluations = 0, nm_evaluations = 0, lm_evaluations = 0;
+  double wall_seconds = 0.0, ga_seconds = 0.0, nm_seconds = 0.0, lm_seconds = 0.0;
+  // The local refinement ("levenberg_marquardt" or "nelder_mead") and, for the former, its last
+  // run's starts: final costs in start order, how many agree on the best minimum, and how the
+  // best start stopped.
+  std::string refinement;
+  std::vector<double> start_costs;
+  int starts_agreeing = 0;
+  std::string refinement_termination;
   int cycles = 0;
   std::string termination;
   std::uint64_t seed = 0;

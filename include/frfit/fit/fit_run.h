@@ -1,5 +1,6 @@
-// FitRun: the paper's Fig. 2 loop for one problem — GA, then Nelder–Mead from the best point, and
-// while J > δ and cycles remain, a new GA seeded with the Nelder–Mead result — written as an
+// FitRun: the paper's Fig. 2 loop for one problem — GA, then a local refinement (Levenberg–
+// Marquardt from the best distinct GA individuals, or the paper's Nelder–Mead from the best point),
+// and while J > δ and cycles remain, a new GA seeded with the refined result — written as an
 // ask/tell state machine. It never evaluates anything itself: a driver (fit/fit_driver.h) packs
 // the points of many runs into one evaluator call, which is how fleets share one GPU job.
 #pragma once
@@ -14,14 +15,24 @@
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/optim/genetic_algorithm.h"
+#include "frfit/optim/levenberg_marquardt.h"
 #include "frfit/optim/nelder_mead.h"
 
 namespace frfit {
 
-enum class FitPhase { kGeneticAlgorithm, kNelderMead, kDone };
-std::string ToString(FitPhase phase);  // "ga" | "nm" | "done"
+enum class FitPhase { kGeneticAlgorithm, kNelderMead, kLevenbergMarquardt, kDone };
+std::string ToString(FitPhase phase);  // "ga" | "nm" | "lm" | "done"
+// The number a phase is stored as in result files and history logs: 0 genetic algorithm,
+// 1 Nelder–Mead, 2 Levenberg–Marquardt. PhaseFromCode returns false for any other number.
+int PhaseCode(FitPhase phase);
+bool PhaseFromCode(int code, FitPhase* phase);
+inline constexpr const char* kPhaseCodes =
+    "0 = genetic algorithm, 1 = Nelder-Mead, 2 = Levenberg-Marquardt";
 
-enum class FitTermination { kNotDone, kFitnessTolerance, kMaxCycles, kStalled };
+// kConverged: a Levenberg–Marquardt refinement met its convergence tests and at least two of its
+// starts (or its only one) agree on the best minimum, or one start fitted the data exactly, so
+// another GA cycle cannot improve it.
+enum class FitTermination { kNotDone, kFitnessTolerance, kMaxCycles, kStalled, kConverged };
 std::string ToString(FitTermination termination);
 
 // Where SaveState puts the cost history: inline in the state (a single fit's checkpoint), or only
@@ -32,7 +43,7 @@ enum class StateHistory { kInline, kRowCountOnly };
 struct HistoryRow {
   int cycle = 0;
   FitPhase phase = FitPhase::kGeneticAlgorithm;
-  int step = 0;                  // generation or iteration within the phase
+  int step = 0;                  // generation or iteration within the phase (LM: lock-step round)
   std::int64_t evaluations = 0;  // cumulative over the run
   double best_cost = 0.0;        // best of the run so far
 };
@@ -48,8 +59,13 @@ class FitRun {
   bool Done() const { return phase_ == FitPhase::kDone; }
   // Points to evaluate next, packed [point][dim] in u ∈ [0,1]; empty when done.
   const std::vector<double>& Ask() const;
+  // Whether the asked points need their normal equations (Levenberg–Marquardt) or costs only.
+  bool WantsNormalEquations() const { return phase_ == FitPhase::kLevenbergMarquardt; }
   // Costs of the asked points, in order; `seconds` is the wall time the evaluation took.
   void Tell(std::span<const double> costs, double seconds);
+  // The asked points' normal-equation terms ([point][NormalTermCount(dim)]), when
+  // WantsNormalEquations().
+  void TellNormalEquations(std::span<const double> normal, double seconds);
 
   FitPhase phase() const { return phase_; }
   FitTermination termination() const { return termination_; }
@@ -59,11 +75,19 @@ class FitRun {
   const std::vector<double>& best_u() const { return best_u_; }
   const std::vector<double>& initial_u() const { return initial_u_; }
   double initial_population_best_cost() const { return initial_population_best_; }
-  std::int64_t evaluations() const { return ga_evaluations_ + nm_evaluations_; }
+  std::int64_t evaluations() const { return ga_evaluations_ + nm_evaluations_ + lm_evaluations_; }
   std::int64_t ga_evaluations() const { return ga_evaluations_; }
   std::int64_t nm_evaluations() const { return nm_evaluations_; }
+  // Points whose normal equations were evaluated (each also counts as one evaluation).
+  std::int64_t lm_evaluations() const { return lm_evaluations_; }
   double ga_seconds() const { return ga_seconds_; }
   double nm_seconds() const { return nm_seconds_; }
+  double lm_seconds() const { return lm_seconds_; }
+  // The last Levenberg–Marquardt refinement's starts: their final costs (in start order), how
+  // many agree with the best, and how the best start stopped. Empty / 0 before one has finished.
+  const std::vector<double>& lm_start_costs() const { return lm_start_costs_; }
+  int lm_starts_agreeing() const { return lm_starts_agreeing_; }
+  const std::string& lm_termination() const { return lm_termination_; }
   const std::vector<HistoryRow>& history() const { return history_; }
   // The current phase's step (generation or NM iteration), for progress lines.
   int step() const;
@@ -72,6 +96,7 @@ class FitRun {
 
  private:
   void StartGa(const std::vector<double>& guess);
+  void StartRefinement();
   void EndCycle();
   void Improve(const std::vector<double>& u, double cost);
   void Finish(FitTermination why);
@@ -84,6 +109,7 @@ class FitRun {
   int cycle_ = 1;
   std::optional<GeneticAlgorithm> ga_;
   std::optional<BoundedNelderMead> nm_;
+  std::optional<LevenbergMarquardt> lm_;
   std::vector<double> initial_u_;
   std::vector<double> best_u_;
   double best_cost_ = 0.0;
@@ -93,8 +119,11 @@ class FitRun {
   bool have_best_ = false;
   bool initial_recorded_ = false;
   int last_nm_iteration_ = -1;
-  std::int64_t ga_evaluations_ = 0, nm_evaluations_ = 0;
-  double ga_seconds_ = 0.0, nm_seconds_ = 0.0;
+  std::int64_t ga_evaluations_ = 0, nm_evaluations_ = 0, lm_evaluations_ = 0;
+  double ga_seconds_ = 0.0, nm_seconds_ = 0.0, lm_seconds_ = 0.0;
+  std::vector<double> lm_start_costs_;
+  int lm_starts_agreeing_ = 0;
+  std::string lm_termination_;
   std::vector<HistoryRow> history_;
 };
 

@@ -13,7 +13,8 @@ namespace frfit {
 
 struct ReportHistoryRow {
   int cycle = 0;
-  int phase = 0;  // 0 genetic algorithm, 1 Nelder-Mead (/history@phase_codes)
+  // 0 genetic algorithm, 1 Nelder-Mead, 2 Levenberg-Marquardt (/history@phase_codes)
+  int phase = 0;
   int step = 0;
   std::int64_t evaluations = 0;
   double best_cost = 0.0;
@@ -48,8 +49,9 @@ struct ReportData {
   std::vector<double> values, initial, min, max;
   std::vector<int> free;  // 1 where fitted, 0 where held fixed
   double cost = 0.0, initial_population_best_cost = 0.0;
-  double evaluations = 0.0, ga_evaluations = 0.0, nm_evaluations = 0.0;
-  double wall_seconds = 0.0, ga_seconds = 0.0, nm_seconds = 0.0, cycles = 0.0;
+  double evaluations = 0.0, ga_evaluations = 0.0, nm_evaluations = 0.0, lm_evaluations = 0.0;
+  double wall_seconds = 0.0, ga_seconds = 0.0, nm_seconds = 0.0, lm_seconds = 0.0, cycles = 0.0;
+  std::string refinement;  // "levenberg_marquardt" or "nelder_mead" (older files: nelder_mead)
   std::vector<ReportHistoryRow> history;
   std::vector<ReportPosture> postures;  // in name order (HDF5 keeps no creation order here)
 };

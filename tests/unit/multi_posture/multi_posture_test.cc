@@ -21,10 +21,11 @@ namespace {
 const std::string kRoot = FRFIT_SOURCE_DIR;
 
 // Runs `frfit fit ... --json` and returns its JSON (fails the test on a non-zero exit).
-nlohmann::json Fit(const std::string& dataset, const std::string& frf_list, int seed) {
+nlohmann::json Fit(const std::string& dataset, const std::string& frf_list, int seed,
+                   const std::string& config = "fit.yaml") {
   const std::string d = kRoot + "/datasets/" + dataset;
   const std::string command = std::string(FRFIT_CLI_PATH) + " fit --backend cpu --model " + d +
-                              "/model.yaml --config " + d + "/fit.yaml --frf " + frf_list +
+                              "/model.yaml --config " + d + "/" + config + " --frf " + frf_list +
                               " --seed " + std::to_string(seed) + " --json 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   std::string out;
@@ -52,7 +53,7 @@ TEST(MultiPostureKuka, ThreePosturesPinDownWhatOnePostureLeavesOpen) {
   auto spread = [&](const std::string& frfs) {
     std::vector<double> worst(model.num_parameters(), 0.0);
     for (int seed = 1; seed <= 3; ++seed) {
-      const nlohmann::json result = Fit("kuka_kr90", frfs, seed);
+      const nlohmann::json result = Fit("kuka_kr90", frfs, seed, "fit_paper.yaml");
       for (int p = 0; p < model.num_parameters(); ++p) {
         const double fitted = result["parameters"][model.parameters[p].name].get<double>();
         worst[p] = std::max(worst[p], std::abs(std::log10(fitted / truth[p])));

@@ -146,7 +146,10 @@ TEST_F(ReportTest, HistoryPlotAndMacMap) {
   const std::string html = Render();
   EXPECT_EQ(Count(html, "class=\"history-plot\""), 1u);
   EXPECT_GT(Count(html, "class=\"phase-ga\""), 1u);  // legend swatch plus at least one stretch
-  EXPECT_GT(Count(html, "class=\"phase-nm\""), 1u);
+  // The bundled configuration refines by least squares: its stretch, and the legend names it.
+  EXPECT_GT(Count(html, "class=\"phase-lm\""), 1u);
+  EXPECT_EQ(Count(html, "class=\"phase-nm\""), 0u);
+  EXPECT_NE(html.find(">Levenberg-Marquardt</text>"), std::string::npos);
   EXPECT_EQ(Count(html, "class=\"mac-map\""), 1u);
   Hdf5File f(result_, Hdf5File::Mode::kRead);
   std::vector<hsize_t> dims;
