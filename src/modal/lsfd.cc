@@ -1,0 +1,127 @@
+#include "frfit/modal/lsfd.h"
+
+#include <Eigen/QR>
+#include <cmath>
+#include <numbers>
+
+#include "frfit/frf/frf_format.h"
+
+namespace frfit {
+
+LsfdFit FitResidues(const FrfSet& set, const std::vector<int>& lines,
+                    const std::vector<std::complex<double>>& poles) {
+  const int n_lines = static_cast<int>(lines.size()), n_poles = static_cast<int>(poles.size());
+  const int d = DerivativeOrder(set.format);
+  const int unknowns = 2 * n_poles + 2;
+  // Complex basis functions of the real unknowns [Re R_p, Im R_p]…, U, L.
+  Eigen::MatrixXcd basis(n_lines, unknowns);
+  const std::complex<double> i(0.0, 1.0);
+  for (int r = 0; r < n_lines; ++r) {
+    const double omega = 2.0 * std::numbers::pi * set.frequency_hz[lines[r]];
+    const std::complex<double> s = i * omega, factor = std::pow(s, d);
+    for (int p = 0; p < n_poles; ++p) {
+      const std::complex<double> a = 1.0 / (s - poles[p]), b = 1.0 / (s - std::conj(poles[p]));
+      basis(r, 2 * p) = factor * (a + b);
+      basis(r, 2 * p + 1) = factor * i * (a - b);
+    }
+    basis(r, 2 * n_poles) = factor;
+    basis(r, 2 * n_poles + 1) = factor / (s * s);
+  }
+  // Real least squares: real and imaginary parts stacked, columns scaled to unit norm (the
+  // basis spans many decades between the residual terms and the resonant ones).
+  Eigen::MatrixXd A(2 * n_lines, unknowns);
+  A << basis.real(), basis.imag();
+  Eigen::VectorXd scale = A.colwise().norm().transpose();
+  for (int c = 0; c < unknowns; ++c) scale(c) = scale(c) > 0.0 ? 1.0 / scale(c) : 1.0;
+  A = A * scale.asDiagonal();
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(A);
+
+  LsfdFit fit;
+  fit.residues.assign(n_poles, {});
+  fit.synthesized = set;
+  fit.synthesized.frequency_hz.clear();
+  fit.synthesized.H.assign(static_cast<size_t>(n_lines) * 9, 0.0);
+  fit.synthesized.provenance = {{"synthesized_by", "frfit ema (LSFD modal model)"}};
+  for (int r = 0; r < n_lines; ++r)
+    fit.synthesized.frequency_hz.push_back(set.frequency_hz[lines[r]]);
+  for (int e = 0; e < 9; ++e) {
+    if (!set.present[e]) continue;
+    Eigen::VectorXd rhs(2 * n_lines);
+    for (int r = 0; r < n_lines; ++r) {
+      rhs(r) = set.H[lines[r] * 9 + e].real();
+      rhs(n_lines + r) = set.H[lines[r] * 9 + e].imag();
+    }
+    const Eigen::VectorXd x = scale.asDiagonal() * qr.solve(rhs);
+    for (int p = 0; p < n_poles; ++p) fit.residues[p][e] = {x(2 * p), x(2 * p + 1)};
+    fit.upper_residual[e] = x(2 * n_poles);
+    fit.lower_residual[e] = x(2 * n_poles + 1);
+    const Eigen::VectorXcd model = basis * x.cast<std::complex<double>>();
+    for (int r = 0; r < n_lines; ++r) fit.synthesized.H[r * 9 + e] = model(r);
+  }
+  return fit;
+}
+
+Eigen::Vector3cd ShapeFromResidues(const std::array<std::complex<double>, 9>& residues,
+                                   const std::array<bool, 9>& present) {
+  // The symmetric residue matrix from the present entries (a measured pair is averaged).
+  Eigen::Matrix3cd S = Eigen::Matrix3cd::Zero();
+  bool known[3][3] = {};
+  bool observed[3] = {};
+  for (int i = 0; i < 3; ++i)
+    for (int j = i; j < 3; ++j) {
+      const bool a = present[EntryIndex(i, j)], b = present[EntryIndex(j, i)];
+      if (!a && !b) continue;
+      const std::complex<double> v =
+          a && b ? 0.5 * (residues[EntryIndex(i, j)] + residues[EntryIndex(j, i)])
+                 : residues[a ? EntryIndex(i, j) : EntryIndex(j, i)];
+      S(i, j) = S(j, i) = v;
+      known[i][j] = known[j][i] = true;
+      observed[i] = observed[j] = true;
+    }
+  const double nan = std::nan("");
+  Eigen::Vector3cd phi = Eigen::Vector3cd::Zero();
+  // Start: the strongest known diagonal, the others through their cross entry with it (which
+  // fixes their sign) or their own diagonal; then Gauss-Newton on all known entries.
+  int k = -1;
+  for (int i = 0; i < 3; ++i)
+    if (known[i][i] && (k < 0 || std::abs(S(i, i)) > std::abs(S(k, k)))) k = i;
+  if (k >= 0) {
+    phi(k) = std::sqrt(S(k, k));
+    for (int i = 0; i < 3; ++i) {
+      if (i == k || !observed[i]) continue;
+      if (known[i][k] && std::abs(phi(k)) > 0.0)
+        phi(i) = S(i, k) / phi(k);
+      else if (known[i][i])
+        phi(i) = std::sqrt(S(i, i));
+    }
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j)
+      if (known[i][j] && phi(i) == 0.0 && phi(j) == 0.0) phi(i) = phi(j) = std::sqrt(S(i, j));
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < 3; ++i)
+    for (int j = i; j < 3; ++j)
+      if (known[i][j]) pairs.push_back({i, j});
+  for (int iteration = 0; iteration < 20 && !pairs.empty(); ++iteration) {
+    // φ_iφ_j is holomorphic in φ: complex Gauss-Newton, ∂(φ_iφ_j)/∂φ_l = δ_il φ_j + δ_jl φ_i.
+    Eigen::MatrixXcd J = Eigen::MatrixXcd::Zero(pairs.size(), 3);
+    Eigen::VectorXcd residual(pairs.size());
+    for (size_t r = 0; r < pairs.size(); ++r) {
+      const auto [i, j] = pairs[r];
+      residual(r) = S(i, j) - phi(i) * phi(j);
+      J(r, i) += phi(j);
+      J(r, j) += phi(i);
+    }
+    const Eigen::VectorXcd step = J.completeOrthogonalDecomposition().solve(residual);
+    phi += step;
+    if (step.norm() <= 1e-14 * phi.norm()) break;
+  }
+  Eigen::Index largest = 0;
+  phi.cwiseAbs().maxCoeff(&largest);
+  if (std::abs(phi(largest)) > 0.0) phi /= phi(largest);
+  for (int i = 0; i < 3; ++i)
+    if (!observed[i]) phi(i) = {nan, nan};
+  return phi;
+}
+
+}  // namespace frfit
