@@ -64,13 +64,15 @@ nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
                    {"damping_tolerance", c.damping_tolerance},
                    {"min_mac", c.min_mac},
                    {"max_damping_ratio", c.max_damping_ratio},
-                   {"min_stable_poles", r.min_stable_poles}};
+                   {"min_stable_poles", r.min_stable_poles},
+                   {"min_contribution", c.min_contribution}};
   j["modes"] = nlohmann::ordered_json::array();
   for (const EmaMode& m : r.modes)
     j["modes"].push_back({{"frequency_hz", m.mode.frequency_hz},
                           {"damping_ratio", m.mode.damping_ratio},
                           {"stable_poles", m.stable_poles},
                           {"lowest_order", m.lowest_order},
+                          {"contribution", m.contribution},
                           {"sensor_shape", ShapeJson(m.mode.sensor_shape)}});
   // The diagram, one object per order: its candidate poles and their stability letters.
   j["stabilisation"] = nlohmann::ordered_json::array();
@@ -113,6 +115,7 @@ int RunEma(int argc, char** argv) {
   c.damping_tolerance = args.GetDouble("damping-tolerance", c.damping_tolerance);
   c.min_mac = args.GetDouble("min-mac", c.min_mac);
   c.max_damping_ratio = args.GetDouble("max-damping", c.max_damping_ratio);
+  c.min_contribution = args.GetDouble("min-contribution", c.min_contribution);
   const long min_stable = args.GetInt("min-stable", 0);
   if (args.Has("min-stable") && min_stable < 1)
     throw Error("frfit ema", "--min-stable", "expected an integer >= 1");
@@ -124,7 +127,8 @@ int RunEma(int argc, char** argv) {
         {"criteria.frequency_tolerance: ", "--frequency-tolerance"},
         {"criteria.damping_tolerance: ", "--damping-tolerance"},
         {"criteria.min_mac: ", "--min-mac"},
-        {"criteria.max_damping_ratio: ", "--max-damping"}};
+        {"criteria.max_damping_ratio: ", "--max-damping"},
+        {"criteria.min_contribution: ", "--min-contribution"}};
     for (const auto& [field, option] : kOptions)
       if (error.rfind(field, 0) == 0)
         throw Error("frfit ema", option, error.substr(std::string(field).size()));
@@ -148,11 +152,12 @@ int RunEma(int argc, char** argv) {
               r.measured.num_lines(), r.band_min_hz, r.band_max_hz);
   std::printf("method: %s\n", DescribeMethod(r).c_str());
   std::printf(
-      "  mode  frequency [Hz]  damping [%%]  stable poles  from order   |sensor shape| x y z\n");
+      "  mode  frequency [Hz]  damping [%%]  stable poles  from order  contribution   |sensor "
+      "shape| x y z\n");
   for (size_t k = 0; k < r.modes.size(); ++k) {
     const EmaMode& m = r.modes[k];
-    std::printf("  %4zu  %14.4f  %11.3f  %12d  %10d  ", k + 1, m.mode.frequency_hz,
-                100.0 * m.mode.damping_ratio, m.stable_poles, m.lowest_order);
+    std::printf("  %4zu  %14.4f  %11.3f  %12d  %10d  %12.3g  ", k + 1, m.mode.frequency_hz,
+                100.0 * m.mode.damping_ratio, m.stable_poles, m.lowest_order, m.contribution);
     for (int i = 0; i < 3; ++i) {
       const double a = std::abs(m.mode.sensor_shape(i));
       if (std::isfinite(a))

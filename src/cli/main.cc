@@ -29,6 +29,7 @@ constexpr const char* kUsage =
     "  report    RESULT.h5 -o|--out REPORT.html [--json]          HTML fit or EMA report\n"
     "  ema       FRF.h5 [--band F0:F1] [--max-order N] [--min-stable N] [--out EMA.h5] [--json]\n"
     "            [--frequency-tolerance F] [--damping-tolerance F] [--min-mac M] [--max-damping Z]\n"
+    "            [--min-contribution C]\n"
     "                                                             modes from measured FRFs\n"
     "\n"
     "Every command prints one JSON object on stdout with --json; errors are one line on stderr\n"

@@ -65,6 +65,8 @@ void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool w
   f->SetAttribute(g + "/criteria", "min_mac", FormatDouble(c.min_mac));
   f->SetAttribute(g + "/criteria", "max_damping_ratio", FormatDouble(c.max_damping_ratio));
   f->SetAttribute(g + "/criteria", "min_stable_poles", std::to_string(c.min_stable_poles));
+  f->SetAttribute(g + "/criteria", "min_contribution", FormatDouble(c.min_contribution));
+  f->SetAttribute(g, "refinement_iterations", std::to_string(r.refinement_iterations));
 
   const hsize_t np = r.poles.size();
   std::vector<std::int64_t> order, stability;
@@ -85,11 +87,12 @@ void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool w
                   "(v), 4 stable (s)");
 
   const hsize_t nm = r.modes.size();
-  std::vector<double> mf, mz, shapes, residues;
+  std::vector<double> mf, mz, contribution, shapes, residues;
   std::vector<std::int64_t> stable, lowest;
   for (const EmaMode& m : r.modes) {
     mf.push_back(m.mode.frequency_hz);
     mz.push_back(m.mode.damping_ratio);
+    contribution.push_back(m.contribution);
     stable.push_back(m.stable_poles);
     lowest.push_back(m.lowest_order);
     for (double v : Complex3({m.mode.sensor_shape.data(), m.mode.sensor_shape.data() + 3}))
@@ -99,6 +102,7 @@ void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool w
   f->CreateGroup(g + "/modes");
   f->WriteDoubles(g + "/modes/frequency_hz", {nm}, mf.data());
   f->WriteDoubles(g + "/modes/damping_ratio", {nm}, mz.data());
+  f->WriteDoubles(g + "/modes/contribution", {nm}, contribution.data());
   f->WriteInts(g + "/modes/stable_poles", {nm}, stable.data());
   f->WriteInts(g + "/modes/lowest_order", {nm}, lowest.data());
   f->WriteDoubles(g + "/modes/sensor_shape", {nm, 3, 2}, shapes.data());
@@ -135,6 +139,8 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
   c.min_mac = Number(f, g + "/criteria", "min_mac");
   c.max_damping_ratio = Number(f, g + "/criteria", "max_damping_ratio");
   c.min_stable_poles = static_cast<int>(Number(f, g + "/criteria", "min_stable_poles"));
+  c.min_contribution = Number(f, g + "/criteria", "min_contribution");
+  r.refinement_iterations = static_cast<int>(Number(f, g, "refinement_iterations"));
 
   std::vector<hsize_t> dims;
   const std::vector<std::int64_t> order = f.ReadInts(g + "/poles/order", 1, &dims);
@@ -159,6 +165,7 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
   const std::vector<double> mf = f.ReadDoubles(g + "/modes/frequency_hz", 1, &dims);
   const size_t nm = mf.size();
   const std::vector<double> mz = Column(f, g + "/modes/damping_ratio", nm);
+  const std::vector<double> contribution = Column(f, g + "/modes/contribution", nm);
   const std::vector<std::int64_t> stable = f.ReadInts(g + "/modes/stable_poles", 1, &dims);
   const std::vector<std::int64_t> lowest = f.ReadInts(g + "/modes/lowest_order", 1, &dims);
   const std::vector<double> shapes = f.ReadDoubles(g + "/modes/sensor_shape", 3, &dims);
@@ -171,6 +178,7 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
     EmaMode m;
     m.mode.frequency_hz = mf[k];
     m.mode.damping_ratio = mz[k];
+    m.contribution = contribution[k];
     m.mode.eigenvalue = PoleFrom(mf[k], mz[k]);
     for (int i = 0; i < 3; ++i)
       m.mode.sensor_shape(i) = {shapes[k * 6 + 2 * i], shapes[k * 6 + 2 * i + 1]};

@@ -8,6 +8,7 @@
 #include "frfit/common/error.h"
 #include "frfit/modal/lscf.h"
 #include "frfit/modal/lsfd.h"
+#include "frfit/modal/pole_refinement.h"
 
 namespace frfit {
 namespace {
@@ -37,6 +38,8 @@ bool EmaOptions::IsValid(std::string* error) const {
     *error = "criteria.min_mac: expected a value in [0, 1]";
   else if (!(c.max_damping_ratio > 0.0 && c.max_damping_ratio < 1.0))
     *error = "criteria.max_damping_ratio: expected a fraction in (0, 1)";
+  else if (!(c.min_contribution >= 0.0) || !std::isfinite(c.min_contribution))
+    *error = "criteria.min_contribution: expected a finite fraction >= 0";
   else if (c.min_stable_poles < 0)
     *error = "criteria.min_stable_poles: expected an integer >= 1 (or 0 for the default)";
   else
@@ -105,17 +108,48 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
   const std::vector<PoleColumn> columns =
       SelectColumns(result.poles, criteria, result.min_stable_poles);
 
+  std::vector<PoleColumn> kept(columns.begin(), columns.end());
   std::vector<std::complex<double>> eigenvalues;
-  for (const PoleColumn& c : columns) eigenvalues.push_back(c.eigenvalue);
-  const LsfdFit fit = FitResidues(set, lines, eigenvalues);
-  for (size_t p = 0; p < columns.size(); ++p) {
+  std::vector<double> contributions;
+  // The diagram's medians start an output-error fit of the modal model (a refined pole that left
+  // the band or the physical damping range keeps its diagram value). Then every mode must earn
+  // its place: without it the model's misfit must grow by min_contribution, else the least
+  // needed one goes and the rest is refined again — a column of the diagram that only fits noise
+  // at high orders explains almost nothing.
+  while (true) {
+    eigenvalues.clear();
+    for (const PoleColumn& c : kept) eigenvalues.push_back(c.eigenvalue);
+    const PoleRefinement refinement = RefinePoles(set, lines, eigenvalues);
+    result.refinement_iterations += refinement.iterations;
+    for (size_t p = 0; p < eigenvalues.size(); ++p) {
+      const std::complex<double> s = refinement.poles[p];
+      const double f = s.imag() / (2.0 * std::numbers::pi), zeta = -s.real() / std::abs(s);
+      if (f >= result.band_min_hz && f <= result.band_max_hz && zeta > 0.0 &&
+          zeta < criteria.max_damping_ratio)
+        eigenvalues[p] = s;
+    }
+    const double all = ModalModelCost(set, lines, eigenvalues);
+    contributions.assign(eigenvalues.size(), INFINITY);
+    size_t weakest = 0;
+    for (size_t p = 0; p < eigenvalues.size(); ++p) {
+      std::vector<std::complex<double>> without = eigenvalues;
+      without.erase(without.begin() + static_cast<long>(p));
+      if (all > 0.0) contributions[p] = ModalModelCost(set, lines, without) / all - 1.0;
+      if (contributions[p] < contributions[weakest]) weakest = p;
+    }
+    if (eigenvalues.empty() || contributions[weakest] >= criteria.min_contribution) break;
+    kept.erase(kept.begin() + static_cast<long>(weakest));
+  }
+  const LsfdFit fit = FitResidues(set, lines, eigenvalues, RelativeWeights(set, lines));
+  for (size_t p = 0; p < kept.size(); ++p) {
     EmaMode mode;
-    mode.mode.eigenvalue = columns[p].eigenvalue;
-    mode.mode.frequency_hz = columns[p].frequency_hz;
-    mode.mode.damping_ratio = columns[p].damping_ratio;
+    mode.mode.eigenvalue = eigenvalues[p];
+    mode.mode.frequency_hz = eigenvalues[p].imag() / (2.0 * std::numbers::pi);
+    mode.mode.damping_ratio = -eigenvalues[p].real() / std::abs(eigenvalues[p]);
     mode.mode.sensor_shape = ShapeFromResidues(fit.residues[p], set.present);
-    mode.stable_poles = columns[p].stable_poles;
-    mode.lowest_order = columns[p].lowest_order;
+    mode.stable_poles = kept[p].stable_poles;
+    mode.lowest_order = kept[p].lowest_order;
+    mode.contribution = contributions[p];
     mode.residues = fit.residues[p];
     result.modes.push_back(std::move(mode));
   }
@@ -147,7 +181,10 @@ std::string DescribeMethod(const EmaResult& r) {
          Short(r.band_max_hz) + " Hz; stable: df <= " + Percent(c.frequency_tolerance) +
          ", dzeta <= " + Percent(c.damping_tolerance) + ", MAC >= " + Short(c.min_mac) +
          ", 0 < zeta < " + Percent(c.max_damping_ratio) + "; a mode needs " +
-         std::to_string(r.min_stable_poles) + " stable poles; shapes by LSFD";
+         std::to_string(r.min_stable_poles) +
+         " stable poles and a contribution >= " + Percent(c.min_contribution) +
+         " (the misfit of the modal model without it, relative, minus 1); poles refined by an "
+         "output-error fit, shapes by LSFD";
 }
 
 }  // namespace frfit

@@ -8,13 +8,11 @@
 
 namespace frfit {
 
-LsfdFit FitResidues(const FrfSet& set, const std::vector<int>& lines,
-                    const std::vector<std::complex<double>>& poles) {
+Eigen::MatrixXcd ModalBasis(const FrfSet& set, const std::vector<int>& lines,
+                            const std::vector<std::complex<double>>& poles) {
   const int n_lines = static_cast<int>(lines.size()), n_poles = static_cast<int>(poles.size());
   const int d = DerivativeOrder(set.format);
-  const int unknowns = 2 * n_poles + 2;
-  // Complex basis functions of the real unknowns [Re R_p, Im R_p]…, U, L.
-  Eigen::MatrixXcd basis(n_lines, unknowns);
+  Eigen::MatrixXcd basis(n_lines, 2 * n_poles + 2);
   const std::complex<double> i(0.0, 1.0);
   for (int r = 0; r < n_lines; ++r) {
     const double omega = 2.0 * std::numbers::pi * set.frequency_hz[lines[r]];
@@ -27,15 +25,47 @@ LsfdFit FitResidues(const FrfSet& set, const std::vector<int>& lines,
     basis(r, 2 * n_poles) = factor;
     basis(r, 2 * n_poles + 1) = factor / (s * s);
   }
-  // Real least squares: real and imaginary parts stacked, columns scaled to unit norm (the
-  // basis spans many decades between the residual terms and the resonant ones).
-  Eigen::MatrixXd A(2 * n_lines, unknowns);
-  A << basis.real(), basis.imag();
+  return basis;
+}
+
+EntryLeastSquares SolveEntry(const Eigen::MatrixXd& stacked_basis, const FrfSet& set,
+                             const std::vector<int>& lines, int entry,
+                             const std::vector<double>& weights) {
+  const int n = static_cast<int>(lines.size()), u = static_cast<int>(stacked_basis.cols());
+  EntryLeastSquares out;
+  out.weights = Eigen::VectorXd::Ones(2 * n);
+  Eigen::VectorXd b(2 * n);
+  for (int r = 0; r < n; ++r) {
+    if (!weights.empty()) out.weights(r) = out.weights(n + r) = weights[r * 9 + entry];
+    b(r) = out.weights(r) * set.H[lines[r] * 9 + entry].real();
+    b(n + r) = out.weights(r) * set.H[lines[r] * 9 + entry].imag();
+  }
+  // Columns scaled to unit norm: the basis spans many decades between the residual terms and
+  // the resonant ones.
+  Eigen::MatrixXd A = out.weights.asDiagonal() * stacked_basis;
   Eigen::VectorXd scale = A.colwise().norm().transpose();
-  for (int c = 0; c < unknowns; ++c) scale(c) = scale(c) > 0.0 ? 1.0 / scale(c) : 1.0;
+  for (int c = 0; c < u; ++c) scale(c) = scale(c) > 0.0 ? 1.0 / scale(c) : 1.0;
   A = A * scale.asDiagonal();
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(A);
+  const Eigen::VectorXd x_scaled = qr.solve(b);
+  out.x = scale.asDiagonal() * x_scaled;
+  out.residual = b - A * x_scaled;
+  out.q = qr.householderQ() * Eigen::MatrixXd::Identity(2 * n, qr.rank());
+  return out;
+}
 
+Eigen::MatrixXd Stacked(const Eigen::MatrixXcd& basis) {
+  Eigen::MatrixXd A(2 * basis.rows(), basis.cols());
+  A << basis.real(), basis.imag();
+  return A;
+}
+
+LsfdFit FitResidues(const FrfSet& set, const std::vector<int>& lines,
+                    const std::vector<std::complex<double>>& poles,
+                    const std::vector<double>& weights) {
+  const int n_lines = static_cast<int>(lines.size()), n_poles = static_cast<int>(poles.size());
+  const Eigen::MatrixXcd basis = ModalBasis(set, lines, poles);
+  const Eigen::MatrixXd stacked = Stacked(basis);
   LsfdFit fit;
   fit.residues.assign(n_poles, {});
   fit.synthesized = set;
@@ -46,12 +76,7 @@ LsfdFit FitResidues(const FrfSet& set, const std::vector<int>& lines,
     fit.synthesized.frequency_hz.push_back(set.frequency_hz[lines[r]]);
   for (int e = 0; e < 9; ++e) {
     if (!set.present[e]) continue;
-    Eigen::VectorXd rhs(2 * n_lines);
-    for (int r = 0; r < n_lines; ++r) {
-      rhs(r) = set.H[lines[r] * 9 + e].real();
-      rhs(n_lines + r) = set.H[lines[r] * 9 + e].imag();
-    }
-    const Eigen::VectorXd x = scale.asDiagonal() * qr.solve(rhs);
+    const Eigen::VectorXd x = SolveEntry(stacked, set, lines, e, weights).x;
     for (int p = 0; p < n_poles; ++p) fit.residues[p][e] = {x(2 * p), x(2 * p + 1)};
     fit.upper_residual[e] = x(2 * n_poles);
     fit.lower_residual[e] = x(2 * n_poles + 1);
@@ -93,6 +118,15 @@ Eigen::Vector3cd ShapeFromResidues(const std::array<std::complex<double>, 9>& re
         phi(i) = S(i, k) / phi(k);
       else if (known[i][i])
         phi(i) = std::sqrt(S(i, i));
+    }
+    // A component started from its own diagonal takes its sign from a cross entry with the
+    // third axis where there is one (Gauss-Newton would not flip it).
+    for (int i = 0; i < 3; ++i) {
+      if (i == k || known[i][k] || !known[i][i]) continue;
+      for (int j = 0; j < 3; ++j)
+        if (j != i && j != k && known[i][j] &&
+            std::real(std::conj(S(i, j)) * phi(i) * phi(j)) < 0.0)
+          phi(i) = -phi(i);
     }
   }
   for (int i = 0; i < 3; ++i)

@@ -34,6 +34,9 @@ struct EmaMode {
   Mode mode;             // eigenvalue, frequency_hz, damping_ratio, sensor_shape (no joint shape)
   int stable_poles = 0;  // fully stable poles in its column of the diagram
   int lowest_order = 0;  // the order where it first became stable
+  // How much the modal model's relative misfit grows without this mode (0.5: by half); infinite
+  // for a model that fits exactly.
+  double contribution = 0.0;
   std::array<std::complex<double>, 9> residues{};  // receptance residues R_ij; 0 where absent
 };
 
@@ -46,6 +49,7 @@ struct EmaResult {
   int max_order = 0;                            // used
   int min_stable_poles = 0;                     // used
   double sampling_time_s = 0.0;                 // Δt of the z-domain basis
+  int refinement_iterations = 0;                // Levenberg-Marquardt steps of the pole refinement
   std::vector<StabilisationPole> poles;         // every order's candidate poles: the diagram
   std::vector<EmaMode> modes;                   // sorted by frequency
   FrfSet measured;                              // the lines used

@@ -26,9 +26,31 @@ struct LsfdFit {
   FrfSet synthesized;  // the modal model at `lines`, in the set's format, its present entries
 };
 
-// `lines`: line indices of `set` with f > 0. `poles`: λ_p with Im λ_p > 0.
+// The model's basis at `lines` (rows) in the set's format: columns 2p and 2p + 1 multiply
+// Re R_p and Im R_p, the last two U and L.
+Eigen::MatrixXcd ModalBasis(const FrfSet& set, const std::vector<int>& lines,
+                            const std::vector<std::complex<double>>& poles);
+
+// ModalBasis with real and imaginary parts stacked: the real least-squares matrix of the real
+// unknowns.
+Eigen::MatrixXd Stacked(const Eigen::MatrixXcd& basis);
+
+// One entry's weighted real least squares against a stacked basis (`weights`: [line][EntryIndex],
+// empty for none): the unknowns x, the weighted residual, the weights as applied to the stacked
+// rows, and an orthonormal basis q of the weighted columns (for projections).
+struct EntryLeastSquares {
+  Eigen::VectorXd x, residual, weights;
+  Eigen::MatrixXd q;
+};
+EntryLeastSquares SolveEntry(const Eigen::MatrixXd& stacked_basis, const FrfSet& set,
+                             const std::vector<int>& lines, int entry,
+                             const std::vector<double>& weights);
+
+// `lines`: line indices of `set` with f > 0. `poles`: λ_p with Im λ_p > 0. `weights` as for
+// SolveEntry.
 LsfdFit FitResidues(const FrfSet& set, const std::vector<int>& lines,
-                    const std::vector<std::complex<double>>& poles);
+                    const std::vector<std::complex<double>>& poles,
+                    const std::vector<double>& weights = {});
 
 // The mode shape φ at the sensor (x, y, z) with R_ij ≈ φ_i φ_j over the present entries — the
 // residue matrix of a reciprocal driving-point FRF matrix is symmetric and of rank one — scaled so

@@ -27,6 +27,9 @@ struct StabilisationCriteria {
   // A column is a mode when it holds at least this many fully stable poles. 0: a quarter of the
   // orders above the lowest (at least 3), the rule used when the user sets nothing.
   int min_stable_poles = 0;
+  // A column is kept only if the modal model fitted to the FRFs (pole_refinement.h) misfits by at
+  // least this fraction more without it: columns that fit noise at high orders are dropped.
+  double min_contribution = 0.2;
   int MinStablePolesFor(int orders) const;
 };
 
