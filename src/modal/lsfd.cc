@@ -12,7 +12,7 @@ Eigen::MatrixXcd ModalBasis(const FrfSet& set, const std::vector<int>& lines,
                             const std::vector<std::complex<double>>& poles) {
   const int n_lines = static_cast<int>(lines.size()), n_poles = static_cast<int>(poles.size());
   const int d = DerivativeOrder(set.format);
-  Eigen::MatrixXcd basis(n_lines, 2 * n_poles + 2);
+  Eigen::MatrixXcd basis(n_lines, 2 * n_poles + kResidualTerms);
   const std::complex<double> i(0.0, 1.0);
   for (int r = 0; r < n_lines; ++r) {
     const double omega = 2.0 * std::numbers::pi * set.frequency_hz[lines[r]];
@@ -22,8 +22,10 @@ Eigen::MatrixXcd ModalBasis(const FrfSet& set, const std::vector<int>& lines,
       basis(r, 2 * p) = factor * (a + b);
       basis(r, 2 * p + 1) = factor * i * (a - b);
     }
-    basis(r, 2 * n_poles) = factor;
-    basis(r, 2 * n_poles + 1) = factor / (s * s);
+    basis(r, 2 * n_poles) = factor / (s * s);
+    basis(r, 2 * n_poles + 1) = factor;
+    basis(r, 2 * n_poles + 2) = factor * s;
+    basis(r, 2 * n_poles + 3) = factor * s * s;
   }
   return basis;
 }
@@ -78,8 +80,8 @@ LsfdFit FitResidues(const FrfSet& set, const std::vector<int>& lines,
     if (!set.present[e]) continue;
     const Eigen::VectorXd x = SolveEntry(stacked, set, lines, e, weights).x;
     for (int p = 0; p < n_poles; ++p) fit.residues[p][e] = {x(2 * p), x(2 * p + 1)};
-    fit.upper_residual[e] = x(2 * n_poles);
-    fit.lower_residual[e] = x(2 * n_poles + 1);
+    fit.lower_residual[e] = x(2 * n_poles);
+    for (int t = 0; t < 3; ++t) fit.upper_residual[e][t] = x(2 * n_poles + 1 + t);
     const Eigen::VectorXcd model = basis * x.cast<std::complex<double>>();
     for (int r = 0; r < n_lines; ++r) fit.synthesized.H[r * 9 + e] = model(r);
   }

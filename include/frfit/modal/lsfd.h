@@ -22,12 +22,16 @@ namespace frfit {
 struct LsfdFit {
   // [pole][EntryIndex]: receptance residue R_p,ij (m/N/s); 0 where the entry is not present.
   std::vector<std::array<std::complex<double>, 9>> residues;
-  std::array<double, 9> upper_residual{}, lower_residual{};
+  std::array<double, 9> lower_residual{};
+  std::array<std::array<double, 3>, 9> upper_residual{};  // U0, U1, U2
   FrfSet synthesized;  // the modal model at `lines`, in the set's format, its present entries
 };
 
+// Columns of ModalBasis after the poles' two each: L, U0, U1, U2.
+constexpr int kResidualTerms = 4;
+
 // The model's basis at `lines` (rows) in the set's format: columns 2p and 2p + 1 multiply
-// Re R_p and Im R_p, the last two U and L.
+// Re R_p and Im R_p, the last kResidualTerms L, U0, U1, U2.
 Eigen::MatrixXcd ModalBasis(const FrfSet& set, const std::vector<int>& lines,
                             const std::vector<std::complex<double>>& poles);
 

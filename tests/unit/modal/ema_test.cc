@@ -267,7 +267,8 @@ TEST(Ema, LsfdRecoversAnExactModalModel) {
   const LsfdFit fit = FitResidues(set, lines, poles);
   EXPECT_NEAR(std::abs(fit.residues[0][4] - r0) / std::abs(r0), 0.0, 1e-8);
   EXPECT_NEAR(std::abs(fit.residues[1][4] - r1) / std::abs(r1), 0.0, 1e-8);
-  EXPECT_NEAR(fit.upper_residual[4], 2e-7, 1e-14);
+  EXPECT_NEAR(fit.upper_residual[4][0], 2e-7, 1e-14);
+  EXPECT_NEAR(fit.upper_residual[4][1], 0.0, 1e-14);
   EXPECT_NEAR(fit.lower_residual[4], 3e-3, 1e-10);
   for (int k = 0; k < set.num_lines(); ++k)
     EXPECT_NEAR(std::abs(fit.synthesized.H[k * 9 + 4] - set.H[k * 9 + 4]), 0.0,
