@@ -31,8 +31,7 @@ int RunReport(int argc, char** argv) {
   const std::string out = args.Get("out");
   const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
   if (!std::filesystem::is_directory(dir))
-    throw Error("frfit report", "--out",
-                "expected a path in an existing directory, got '" + out + "'");
+    throw Error("frfit report", "--out", "expected a path in an existing directory, got '" + out + "'");
   // An EMA result (frfit ema --out) gets its own page; anything else must be a fit result.
   bool ema = false;
   {
