@@ -1,4 +1,4 @@
-// frfit report: one self-contained HTML page from a fit result file (docs/report.md).
+// frfit report: one self-contained HTML page from a fit or EMA result file (docs/report.md).
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +9,8 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/io/hdf5_file.h"
+#include "frfit/report/ema_report.h"
 #include "frfit/report/html_report.h"
 
 namespace frfit::cli {
@@ -22,16 +24,28 @@ int RunReport(int argc, char** argv) {
   for (std::string& a : storage) rewritten.push_back(a.data());
   const Args args("report", argc, rewritten.data(), {"out"}, {"json"});
   if (args.positional().size() != 1)
-    throw Error("frfit report", "RESULT.h5", "expected exactly one result file (usage: frfit report RESULT.h5 -o REPORT.html)");
+    throw Error("frfit report", "RESULT.h5",
+                "expected exactly one fit or EMA result file (usage: frfit report RESULT.h5 -o "
+                "REPORT.html)");
   const std::string result = args.positional()[0];
   const std::string out = args.Get("out");
   const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
   if (!std::filesystem::is_directory(dir))
     throw Error("frfit report", "--out", "expected a path in an existing directory, got '" + out + "'");
-  WriteReport(result, out);
+  // An EMA result (frfit ema --out) gets its own page; anything else must be a fit result.
+  bool ema = false;
+  {
+    const Hdf5File file(result, Hdf5File::Mode::kRead);
+    ema = file.HasAttribute("/", "frfit_file") &&
+          file.GetAttribute("/", "frfit_file") == "ema_result";
+  }
+  if (ema)
+    WriteEmaReport(result, out);
+  else
+    WriteReport(result, out);
   if (args.Flag("json")) {
-    nlohmann::ordered_json j = {{"result", result}, {"report", out},
-                                {"bytes", std::filesystem::file_size(out)}};
+    nlohmann::ordered_json j = {
+        {"result", result}, {"report", out}, {"bytes", std::filesystem::file_size(out)}};
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("wrote %s\n", out.c_str());

@@ -17,6 +17,7 @@ int RunFit(int argc, char** argv);
 int RunConvert(int argc, char** argv);
 int RunFleet(int argc, char** argv);
 int RunReport(int argc, char** argv);
+int RunEma(int argc, char** argv);
 
 class Args;
 

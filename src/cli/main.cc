@@ -26,7 +26,11 @@ constexpr const char* kUsage =
     "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] [--threads N]\n"
     "            [--checkpoint-seconds S] [--checkpoint-every N] [--progress|--quiet]\n"
     "            [--progress-every N] [--json]                    nightly refit\n"
-    "  report    RESULT.h5 -o|--out REPORT.html [--json]          HTML fit report\n"
+    "  report    RESULT.h5 -o|--out REPORT.html [--json]          HTML fit or EMA report\n"
+    "  ema       FRF.h5 [--band F0:F1] [--max-order N] [--min-stable N] [--out EMA.h5] [--json]\n"
+    "            [--frequency-tolerance F] [--damping-tolerance F] [--min-mac M] [--max-damping Z]\n"
+    "            [--min-contribution C]\n"
+    "                                                             modes from measured FRFs\n"
     "\n"
     "Every command prints one JSON object on stdout with --json; errors are one line on stderr\n"
     "starting with 'error:' and a non-zero exit status. See README.md.\n";
@@ -70,7 +74,8 @@ int main(int argc, char** argv) {
     if (command == "convert") return frfit::cli::RunConvert(argc - 2, argv + 2);
     if (command == "fleet") return frfit::cli::RunFleet(argc - 2, argv + 2);
     if (command == "report") return frfit::cli::RunReport(argc - 2, argv + 2);
-    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, fleet, convert, report)\n",
+    if (command == "ema") return frfit::cli::RunEma(argc - 2, argv + 2);
+    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, fleet, convert, report, ema)\n",
                  command.c_str());
     return 2;
   } catch (const std::exception& e) {

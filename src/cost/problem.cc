@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "frfit/common/error.h"
+#include "frfit/modal/ema.h"
 #include "kernels/det_math.h"
 #include "kernels/line_cost.h"
 
@@ -32,6 +33,23 @@ FrfSet Symmetrize(const FrfSet& set, Symmetrization mode) {
 
 bool Bad(std::complex<double> h) {
   return !std::isfinite(h.real()) || !std::isfinite(h.imag()) || (h.real() == 0.0 && h.imag() == 0.0);
+}
+
+// The cost options with the peaks at the modes frfit ema finds in the prepared data.
+CostOptions WithEmaPeaks(const FrfSet& prepared, const CostOptions& cost, const std::string& source) {
+  CostOptions out = cost;
+  std::string why;
+  try {
+    for (const EmaMode& m : EstimateModes(prepared, EmaOptions{}, source).modes)
+      out.weights.peak_frequencies_hz.push_back(m.mode.frequency_hz);
+  } catch (const Error& e) {
+    why = std::string(": ") + e.what();
+  }
+  if (out.weights.peak_frequencies_hz.empty())
+    throw Error(source, "cost.weights.ema_peaks",
+                "expected the measured FRFs to show stable modes in the band, found none" + why +
+                    " (give peak_frequencies_hz or set ema_peaks: false)");
+  return out;
 }
 
 }  // namespace
@@ -169,7 +187,8 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
   }
   if (kept.frequency_hz.empty()) throw Error(source, "", "every line in the band is bad");
   out.measured = ConvertFormat(kept, cost.fit_format);
-  out.weights = ComputeWeights(out.measured, cost);
+  out.weights =
+      ComputeWeights(out.measured, cost.weights.ema_peaks ? WithEmaPeaks(out.measured, cost, source) : cost);
   for (int k = 0; k < out.measured.num_lines(); ++k)
     for (int e = 0; e < 9; ++e)
       if (!fitted[e]) out.weights[k * 9 + e] = 0.0;

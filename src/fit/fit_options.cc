@@ -24,7 +24,8 @@ std::array<bool, 9> ParseEntries(const YamlReader& r, const YAML::Node& node, co
 void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string& path,
                   WeightOptions* w) {
   r.RequireMap(node, path, {"mode", "peak_gain", "base_gain", "peak_halfwidth_lines",
-                            "min_prominence_db", "peaks_per_entry", "peak_frequencies_hz", "bands"});
+                            "min_prominence_db", "peaks_per_entry", "peak_frequencies_hz", "bands",
+                            "ema_peaks"});
   if (r.Has(node, "mode")) {
     const std::string mode = r.String(node["mode"], JoinPath(path, "mode"));
     if (!FromString(mode, &w->mode))
@@ -40,6 +41,7 @@ void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string
     w->peaks_per_entry = r.Boolean(node["peaks_per_entry"], JoinPath(path, "peaks_per_entry"));
   if (r.Has(node, "peak_frequencies_hz"))
     w->peak_frequencies_hz = r.Numbers(node["peak_frequencies_hz"], JoinPath(path, "peak_frequencies_hz"));
+  if (r.Has(node, "ema_peaks")) w->ema_peaks = r.Boolean(node["ema_peaks"], JoinPath(path, "ema_peaks"));
   if (r.Has(node, "bands")) {
     const YAML::Node bands = node["bands"];
     const std::string bpath = JoinPath(path, "bands");
@@ -341,6 +343,7 @@ std::string FitOptionsToYaml(const FitOptions& o) {
   out << YAML::Key << "peaks_per_entry" << YAML::Value << w.peaks_per_entry;
   if (!w.peak_frequencies_hz.empty())
     out << YAML::Key << "peak_frequencies_hz" << YAML::Value << YAML::Flow << w.peak_frequencies_hz;
+  if (w.ema_peaks) out << YAML::Key << "ema_peaks" << YAML::Value << true;
   if (!w.bands.empty()) {
     out << YAML::Key << "bands" << YAML::Value << YAML::BeginSeq;
     for (const WeightBand& b : w.bands)

@@ -6,6 +6,7 @@
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/atomic_file.h"
+#include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 #include "frfit/model/joint_coefficients.h"
@@ -87,9 +88,12 @@ FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, con
     out.cost = cost;
     std::string description;
     const double max_hz = pp.measured.frequency_hz.back();
-    const std::vector<Mode> reference = ReferenceModes(model, pp.posture, pp.measured, max_hz, &description);
+    std::shared_ptr<const EmaResult> ema;
+    const std::vector<Mode> reference =
+        ReferenceModes(model, pp.posture, pp.measured, max_hz, &description, &ema);
     std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
     out.modal = CompareModes(reference, fitted, description);
+    out.modal.ema = ema;
     r.postures.push_back(std::move(out));
   }
   return r;
@@ -180,6 +184,7 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
       f.SetAttribute(g + "/modal_comparison", "columns",
                      "reference_frequency_hz, reference_damping_ratio, fitted_frequency_hz, "
                      "fitted_damping_ratio, frequency_error_percent, damping_error_percent, mac");
+      if (p.modal.ema) WriteEmaGroup(&f, g + "/ema", *p.modal.ema, false);
     }
   }
   atomic.Commit();

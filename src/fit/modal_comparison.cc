@@ -4,7 +4,7 @@
 #include <limits>
 #include <sstream>
 
-#include "frfit/cost/problem.h"
+#include "frfit/common/error.h"
 #include "frfit/model/joint_coefficients.h"
 
 namespace frfit {
@@ -30,7 +30,8 @@ bool ParametersFromProvenance(const Model& model, const std::string& text, std::
 }  // namespace
 
 std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, const FrfSet& measured,
-                                 double max_hz, std::string* description) {
+                                 double max_hz, std::string* description,
+                                 std::shared_ptr<const EmaResult>* ema) {
   std::string model_name, parameters;
   for (const auto& [key, value] : measured.provenance) {
     if (key == "model") model_name = value;
@@ -44,33 +45,16 @@ std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, con
       if (m.frequency_hz <= max_hz) modes.push_back(std::move(m));
     return modes;
   }
-  *description = "peaks of the measured sum of direct FRFs (half-power damping)";
-  const int lines = measured.num_lines();
-  std::vector<double> sum(lines, 0.0);
-  for (int k = 0; k < lines; ++k)
-    for (int i = 0; i < 3; ++i)
-      if (measured.present[EntryIndex(i, i)]) sum[k] += std::abs(measured.at(k, i, i));
-  for (int peak : FindPeaks(sum, 3.0)) {
-    Mode m;
-    m.frequency_hz = measured.frequency_hz[peak];
-    if (m.frequency_hz > max_hz) continue;
-    // Half-power points by linear interpolation on each side.
-    const double half = sum[peak] / std::sqrt(2.0);
-    double lo = std::nan(""), hi = std::nan("");
-    for (int k = peak; k > 0; --k)
-      if (sum[k - 1] < half) {
-        lo = measured.frequency_hz[k - 1] + (half - sum[k - 1]) / (sum[k] - sum[k - 1]) *
-                                                (measured.frequency_hz[k] - measured.frequency_hz[k - 1]);
-        break;
-      }
-    for (int k = peak; k + 1 < lines; ++k)
-      if (sum[k + 1] < half) {
-        hi = measured.frequency_hz[k] + (sum[k] - half) / (sum[k] - sum[k + 1]) *
-                                            (measured.frequency_hz[k + 1] - measured.frequency_hz[k]);
-        break;
-      }
-    m.damping_ratio = (hi - lo) / (2.0 * m.frequency_hz);  // NaN when a side is missing
-    modes.push_back(m);
+  // Measured data: the modes the FRFs themselves show (frfit ema with its defaults).
+  EmaOptions options;
+  options.band_max_hz = max_hz;
+  try {
+    auto result = std::make_shared<const EmaResult>(EstimateModes(measured, options, "measured FRFs"));
+    *description = "modes estimated from the measured FRFs (frfit ema): " + DescribeMethod(*result);
+    for (const EmaMode& m : result->modes) modes.push_back(m.mode);
+    if (ema) *ema = std::move(result);
+  } catch (const Error& e) {
+    *description = std::string("none: the measured FRFs give no modal estimate (") + e.what() + ")";
   }
   return modes;
 }
@@ -97,8 +81,15 @@ ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vect
     row.damping_error_percent =
         100.0 * (row.fitted_damping_ratio - ref.damping_ratio) / ref.damping_ratio;
     row.mac = std::nan("");
-    if (best && ref.sensor_shape.squaredNorm() > 0.0 && best->sensor_shape.squaredNorm() > 0.0)
-      row.mac = Mac({ref.sensor_shape}, {best->sensor_shape})(0, 0);
+    // Over the axes the reference knows: an estimated shape is NaN on axes no FRF measured.
+    if (best) {
+      Eigen::VectorXcd a(3), b(3);
+      int n = 0;
+      for (int i = 0; i < 3; ++i)
+        if (std::isfinite(std::abs(ref.sensor_shape(i)))) a(n) = ref.sensor_shape(i), b(n++) = best->sensor_shape(i);
+      a.conservativeResize(n), b.conservativeResize(n);
+      if (a.squaredNorm() > 0.0 && b.squaredNorm() > 0.0) row.mac = Mac({a}, {b})(0, 0);
+    }
     out.rows.push_back(row);
   }
   return out;

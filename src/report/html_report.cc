@@ -8,6 +8,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/io/atomic_file.h"
+#include "frfit/report/ema_report.h"
 
 namespace frfit {
 namespace {
@@ -532,6 +533,21 @@ int AtBound(double value, double min, double max) {
   return 0;
 }
 
+std::string RenderFrfGrid(const ReportPosture& p) {
+  std::ostringstream s;
+  s << "<div class=\"frf-grid\">\n";
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      if (p.present[3 * i + j]) s << "<figure class=\"frf-cell\">" << FrfPlot(p, i, j) << "</figure>\n";
+      else
+        s << "<div class=\"frf-absent\">H<sub>" << kAxisNames[i] << kAxisNames[j] << "</sub> not measured</div>\n";
+    }
+  s << "</div>";
+  return s.str();
+}
+
+std::string ReportStyle() { return kStyle; }
+
 std::string RenderReportHtml(const ReportData& d) {
   std::ostringstream s;
   const std::string model = HtmlEscape(d.model);
@@ -577,18 +593,14 @@ std::string RenderReportHtml(const ReportData& d) {
       s << " from " << Num(p.frequency_hz.front(), 6) << " to " << Num(p.frequency_hz.back(), 6) << " Hz";
     s << " &#183; " << p.dropped_hz.size() << " dropped &#183; posture cost <span class=\"posture-cost\" data-value=\""
       << Exact(p.cost) << "\">" << Sci(p.cost) << "</span></p>\n";
-    s << Legend() << "\n<div class=\"frf-grid\">\n";
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) {
-        if (p.present[3 * i + j]) s << "<figure class=\"frf-cell\">" << FrfPlot(p, i, j) << "</figure>\n";
-        else
-          s << "<div class=\"frf-absent\">H<sub>" << kAxisNames[i] << kAxisNames[j] << "</sub> not measured</div>\n";
-      }
-    s << "</div>\n<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
+    s << Legend() << "\n" << RenderFrfGrid(p);
+    s << "\n<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
       << ". Each reference mode is paired with the nearest fitted mode; errors are 100&#183;(fitted &#8722; "
          "reference)/reference. The MAC map shows the MAC of each pair on its diagonal: the result file keeps "
          "only paired MACs, so the off-diagonal cells (grey) are not available.</p>\n"
-      << "<div class=\"modal-block\">" << ModalTable(p) << MacMap(p) << "</div>\n</section>\n";
+      << "<div class=\"modal-block\">" << ModalTable(p) << MacMap(p) << "</div>\n";
+    if (p.ema) s << EmaReferenceHtml(p) << "\n";
+    s << "</section>\n";
   }
 
   s << "<section id=\"history\">\n<h2>Cost history</h2>\n<p class=\"note\">Best cost so far against evaluations "

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "frfit/common/error.h"
+#include "frfit/io/ema_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 
 namespace frfit {
@@ -76,6 +77,7 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
       p.modes.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6]});
     }
   }
+  if (f.Exists(g + "/ema")) p.ema = std::make_shared<const EmaResult>(ReadEmaGroup(f, g + "/ema"));
   for (size_t i = 1; i < p.frequency_hz.size(); ++i)
     if (!(p.frequency_hz[i] > p.frequency_hz[i - 1]))
       throw Error(f.path(), g + "/frequency_hz", "expected strictly increasing frequencies");

@@ -62,6 +62,10 @@ struct WeightOptions {
   bool peaks_per_entry = true;
   // When not empty, these frequencies are the peaks (nearest line each), for every entry.
   std::vector<double> peak_frequencies_hz;
+  // Instead of detected maxima, the modes `frfit ema` estimates from the prepared measured FRFs
+  // (in band, symmetrised, in the fitted format) are the peaks, nearest line each, for every
+  // entry: no weight on a bump that is no resonance. Mode peaks only; off by default.
+  bool ema_peaks = false;
   // kBands: every line gets base_gain, then each band in order overrides its lines and entries.
   std::vector<WeightBand> bands;
 };

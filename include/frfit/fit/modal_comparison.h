@@ -2,10 +2,12 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "frfit/frf/frf_set.h"
+#include "frfit/modal/ema.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/model.h"
 
@@ -18,19 +20,23 @@ struct ModalComparisonRow {
   double fitted_damping_ratio = 0.0;
   double frequency_error_percent = 0.0;  // 100·(fitted − reference)/reference
   double damping_error_percent = 0.0;    // same, relative; NaN without a reference damping
-  double mac = 0.0;                      // sensor-frame MAC of the pair; NaN without shapes
+  double mac = 0.0;  // sensor-frame MAC over the axes the reference has; NaN without shapes
 };
 
 struct ModalComparison {
   std::string reference;  // where the reference modes came from
   std::vector<ModalComparisonRow> rows;
+  std::shared_ptr<const EmaResult> ema;  // the estimation, when the reference came from EMA
 };
 
 // Reference modes of a measured set: when its provenance names the parameters it was synthesised
 // from for this model, the model's modes with those parameters ("From [34]" in Table 6);
-// otherwise peaks of Σ|H_ii| with half-power damping estimates. Only modes up to max_hz.
+// otherwise the modes `frfit ema` estimates from the measured FRFs themselves (their estimation
+// in *ema when given; no modes, and the reason in the description, when the data cannot give
+// any). Only modes up to max_hz.
 std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, const FrfSet& measured,
-                                 double max_hz, std::string* description);
+                                 double max_hz, std::string* description,
+                                 std::shared_ptr<const EmaResult>* ema = nullptr);
 
 // Pairs every reference mode with the fitted mode nearest in frequency.
 ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vector<Mode>& fitted,

@@ -15,7 +15,7 @@ struct Mode {
   double frequency_hz = 0.0;        // Im λ / 2π (Eq. 20: the damped natural frequency)
   double damping_ratio = 0.0;       // −Re λ / |λ|, a fraction (0.0189 for 1.89 %)
   Eigen::VectorXcd shape;           // joint-space mode shape, largest entry scaled to 1
-  Eigen::Vector3cd sensor_shape;    // the same mode seen at the sensor, in sensor axes (Bᵀ·shape)
+  Eigen::Vector3cd sensor_shape;  // the same mode seen at the sensor, in sensor axes (Bᵀ·shape)
 };
 
 // Oscillating modes sorted by frequency; overdamped (real) eigenvalues are left out.

@@ -6,10 +6,13 @@
 #include <array>
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace frfit {
+
+struct EmaResult;  // modal/ema.h
 
 struct ReportHistoryRow {
   int cycle = 0;
@@ -38,6 +41,7 @@ struct ReportPosture {
   double cost = 0.0;
   std::vector<double> dropped_hz;
   std::vector<ReportModalRow> modes;
+  std::shared_ptr<const EmaResult> ema;  // /postures/<name>/ema: the reference's diagram, if any
   int num_lines() const { return static_cast<int>(frequency_hz.size()); }
 };
 

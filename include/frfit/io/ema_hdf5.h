@@ -1,0 +1,31 @@
+// EMA results in HDF5 (layout: docs/file-formats.md, "EMA results"): a file of its own written by
+// `frfit ema --out`, which `frfit report` turns into a page, and the same group inside a fit result
+// (/postures/<name>/ema) when the fit's modal reference was estimated from the measured FRFs.
+//   <group>/@method, @references, @source, @posture, @format, @units, @band_hz, @max_order, …
+//   <group>/criteria/@frequency_tolerance, … (the stabilisation criteria used)
+//   <group>/poles/{order, frequency_hz, damping_ratio, stability}   [P]  the diagram
+//   <group>/modes/{frequency_hz, damping_ratio, stable_poles, lowest_order} [M],
+//               sensor_shape [M][3][2], residues [M][3][3][2]
+//   <group>/frequency_hz [L], measured_H, synthesized_H [L][3][3][2], present [3][3] (with FRFs)
+#pragma once
+
+#include <string>
+
+#include "frfit/io/hdf5_file.h"
+#include "frfit/modal/ema.h"
+
+namespace frfit {
+
+// Writes `result` into `group` (created) of an open file; with_frfs adds the measured and
+// synthesized FRFs of the lines used.
+void WriteEmaGroup(Hdf5File* file, const std::string& group, const EmaResult& result,
+                   bool with_frfs);
+// Reads what WriteEmaGroup wrote; FRFs when the group has them. Throws Error naming the file and
+// the object on a missing or inconsistent dataset.
+EmaResult ReadEmaGroup(const Hdf5File& file, const std::string& group);
+
+// A file of kind "ema_result" holding one group "/ema" with FRFs; written atomically.
+void WriteEmaResult(const std::string& path, const EmaResult& result);
+EmaResult ReadEmaResult(const std::string& path);
+
+}  // namespace frfit

@@ -1,0 +1,70 @@
+// Experimental modal analysis (EMA) of a measured FRF set, `frfit ema` (docs/ema.md): poles by the
+// least-squares complex-frequency method over model orders 1…max (lscf.h), their stabilisation
+// diagram and the automatic choice of the stable columns (stabilisation.h), then residues, mode
+// shapes and the modal model's FRFs by LSFD (lsfd.h). The modes it gives are the reference of a
+// fit's modal comparison when the FRFs carry no known parameters (measured data).
+#pragma once
+
+#include <array>
+#include <complex>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "frfit/frf/frf_set.h"
+#include "frfit/modal/modal.h"
+#include "frfit/modal/stabilisation.h"
+
+namespace frfit {
+
+struct EmaOptions {
+  // Lines with f in [band_min_hz, band_max_hz] and f > 0 are used; poles outside are ignored.
+  double band_min_hz = 0.0;
+  double band_max_hz = std::numeric_limits<double>::infinity();
+  // Highest polynomial order. 0: 120/m (40 with three references, 120 for the common-denominator
+  // LSCF), clipped to what the lines can determine.
+  int max_order = 0;
+  StabilisationCriteria criteria;
+
+  // Names the offending field ("band", "max_order", "criteria.min_mac", …).
+  bool IsValid(std::string* error) const;
+};
+
+struct EmaMode {
+  Mode mode;             // eigenvalue, frequency_hz, damping_ratio, sensor_shape (no joint shape)
+  int stable_poles = 0;  // fully stable poles in its column of the diagram
+  int lowest_order = 0;  // the order where it first became stable
+  // How much the modal model's relative misfit grows without this mode (0.5: by half); infinite
+  // for a model that fits exactly.
+  double contribution = 0.0;
+  std::array<std::complex<double>, 9> residues{};  // receptance residues R_ij; 0 where absent
+};
+
+struct EmaResult {
+  std::string source;           // the FRF file (or what the caller named)
+  EmaOptions options;           // as given
+  std::string method;           // "plscf" (poly-reference) or "lscf" (common denominator)
+  std::vector<int> references;  // pLSCF's reference (excitation) axes; empty for lscf
+  double band_min_hz = 0.0, band_max_hz = 0.0;  // the lowest and highest line used
+  int max_order = 0;                            // used
+  int min_stable_poles = 0;                     // used
+  double sampling_time_s = 0.0;                 // Δt of the z-domain basis
+  int refinement_iterations = 0;                // Levenberg-Marquardt steps of the pole refinement
+  std::vector<StabilisationPole> poles;         // every order's candidate poles: the diagram
+  std::vector<EmaMode> modes;                   // sorted by frequency
+  FrfSet measured;                              // the lines used
+  FrfSet synthesized;                           // the modal model at those lines
+};
+
+// Throws Error naming `source` when the options are invalid, no entry is present, or the band
+// holds too few lines for order 1. A set without stable poles gives a result without modes.
+EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std::string& source);
+
+// The modes alone, as the modal comparison takes them.
+std::vector<Mode> ModesOf(const EmaResult& result);
+
+// "pLSCF (references x, y, z), orders 1-40; stable: Δf ≤ 1 %, Δζ ≤ 5 %, MAC ≥ 0.98, 0 < ζ < 20 %,
+// at least 10 stable poles": what was done, in one line, for reports and descriptions.
+std::string DescribeMethod(const EmaResult& result);
+
+}  // namespace frfit

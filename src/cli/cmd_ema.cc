@@ -1,0 +1,175 @@
+// frfit ema: modes of a measured FRF set without a model — poles by (poly-reference) LSCF over
+// model orders, the stable ones chosen from the stabilisation diagram, shapes by LSFD
+// (docs/ema.md).
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "args.h"
+#include "commands.h"
+#include "frfit/common/error.h"
+#include "frfit/io/ema_hdf5.h"
+#include "frfit/io/frf_hdf5.h"
+#include "frfit/modal/ema.h"
+
+namespace frfit::cli {
+namespace {
+
+constexpr const char* kAxes[3] = {"x", "y", "z"};
+
+void ParseBand(const std::string& text, EmaOptions* options) {
+  const auto colon = text.find(':');
+  char* end0 = nullptr;
+  char* end1 = nullptr;
+  const std::string a = text.substr(0, colon),
+                    b = colon == std::string::npos ? "" : text.substr(colon + 1);
+  const double f0 = std::strtod(a.c_str(), &end0), f1 = std::strtod(b.c_str(), &end1);
+  if (colon == std::string::npos || a.empty() || b.empty() || *end0 || *end1 || !(f0 >= 0.0) ||
+      !(f1 > f0) || !std::isfinite(f1))
+    throw Error("frfit ema", "--band",
+                "expected F0:F1 in Hz with 0 <= F0 < F1, got '" + text + "'");
+  options->band_min_hz = f0;
+  options->band_max_hz = f1;
+}
+
+nlohmann::ordered_json ShapeJson(const Eigen::Vector3cd& shape) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (int i = 0; i < 3; ++i)
+    if (std::isfinite(shape(i).real()))
+      out.push_back({shape(i).real(), shape(i).imag()});
+    else
+      out.push_back(nullptr);  // an axis no measured entry involves
+  return out;
+}
+
+nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
+  const StabilisationCriteria& c = r.options.criteria;
+  nlohmann::ordered_json j;
+  j["frf"] = r.source;
+  j["posture"] = r.measured.posture;
+  j["format"] = ToString(r.measured.format);
+  j["units"] = UnitsOf(r.measured.format);
+  j["band_hz"] = {r.band_min_hz, r.band_max_hz};
+  j["lines"] = r.measured.num_lines();
+  j["entries"] = nlohmann::ordered_json::array();
+  for (int e = 0; e < 9; ++e)
+    if (r.measured.present[e]) j["entries"].push_back(EntryName(e));
+  j["method"] = r.method;
+  j["references"] = nlohmann::ordered_json::array();
+  for (int axis : r.references) j["references"].push_back(kAxes[axis]);
+  j["max_order"] = r.max_order;
+  j["sampling_time_s"] = r.sampling_time_s;
+  j["criteria"] = {{"frequency_tolerance", c.frequency_tolerance},
+                   {"damping_tolerance", c.damping_tolerance},
+                   {"min_mac", c.min_mac},
+                   {"max_damping_ratio", c.max_damping_ratio},
+                   {"min_stable_poles", r.min_stable_poles},
+                   {"min_contribution", c.min_contribution}};
+  j["modes"] = nlohmann::ordered_json::array();
+  for (const EmaMode& m : r.modes)
+    j["modes"].push_back({{"frequency_hz", m.mode.frequency_hz},
+                          {"damping_ratio", m.mode.damping_ratio},
+                          {"stable_poles", m.stable_poles},
+                          {"lowest_order", m.lowest_order},
+                          {"contribution", m.contribution},
+                          {"sensor_shape", ShapeJson(m.mode.sensor_shape)}});
+  // The diagram, one object per order: its candidate poles and their stability letters.
+  j["stabilisation"] = nlohmann::ordered_json::array();
+  for (size_t p = 0; p < r.poles.size();) {
+    const int order = r.poles[p].order;
+    nlohmann::ordered_json f = nlohmann::ordered_json::array(), z = nlohmann::ordered_json::array();
+    std::string letters;
+    for (; p < r.poles.size() && r.poles[p].order == order; ++p) {
+      f.push_back(r.poles[p].frequency_hz);
+      z.push_back(r.poles[p].damping_ratio);
+      letters += ToLetter(r.poles[p].stability);
+    }
+    j["stabilisation"].push_back(
+        {{"order", order}, {"frequency_hz", f}, {"damping_ratio", z}, {"stability", letters}});
+  }
+  if (!out_path.empty()) j["out"] = out_path;
+  return j;
+}
+
+}  // namespace
+
+int RunEma(int argc, char** argv) {
+  const Args args("ema", argc, argv,
+                  {"band", "max-order", "frequency-tolerance", "damping-tolerance", "min-mac",
+                   "max-damping", "min-stable", "out"},
+                  {"json"});
+  if (args.positional().size() != 1)
+    throw Error("frfit ema", "FRF.h5",
+                "expected exactly one FRF file (usage: frfit ema FRF.h5 [--band F0:F1] "
+                "[--max-order N] [--json])");
+  const std::string frf = args.positional()[0];
+  EmaOptions options;
+  if (args.Has("band")) ParseBand(args.Get("band"), &options);
+  const long order = args.GetInt("max-order", 0);
+  if (args.Has("max-order") && order < 1)
+    throw Error("frfit ema", "--max-order", "expected an integer >= 1");
+  options.max_order = static_cast<int>(order);
+  StabilisationCriteria& c = options.criteria;
+  c.frequency_tolerance = args.GetDouble("frequency-tolerance", c.frequency_tolerance);
+  c.damping_tolerance = args.GetDouble("damping-tolerance", c.damping_tolerance);
+  c.min_mac = args.GetDouble("min-mac", c.min_mac);
+  c.max_damping_ratio = args.GetDouble("max-damping", c.max_damping_ratio);
+  c.min_contribution = args.GetDouble("min-contribution", c.min_contribution);
+  const long min_stable = args.GetInt("min-stable", 0);
+  if (args.Has("min-stable") && min_stable < 1)
+    throw Error("frfit ema", "--min-stable", "expected an integer >= 1");
+  c.min_stable_poles = static_cast<int>(min_stable);
+  std::string error;
+  if (!options.IsValid(&error)) {
+    // IsValid names the option's field; say it as the command line does.
+    const std::pair<const char*, const char*> kOptions[] = {
+        {"criteria.frequency_tolerance: ", "--frequency-tolerance"},
+        {"criteria.damping_tolerance: ", "--damping-tolerance"},
+        {"criteria.min_mac: ", "--min-mac"},
+        {"criteria.max_damping_ratio: ", "--max-damping"},
+        {"criteria.min_contribution: ", "--min-contribution"}};
+    for (const auto& [field, option] : kOptions)
+      if (error.rfind(field, 0) == 0)
+        throw Error("frfit ema", option, error.substr(std::string(field).size()));
+    throw Error("frfit ema", "", error);
+  }
+  const std::string out = args.Get("out", "");
+  if (!out.empty() && !std::filesystem::is_directory(std::filesystem::absolute(out).parent_path()))
+    throw Error("frfit ema", "--out",
+                "expected a path in an existing directory, got '" + out + "'");
+
+  const FrfSet set = ReadFrfSet(frf);
+  const EmaResult r = EstimateModes(set, options, frf);
+  if (!out.empty()) WriteEmaResult(out, r);
+
+  if (args.Flag("json")) {
+    std::printf("%s\n", ToJson(r, out).dump().c_str());
+    return 0;
+  }
+  std::printf("frfit ema %s: posture %s, %s [%s], %d lines %g-%g Hz\n", frf.c_str(),
+              set.posture.c_str(), ToString(set.format).c_str(), UnitsOf(set.format).c_str(),
+              r.measured.num_lines(), r.band_min_hz, r.band_max_hz);
+  std::printf("method: %s\n", DescribeMethod(r).c_str());
+  std::printf(
+      "  mode  frequency [Hz]  damping [%%]  stable poles  from order  contribution   |sensor "
+      "shape| x y z\n");
+  for (size_t k = 0; k < r.modes.size(); ++k) {
+    const EmaMode& m = r.modes[k];
+    std::printf("  %4zu  %14.4f  %11.3f  %12d  %10d  %12.3g  ", k + 1, m.mode.frequency_hz,
+                100.0 * m.mode.damping_ratio, m.stable_poles, m.lowest_order, m.contribution);
+    for (int i = 0; i < 3; ++i) {
+      const double a = std::abs(m.mode.sensor_shape(i));
+      if (std::isfinite(a))
+        std::printf(" %.3f", a);
+      else
+        std::printf("     -");
+    }
+    std::printf("\n");
+  }
+  if (r.modes.empty()) std::printf("  no stable modes in the band\n");
+  if (!out.empty()) std::printf("wrote %s\n", out.c_str());
+  return 0;
+}
+
+}  // namespace frfit::cli

@@ -1,0 +1,190 @@
+#include "frfit/modal/ema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+
+#include "frfit/common/error.h"
+#include "frfit/modal/lscf.h"
+#include "frfit/modal/lsfd.h"
+#include "frfit/modal/pole_refinement.h"
+
+namespace frfit {
+namespace {
+
+std::string Short(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+std::string Percent(double fraction) { return Short(100.0 * fraction) + " %"; }
+
+}  // namespace
+
+bool EmaOptions::IsValid(std::string* error) const {
+  const StabilisationCriteria& c = criteria;
+  if (!(band_min_hz >= 0.0) || !(band_max_hz > band_min_hz))
+    *error = "band: expected 0 <= f0 < f1, got [" + FormatDouble(band_min_hz) + ", " +
+             FormatDouble(band_max_hz) + "]";
+  else if (max_order < 0)
+    *error = "max_order: expected an integer >= 1 (or 0 for the default)";
+  else if (!(c.frequency_tolerance > 0.0 && c.frequency_tolerance < 1.0))
+    *error = "criteria.frequency_tolerance: expected a fraction in (0, 1)";
+  else if (!(c.damping_tolerance > 0.0 && std::isfinite(c.damping_tolerance)))
+    *error = "criteria.damping_tolerance: expected a finite fraction > 0";
+  else if (!(c.min_mac >= 0.0 && c.min_mac <= 1.0))
+    *error = "criteria.min_mac: expected a value in [0, 1]";
+  else if (!(c.max_damping_ratio > 0.0 && c.max_damping_ratio < 1.0))
+    *error = "criteria.max_damping_ratio: expected a fraction in (0, 1)";
+  else if (!(c.min_contribution >= 0.0) || !std::isfinite(c.min_contribution))
+    *error = "criteria.min_contribution: expected a finite fraction >= 0";
+  else if (c.min_stable_poles < 0)
+    *error = "criteria.min_stable_poles: expected an integer >= 1 (or 0 for the default)";
+  else
+    return true;
+  return false;
+}
+
+EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std::string& source) {
+  std::string error;
+  if (!options.IsValid(&error)) throw Error(source, "", error);
+  EmaResult result;
+  result.source = source;
+  result.options = options;
+  const LscfLayout layout = ChooseLayout(set.present);
+  if (layout.rows.empty())
+    throw Error(source, "present", "expected at least one measured FRF entry");
+  std::vector<int> lines;
+  for (int k = 0; k < set.num_lines(); ++k) {
+    const double f = set.frequency_hz[k];
+    if (f > 0.0 && f >= options.band_min_hz && f <= options.band_max_hz) lines.push_back(k);
+  }
+  for (int k : lines)
+    for (int e = 0; e < 9; ++e) {
+      const std::complex<double> h = set.H[k * 9 + e];
+      if (set.present[e] && !(std::isfinite(h.real()) && std::isfinite(h.imag())))
+        throw Error(source, "H",
+                    "line " + std::to_string(k) + " (" + FormatDouble(set.frequency_hz[k]) +
+                        " Hz): H_" + EntryName(e) + " is not finite");
+    }
+  const int m = layout.m();
+  if (MaxOrderFor(static_cast<int>(lines.size()), layout) < 1)
+    throw Error(source, "frequency_hz",
+                "expected enough lines with f > 0 in the band [" +
+                    FormatDouble(options.band_min_hz) + ", " + FormatDouble(options.band_max_hz) +
+                    "] Hz to estimate poles, got " + std::to_string(lines.size()));
+  result.method = layout.poly_reference ? "plscf" : "lscf";
+  result.references = layout.references;
+  result.band_min_hz = set.frequency_hz[lines.front()];
+  result.band_max_hz = set.frequency_hz[lines.back()];
+
+  const int wanted = options.max_order > 0 ? options.max_order : 120 / m;
+  const LscfEstimator estimator(set, lines, layout, wanted);
+  result.max_order = estimator.max_order();
+  result.sampling_time_s = estimator.sampling_time_s();
+  const StabilisationCriteria& criteria = options.criteria;
+  for (int order = 1; order <= result.max_order; ++order) {
+    std::vector<StabilisationPole> poles;
+    for (LscfPole& p : estimator.Poles(order)) {
+      StabilisationPole s;
+      s.order = order;
+      s.eigenvalue = p.eigenvalue;
+      s.frequency_hz = p.eigenvalue.imag() / (2.0 * std::numbers::pi);
+      s.damping_ratio = -p.eigenvalue.real() / std::abs(p.eigenvalue);
+      s.vector = std::move(p.vector);
+      // Candidates only: inside the band used, and damped as a structure's mode can be.
+      if (s.frequency_hz < result.band_min_hz || s.frequency_hz > result.band_max_hz) continue;
+      if (!(s.damping_ratio > 0.0 && s.damping_ratio < criteria.max_damping_ratio)) continue;
+      poles.push_back(std::move(s));
+    }
+    std::sort(poles.begin(), poles.end(),
+              [](const auto& a, const auto& b) { return a.frequency_hz < b.frequency_hz; });
+    for (auto& p : poles) result.poles.push_back(std::move(p));
+  }
+  MarkStability(criteria, &result.poles);
+  result.min_stable_poles = criteria.MinStablePolesFor(result.max_order);
+  const std::vector<PoleColumn> columns =
+      SelectColumns(result.poles, criteria, result.min_stable_poles);
+
+  std::vector<PoleColumn> kept(columns.begin(), columns.end());
+  std::vector<std::complex<double>> eigenvalues;
+  std::vector<double> contributions;
+  // The diagram's medians start an output-error fit of the modal model (a refined pole that left
+  // the band or the physical damping range keeps its diagram value). Then every mode must earn
+  // its place: without it the model's misfit must grow by min_contribution, else the least
+  // needed one goes and the rest is refined again — a column of the diagram that only fits noise
+  // at high orders explains almost nothing.
+  while (true) {
+    eigenvalues.clear();
+    for (const PoleColumn& c : kept) eigenvalues.push_back(c.eigenvalue);
+    const PoleRefinement refinement = RefinePoles(set, lines, eigenvalues);
+    result.refinement_iterations += refinement.iterations;
+    for (size_t p = 0; p < eigenvalues.size(); ++p) {
+      const std::complex<double> s = refinement.poles[p];
+      const double f = s.imag() / (2.0 * std::numbers::pi), zeta = -s.real() / std::abs(s);
+      if (f >= result.band_min_hz && f <= result.band_max_hz && zeta > 0.0 &&
+          zeta < criteria.max_damping_ratio)
+        eigenvalues[p] = s;
+    }
+    const double all = ModalModelCost(set, lines, eigenvalues);
+    contributions.assign(eigenvalues.size(), INFINITY);
+    size_t weakest = 0;
+    for (size_t p = 0; p < eigenvalues.size(); ++p) {
+      std::vector<std::complex<double>> without = eigenvalues;
+      without.erase(without.begin() + static_cast<long>(p));
+      if (all > 0.0) contributions[p] = ModalModelCost(set, lines, without) / all - 1.0;
+      if (contributions[p] < contributions[weakest]) weakest = p;
+    }
+    if (eigenvalues.empty() || contributions[weakest] >= criteria.min_contribution) break;
+    kept.erase(kept.begin() + static_cast<long>(weakest));
+  }
+  const LsfdFit fit = FitResidues(set, lines, eigenvalues, RelativeWeights(set, lines));
+  for (size_t p = 0; p < kept.size(); ++p) {
+    EmaMode mode;
+    mode.mode.eigenvalue = eigenvalues[p];
+    mode.mode.frequency_hz = eigenvalues[p].imag() / (2.0 * std::numbers::pi);
+    mode.mode.damping_ratio = -eigenvalues[p].real() / std::abs(eigenvalues[p]);
+    mode.mode.sensor_shape = ShapeFromResidues(fit.residues[p], set.present);
+    mode.stable_poles = kept[p].stable_poles;
+    mode.lowest_order = kept[p].lowest_order;
+    mode.contribution = contributions[p];
+    mode.residues = fit.residues[p];
+    result.modes.push_back(std::move(mode));
+  }
+  result.measured = set;
+  result.measured.frequency_hz.clear();
+  result.measured.H.clear();
+  for (int k : lines) {
+    result.measured.frequency_hz.push_back(set.frequency_hz[k]);
+    result.measured.H.insert(result.measured.H.end(), set.H.begin() + k * 9,
+                             set.H.begin() + k * 9 + 9);
+  }
+  result.synthesized = fit.synthesized;
+  return result;
+}
+
+std::vector<Mode> ModesOf(const EmaResult& result) {
+  std::vector<Mode> modes;
+  for (const EmaMode& m : result.modes) modes.push_back(m.mode);
+  return modes;
+}
+
+std::string DescribeMethod(const EmaResult& r) {
+  static const char* kAxes[3] = {"x", "y", "z"};
+  std::string method = r.method == "plscf" ? "pLSCF (references " : "LSCF (common denominator";
+  for (size_t j = 0; j < r.references.size(); ++j)
+    method += std::string(j ? ", " : "") + kAxes[r.references[j]];
+  const StabilisationCriteria& c = r.options.criteria;
+  return method + "), orders 1-" + std::to_string(r.max_order) + ", " + Short(r.band_min_hz) + "-" +
+         Short(r.band_max_hz) + " Hz; stable: df <= " + Percent(c.frequency_tolerance) +
+         ", dzeta <= " + Percent(c.damping_tolerance) + ", MAC >= " + Short(c.min_mac) +
+         ", 0 < zeta < " + Percent(c.max_damping_ratio) + "; a mode needs " +
+         std::to_string(r.min_stable_poles) +
+         " stable poles and a contribution >= " + Percent(c.min_contribution) +
+         " (the misfit of the modal model without it, relative, minus 1); poles refined by an "
+         "output-error fit, shapes by LSFD";
+}
+
+}  // namespace frfit
