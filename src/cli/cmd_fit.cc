@@ -12,6 +12,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "fit_text.h"
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
 #include "frfit/fit/fit_driver.h"
@@ -179,11 +180,9 @@ int RunFit(int argc, char** argv) {
               result.model_name.c_str(), result.cost, static_cast<long long>(result.evaluations),
               result.cycles, result.cycles == 1 ? "" : "s", result.termination.c_str(),
               result.wall_seconds, evaluator->description().c_str());
-  std::printf("\n  parameter          fitted      initial          min          max  unit\n");
-  for (size_t i = 0; i < result.parameters.size(); ++i)
-    std::printf("  %-12s %12.5g %12.5g %12.5g %12.5g  %s%s\n", result.parameter_names[i].c_str(),
-                result.parameters[i], result.initial_parameters[i], result.lower[i], result.upper[i],
-                result.parameter_units[i].c_str(), result.free[i] ? "" : "  (fixed)");
+  PrintParameterTable(result);
+  PrintRefinement(result);
+  PrintIdentifiability(result.identifiability);
   for (const PostureResult& p : result.postures) {
     std::printf("\n  posture %s (%s), cost %.6e; reference: %s\n", p.name.c_str(), p.frf_source.c_str(),
                 p.cost, p.modal.reference.c_str());

@@ -4,6 +4,8 @@
 
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/identifiability_io.h"
+#include "frfit/fit/load_problem.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/ema_hdf5.h"
@@ -64,6 +66,7 @@ FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, con
 
   // Per-posture cost shares, through the same evaluator arithmetic as the fit.
   const PackedProblem packed = Pack(problem);
+  r.identifiability = AssessIdentifiability(packed, map, PostureCoordinates(problem), run.best_u());
   auto evaluator = CreateCpuEvaluator(1);
   for (size_t p = 0; p < problem.postures.size(); ++p) {
     const ProblemPosture& pp = problem.postures[p];
@@ -140,6 +143,7 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
       f.SetAttribute("/summary", "refinement_termination", r.refinement_termination);
     }
     WriteScalar(&f, "/summary/cycles", r.cycles);
+    WriteIdentifiability(&f, "/identifiability", r.identifiability);
     f.CreateGroup("/history");
     std::vector<std::int64_t> cycle, phase, step, evaluations;
     std::vector<double> best;
@@ -255,6 +259,7 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
     refinement["termination"] = r.refinement_termination;
   }
   j["refinement"] = refinement;
+  j["identifiability"] = IdentifiabilityToJson(r.identifiability);
   for (const PostureResult& p : r.postures) {
     nlohmann::ordered_json modes = nlohmann::json::array();
     auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };

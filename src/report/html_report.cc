@@ -463,6 +463,73 @@ std::string ParameterTable(const ReportData& d) {
   return s.str();
 }
 
+// Red (−1) through white (0) to blue (+1).
+std::string CorrelationColour(double rho) {
+  if (!std::isfinite(rho)) return "#e6e6e6";
+  const double t = std::clamp(rho, -1.0, 1.0);
+  const int r = t < 0 ? 255 : static_cast<int>(std::lround(255 - t * (255 - 8)));
+  const int g = static_cast<int>(std::lround(255 - std::abs(t) * (255 - 48)));
+  const int b = t > 0 ? 255 : static_cast<int>(std::lround(255 + t * (255 - 107)));
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, "#%02x%02x%02x", r, g, b);
+  return buffer;
+}
+
+// The free parameters' 1σ and bound flags, the weak directions and the correlation matrix.
+std::string IdentifiabilityHtml(const Identifiability& id) {
+  std::ostringstream s;
+  const size_t p = id.per_parameter.size();
+  s << "<table class=\"summary\">"
+    << "<tr><th>condition number</th><td id=\"condition-number\" data-value=\""
+    << Exact(id.condition_number) << "\">" << Sci(id.condition_number)
+    << "</td></tr><tr><th>residuals</th><td>" << id.residuals << " (residual rms "
+    << Sci(std::sqrt(id.sigma2)) << ")</td></tr><tr><th>singular values</th><td>";
+  for (size_t k = 0; k < id.singular_values.size(); ++k)
+    s << (k ? ", " : "") << Num(id.singular_values[k], 3);
+  s << "</td></tr></table>";
+  s << "<table class=\"identifiability-table\" "
+       "id=\"identifiability-table\"><thead><tr><th>parameter</th>"
+       "<th>fitted</th><th>1&#963;</th><th>1&#963; [%]</th><th>bound</th></tr></thead><tbody>";
+  for (const ParameterIdentifiability& q : id.per_parameter)
+    s << "<tr class=\"identifiability-row" << (q.at_bound != BoundFlag::kNone ? " flag-bound" : "")
+      << "\" data-name=\"" << HtmlEscape(q.name) << "\"><td class=\"pname\">" << HtmlEscape(q.name)
+      << "</td><td class=\"num\">" << Num(q.value) << "</td><td class=\"num\">"
+      << Num(q.std_absolute, 3) << "</td><td class=\"num\" data-value=\"" << Exact(q.std_relative)
+      << "\">" << Num(100 * q.std_relative, 3) << "</td><td class=\"flag\">"
+      << (q.at_bound == BoundFlag::kNone ? "" : "at " + ToString(q.at_bound)) << "</td></tr>";
+  s << "</tbody></table>";
+  if (!id.weak_directions.empty()) {
+    s << "<ul class=\"weak-directions\">";
+    for (const WeakDirection& w : id.weak_directions)
+      s << "<li>" << HtmlEscape(w.description) << " <span class=\"note\">(singular value "
+        << Num(w.singular_value, 3) << ", 1&#963; " << Num(100 * w.std_relative, 3)
+        << "&#160;%)</span></li>";
+    s << "</ul>";
+  }
+  const double cell = 22, left = 70, top = 70;
+  const double W = left + p * cell + 20, H = top + p * cell + 10;
+  s << "<svg class=\"correlation-map\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
+    << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
+    << "\" role=\"img\" aria-label=\"correlation of the fitted parameters\">";
+  for (size_t j = 0; j < p; ++j) {
+    const std::string name = HtmlEscape(id.per_parameter[j].name);
+    s << "<text class=\"" << kAxes << "\" x=\"" << left - 4 << "\" y=\""
+      << Coord(top + (j + 0.5) * cell + 4) << "\" text-anchor=\"end\">" << name
+      << "</text><text class=\"" << kAxes << "\" transform=\"translate("
+      << Coord(left + (j + 0.5) * cell + 3) << "," << top - 4 << ") rotate(-60)\">" << name
+      << "</text>";
+    for (size_t k = 0; k < p; ++k) {
+      const double rho = id.correlation[j * p + k];
+      s << "<rect class=\"correlation-cell\" x=\"" << left + k * cell << "\" y=\"" << top + j * cell
+        << "\" width=\"" << cell << "\" height=\"" << cell << "\" fill=\"" << CorrelationColour(rho)
+        << "\" data-value=\"" << Exact(rho) << "\"><title>" << name << " / "
+        << HtmlEscape(id.per_parameter[k].name) << ": " << Num(rho, 3) << "</title></rect>";
+    }
+  }
+  s << "</svg>";
+  return s.str();
+}
+
 std::string Row(const std::string& key, const std::string& value_html) {
   return "<tr><th>" + key + "</th><td>" + value_html + "</td></tr>";
 }
@@ -583,7 +650,9 @@ std::string RenderReportHtml(const ReportData& d) {
   for (const ReportPosture& p : d.postures)
     s << "<a href=\"#posture-" << IdPart(p.name) << "\">posture " << HtmlEscape(p.name) << "</a>";
   s << "<a href=\"#history\">cost history</a><a href=\"#parameters\">parameters</a>"
-       "<a href=\"#settings\">settings</a><a href=\"#provenance\">provenance</a></nav>\n</header>\n";
+    << (d.has_identifiability ? "<a href=\"#identifiability\">identifiability</a>" : "")
+    << "<a href=\"#settings\">settings</a><a "
+       "href=\"#provenance\">provenance</a></nav>\n</header>\n";
 
   for (const ReportPosture& p : d.postures) {
     s << "<section class=\"posture\" id=\"posture-" << IdPart(p.name) << "\">\n<h2>Posture " << HtmlEscape(p.name)
@@ -603,14 +672,29 @@ std::string RenderReportHtml(const ReportData& d) {
     s << "</section>\n";
   }
 
-  s << "<section id=\"history\">\n<h2>Cost history</h2>\n<p class=\"note\">Best cost so far against evaluations "
-       "(log scale); blue stretches are genetic-algorithm generations, orange stretches Nelder-Mead, dashed lines "
-       "mark the start of a new cycle.</p>\n"
+  s << "<section id=\"history\">\n<h2>Cost history</h2>\n<p class=\"note\">Best cost so far "
+       "against evaluations "
+       "(log scale); blue stretches are genetic-algorithm generations, orange stretches "
+       "Nelder-Mead, green "
+       "stretches Levenberg-Marquardt rounds, dashed lines mark the start of a new cycle.</p>\n"
     << HistoryPlot(d) << "\n</section>\n";
   s << "<section id=\"parameters\">\n<h2>Parameters</h2>\n<p class=\"note\">Flags: <b>fixed</b> when the "
        "parameter was not fitted; <b>at lower/upper bound</b> when the fitted value lies within 0.1&#160;% of the "
        "bounds' span of a bound, measured in log space (linear space when a bound is not positive).</p>\n"
     << ParameterTable(d) << "\n</section>\n";
+  if (d.has_identifiability)
+    s << "<section id=\"identifiability\">\n<h2>Identifiability</h2>\n<p class=\"note\">How well "
+         "the fitted "
+         "FRFs determine each free parameter (docs/identifiability.md): 1&#963; from "
+         "&#963;&#178;(J&#7488;WJ)"
+         "<sup>&#8722;1</sup> with &#963;&#178; estimated from the residual; weakly determined "
+         "directions "
+         "(singular value below 10<sup>&#8722;3</sup> of the largest, or 1&#963; above 10&#160;%) "
+         "named by "
+         "their main parameters; the correlation matrix from red (&#8722;1) to blue (+1). <b>at "
+         "min/max</b>: "
+         "within 1&#160;% of a bound.</p>\n"
+      << IdentifiabilityHtml(d.identifiability) << "\n</section>\n";
   s << "<section id=\"settings\">\n<h2>Settings</h2>\n<pre class=\"settings\">" << HtmlEscape(d.settings_yaml)
     << "</pre>\n</section>\n";
   s << "<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"summary\">"

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "frfit/common/error.h"
+#include "frfit/fit/identifiability_io.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 
@@ -138,6 +139,8 @@ ReportData ReadReportData(const std::string& path) {
                          static_cast<int>(step[i]), static_cast<std::int64_t>(evaluations[i]), best[i]});
 
   for (const std::string& name : f.Children("/postures")) d.postures.push_back(ReadPosture(f, name));
+  d.has_identifiability = f.Exists("/identifiability");
+  if (d.has_identifiability) d.identifiability = ReadIdentifiability(f, "/identifiability");
   return d;
 }
 

@@ -10,6 +10,7 @@
 
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_run.h"
+#include "frfit/fit/identifiability.h"
 #include "frfit/fit/modal_comparison.h"
 #include "frfit/fit/parameter_map.h"
 
@@ -54,6 +55,8 @@ struct FitResult {
   std::string settings_yaml;
   std::vector<HistoryRow> history;
   std::vector<PostureResult> postures;
+  // How well the data determine the free parameters, at the fitted point (docs/identifiability.md).
+  Identifiability identifiability;
 };
 
 // Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture.

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "frfit/fit/identifiability.h"
+
 namespace frfit {
 
 struct EmaResult;  // modal/ema.h
@@ -58,6 +60,8 @@ struct ReportData {
   std::string refinement;  // "levenberg_marquardt" or "nelder_mead" (older files: nelder_mead)
   std::vector<ReportHistoryRow> history;
   std::vector<ReportPosture> postures;  // in name order (HDF5 keeps no creation order here)
+  bool has_identifiability = false;     // older result files have no /identifiability
+  Identifiability identifiability;
 };
 
 // Reads a fit result file completely. Throws Error naming `path` (and the object) when the file is

@@ -20,12 +20,12 @@
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "kernels/line_normal.h"
+#include "reference_residuals.h"
 #include "test_support.h"
 
 namespace frfit {
 namespace {
 
-using cd = std::complex<double>;
 const std::string kData = std::string(FRFIT_SOURCE_DIR) + "/datasets/";
 
 std::string Replace(std::string text, const std::string& from, const std::string& to) {
@@ -59,57 +59,6 @@ struct Case {
   PhaseMode phase;
   FrfFormat format;
 };
-
-// The residual vector of a u, independently: r = √(posture weight · w) · (Re δ, Im δ) per fitted
-// entry and line, δ from std::log/std::arg of Eigen-synthesised FRFs, the phase wrapped or not
-// as the case says. `scale` holds each residual's √(posture weight · w).
-struct Residual {
-  std::vector<double> r, scale;
-  std::vector<bool> is_phase;
-};
-
-double WrapPhase(double a) {
-  while (a > M_PI) a -= 2 * M_PI;
-  while (a <= -M_PI) a += 2 * M_PI;
-  return a;
-}
-
-Residual Residuals(const Case& c, const Problem& problem, const ParameterMap& map,
-                   const std::vector<double>& u) {
-  const std::vector<double> physical = map.Physical(u);
-  Residual out;
-  auto push = [&](double value, double scale, bool phase) {
-    out.r.push_back(scale * value);
-    out.scale.push_back(scale);
-    out.is_phase.push_back(phase);
-  };
-  for (const ProblemPosture& pp : problem.postures) {
-    const JointCoefficients coefficients = Coefficients(*c.model, physical, pp.posture.q);
-    const FrfSet hs = Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format);
-    double norm = 0.0;
-    for (int k = 0; k < pp.measured.num_lines(); ++k)
-      for (int e = 0; e < 9; ++e) norm += pp.weights[k * 9 + e] * std::norm(pp.measured.H[k * 9 + e]);
-    for (int k = 0; k < pp.measured.num_lines(); ++k)
-      for (int e = 0; e < 9; ++e) {
-        double w = pp.weights[k * 9 + e];
-        if (w == 0.0) continue;
-        const cd s = hs.H[k * 9 + e], m = pp.measured.H[k * 9 + e];
-        if (c.type == CostType::kNormalizedComplex) w /= norm;
-        const double scale = std::sqrt(pp.posture_weight * w);
-        if (c.type == CostType::kNormalizedComplex) {
-          push((s - m).real(), scale, false);
-          push((s - m).imag(), scale, false);
-          continue;
-        }
-        push(std::log(std::abs(s)) - std::log(std::abs(m)), scale, false);
-        if (c.type == CostType::kLogComplex) {
-          const double dp = std::arg(s) - std::arg(m);
-          push(c.phase == PhaseMode::kWrapped ? WrapPhase(dp) : dp, scale, true);
-        }
-      }
-  }
-  return out;
-}
 
 // With a step of 1e-6 in u the central differences' truncation error is at most ~1e-6 of a
 // column's norm on these problems (it shrinks as h², measured from 1e-3 down to 1e-6); a wrong
@@ -151,24 +100,10 @@ TEST_P(NormalEquations, MatchCentralDifferencesOfAnIndependentResidual) {
   evaluator->Evaluate({&one, 1}, coefficients, {&cost, 1}, {&cost_status, 1});
   EXPECT_EQ(normal[0], cost);
 
-  // The reference: r(u), J by central differences (a phase difference that crosses the branch
-  // cut is brought back by 2π), then F = rᵀr, g = Jᵀr, A = JᵀJ.
-  const Residual base = Residuals(c, problem, map, u);
+  // The reference: r(u), J by central differences, then F = rᵀr, g = Jᵀr, A = JᵀJ.
+  const test::ReferenceResiduals base = test::ComputeReferenceResiduals(problem, map, u);
   const size_t m = base.r.size();
-  const double h = 1e-6;
-  std::vector<std::vector<double>> jac(dim, std::vector<double>(m));
-  for (int j = 0; j < dim; ++j) {
-    std::vector<double> up = u, down = u;
-    up[j] += h;
-    down[j] -= h;
-    const Residual rp = Residuals(c, problem, map, up), rm = Residuals(c, problem, map, down);
-    for (size_t i = 0; i < m; ++i) {
-      double diff = rp.r[i] - rm.r[i];
-      if (base.is_phase[i] && base.scale[i] > 0.0)
-        diff = WrapPhase(diff / base.scale[i]) * base.scale[i];
-      jac[j][i] = diff / (2 * h);
-    }
-  }
+  const std::vector<std::vector<double>> jac = test::ReferenceJacobian(problem, map, u, 1e-6);
   double f = 0.0;
   for (double v : base.r) f += v * v;
   EXPECT_NEAR(normal[0], f, 1e-9 * f) << c.name;

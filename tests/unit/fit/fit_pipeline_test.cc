@@ -425,6 +425,45 @@ class FitCli : public test::TempDirTest {
   }
 };
 
+// The identifiability report reaches the user: --json carries it with at least the fields scripts
+// rely on, and a parameter whose bounds exclude its true value is flagged at that bound in the
+// text table and the JSON (k_z1's true 2e6 lies above the 1.5e6 given here).
+TEST_F(FitCli, ReportsIdentifiabilityAndFlagsParametersAtABound) {
+  const std::string config =
+      Config("bounded.yaml", kP3 + "fit.yaml", "parameters:\n  initial: random",
+             "parameters:\n  initial: random\n  bounds:\n    k_z1: {max: 1.5e6}");
+  const std::vector<std::string> base = {
+      "fit",      "--model", kP3 + "model.yaml", "--frf", kP3 + "frf_milling_inertance.h5",
+      "--config", config,    "--seed",           "1",     "--backend",
+      "cpu"};
+  auto json_args = base;
+  json_args.push_back("--json");
+  const nlohmann::json j = Json(Run(json_args, "json"));
+  ASSERT_TRUE(j.contains("identifiability")) << j.dump();
+  const nlohmann::json& id = j["identifiability"];
+  for (const char* key :
+       {"condition_number", "singular_values", "correlation", "parameters", "weak_directions"})
+    EXPECT_TRUE(id.contains(key)) << key;
+  EXPECT_EQ(id["singular_values"].size(), 6u);
+  EXPECT_EQ(id["correlation"].size(), 6u);
+  for (const char* name : {"k_z1", "k_z2", "k_z3", "d_z1", "d_z2", "d_z3"}) {
+    ASSERT_TRUE(id["parameters"].contains(name)) << name;
+    EXPECT_TRUE(id["parameters"][name]["std_relative"].is_number()) << name;
+    EXPECT_EQ(id["parameters"][name]["at_bound"],
+              std::string(name) == "k_z1" ? nlohmann::json("max") : nlohmann::json(false))
+        << name;
+  }
+  EXPECT_EQ(j["parameters"]["k_z1"].get<double>(), 1.5e6);
+  const Result text = Run(base, "text");
+  ASSERT_EQ(text.status, 0) << text.err;
+  const size_t row = text.out.find("\n  k_z1 ");
+  ASSERT_NE(row, std::string::npos) << text.out;
+  const std::string line = text.out.substr(row + 1, text.out.find('\n', row + 1) - row - 1);
+  EXPECT_NE(line.find("AT MAX BOUND"), std::string::npos) << line;
+  EXPECT_NE(text.out.find("identifiability"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("AT MIN BOUND"), std::string::npos) << text.out;
+}
+
 TEST_F(FitCli, SameSeedSameJsonOnOneAndTwoThreads) {
   const std::vector<std::string> base = {"fit", "--model", kP3 + "model.yaml", "--frf", kP3 + "frf_milling_inertance.h5",
                                          "--config", kP3 + "fit.yaml", "--seed", "3", "--backend", "cpu", "--json"};

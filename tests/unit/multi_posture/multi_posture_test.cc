@@ -1,15 +1,20 @@
 // Multi-posture identification (beyond the paper's single posture): FRFs of several postures
-// fitted at once pin down parameters one posture leaves undetermined, and a posture-dependent
+// fitted at once pin down parameters one posture leaves weakly determined, and a posture-dependent
 // stiffness law fitted on three postures predicts a fourth.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 
 #include "frfit/common/error.h"
+#include "frfit/io/frf_hdf5.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
@@ -21,11 +26,10 @@ namespace {
 const std::string kRoot = FRFIT_SOURCE_DIR;
 
 // Runs `frfit fit ... --json` and returns its JSON (fails the test on a non-zero exit).
-nlohmann::json Fit(const std::string& dataset, const std::string& frf_list, int seed,
-                   const std::string& config = "fit.yaml") {
+nlohmann::json Fit(const std::string& dataset, const std::string& frf_list, int seed) {
   const std::string d = kRoot + "/datasets/" + dataset;
   const std::string command = std::string(FRFIT_CLI_PATH) + " fit --backend cpu --model " + d +
-                              "/model.yaml --config " + d + "/" + config + " --frf " + frf_list +
+                              "/model.yaml --config " + d + "/fit.yaml --frf " + frf_list +
                               " --seed " + std::to_string(seed) + " --json 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   std::string out;
@@ -44,44 +48,57 @@ std::string Frfs(const std::string& dataset, std::initializer_list<const char*> 
 }
 
 // The KUKA model has four modes below 30 Hz at a posture but nine DOFs: one posture leaves
-// parameters undetermined (the paper's Table 5: "Fit on model" differs from "From [34]" while the
-// FRFs coincide). Three postures see the joints in three configurations.
+// parameters weakly determined (the paper's Table 5: "Fit on model" differs from "From [34]"
+// while the FRFs coincide). Three postures see the joints in three configurations. With 2 %
+// measurement noise the identifiability report says so, and its 1σ is what the fitted values
+// actually miss the truth by.
 TEST(MultiPostureKuka, ThreePosturesPinDownWhatOnePostureLeavesOpen) {
   const Model model = LoadModel(kRoot + "/datasets/kuka_kr90/model.yaml");
   const std::vector<double> truth = LoadParameters(kRoot + "/datasets/kuka_kr90/params_from34.yaml", model);
-  // spread[p]: largest |log10(fitted / true)| over the seeds.
-  auto spread = [&](const std::string& frfs) {
-    std::vector<double> worst(model.num_parameters(), 0.0);
-    for (int seed = 1; seed <= 3; ++seed) {
-      const nlohmann::json result = Fit("kuka_kr90", frfs, seed, "fit_paper.yaml");
-      for (int p = 0; p < model.num_parameters(); ++p) {
-        const double fitted = result["parameters"][model.parameters[p].name].get<double>();
-        worst[p] = std::max(worst[p], std::abs(std::log10(fitted / truth[p])));
-      }
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("frfit_multi_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  std::string noisy[3];
+  const char* postures[] = {"milling", "reach", "folded"};
+  for (int k = 0; k < 3; ++k) {
+    FrfSet set = ReadFrfSet(kRoot + "/datasets/kuka_kr90/frf_" + postures[k] + "_inertance.h5");
+    for (auto& h : set.H) {
+      const double re = normal(rng), im = normal(rng);
+      h *= std::complex<double>(1.0 + 0.02 * re / std::sqrt(2.0), 0.02 * im / std::sqrt(2.0));
     }
-    return worst;
-  };
-  const std::vector<double> single = spread(Frfs("kuka_kr90", {"milling"}));
-  const std::vector<double> multi = spread(Frfs("kuka_kr90", {"milling", "reach", "folded"}));
-  double single_k = 0.0, multi_k = 0.0, single_d = 0.0, multi_d = 0.0;
-  for (int p = 0; p < model.num_parameters(); ++p) {
-    const bool stiffness = model.parameters[p].kind == ParameterKind::kStiffness;
-    (stiffness ? single_k : single_d) += single[p];
-    (stiffness ? multi_k : multi_d) += multi[p];
-    std::printf("%-6s spread over seeds: one posture %.3f, three postures %.3f decades\n",
-                model.parameters[p].name.c_str(), single[p], multi[p]);
+    noisy[k] = dir + "/" + postures[k] + ".h5";
+    WriteFrfSet(noisy[k], set);
   }
-  std::printf("sum over stiffnesses: %.3f vs %.3f; over dampings: %.3f vs %.3f decades\n", single_k,
-              multi_k, single_d, multi_d);
-  EXPECT_LT(multi_k, 0.5 * single_k);
-  // The weakest stiffness of one posture, k_x3, is off by more than 50 % there and within 25 %
-  // with three postures; its damping d_x3 moves from decades off to within a factor 2. Dampings
-  // of DOFs whose modes lie above the 30 Hz band stay open either way (d_y3, d_x2).
-  const int kx3 = model.FindParameter("k_x3"), dx3 = model.FindParameter("d_x3");
-  EXPECT_GT(single[kx3], std::log10(1.5));
-  EXPECT_LT(multi[kx3], std::log10(1.25));
-  EXPECT_GT(single[dx3], 1.0);
-  EXPECT_LT(multi[dx3], std::log10(2.0));
+  const nlohmann::json one = Fit("kuka_kr90", noisy[0], 1);
+  const nlohmann::json three = Fit("kuka_kr90", noisy[0] + "," + noisy[1] + "," + noisy[2], 1);
+  std::filesystem::remove_all(dir);
+  auto sigma = [](const nlohmann::json& fit, const std::string& name) {
+    return fit["identifiability"]["parameters"][name]["std_relative"].get<double>();
+  };
+  double one_k = 0.0, three_k = 0.0;
+  for (int p = 0; p < model.num_parameters(); ++p) {
+    const std::string& name = model.parameters[p].name;
+    const double error = three["parameters"][name].get<double>() / truth[p] - 1.0;
+    std::printf(
+        "%-6s 1σ: one posture %9.3f %%, three postures %9.3f %%; three postures' error %8.3f %%\n",
+        name.c_str(), 100 * sigma(one, name), 100 * sigma(three, name), 100 * error);
+    if (model.parameters[p].kind != ParameterKind::kStiffness) continue;
+    one_k += sigma(one, name);
+    three_k += sigma(three, name);
+    // Three postures pin every stiffness to 1 %, and the fit lies within 4σ of the truth.
+    EXPECT_LT(sigma(three, name), 0.01) << name;
+    EXPECT_LT(std::abs(error), 4.0 * sigma(three, name)) << name;
+  }
+  EXPECT_GT(one_k, 5.0 * three_k) << "the stiffnesses' summed 1σ, one posture against three";
+  // k_x3, the weakest stiffness of one posture, is open there; and the dampings of DOFs whose
+  // modes lie above the 30 Hz band stay open either way.
+  EXPECT_GT(sigma(one, "k_x3"), 0.1);
+  for (const char* name : {"d_x2", "d_y3"}) {
+    EXPECT_GT(sigma(one, name), 1.0) << name;
+    EXPECT_GT(sigma(three, name), 1.0) << name;
+  }
 }
 
 TEST(MultiPostureLaw, LawFittedOnThreePosturesPredictsTheFourth) {

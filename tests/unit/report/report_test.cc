@@ -142,6 +142,15 @@ TEST_F(ReportTest, OneFrfPlotPerPresentEntry) {
   EXPECT_NE(html.find(">fitted</text>"), std::string::npos);
 }
 
+TEST_F(ReportTest, IdentifiabilitySectionListsEveryFreeParameterAndTheCorrelations) {
+  const std::string html = Render();
+  EXPECT_NE(html.find("<section id=\"identifiability\">"), std::string::npos);
+  EXPECT_NE(html.find("href=\"#identifiability\""), std::string::npos);
+  EXPECT_EQ(Count(html, "<tr class=\"identifiability-row"), 6u);
+  EXPECT_EQ(Count(html, "class=\"correlation-cell\""), 36u);
+  EXPECT_NE(html.find("id=\"condition-number\""), std::string::npos);
+}
+
 TEST_F(ReportTest, HistoryPlotAndMacMap) {
   const std::string html = Render();
   EXPECT_EQ(Count(html, "class=\"history-plot\""), 1u);

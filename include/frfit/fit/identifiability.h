@@ -1,0 +1,92 @@
+// Identifiability: how well a fit's data determine each parameter, read from the weighted
+// Jacobian at the solution (docs/identifiability.md). Everything comes from the normal equations
+// an Evaluator returns there — the cost F and A = JᵀWJ in the optimiser's u — and the number of
+// residuals; nothing is refitted.
+//
+// The Jacobian is taken with respect to relative parameter changes, θ_j·(1 + ε_j), so singular
+// values, correlations and uncertainties do not depend on units or bounds: column j is scaled by
+// s_j = |θ_j| (the parameter's span when θ_j = 0).
+//
+// The cost's weights (peak gains of 50–80 against 0.5 elsewhere) are emphasis, not inverse
+// variances, so the textbook σ²(JᵀWJ)⁻¹ would misstate the uncertainty (by 3–4× on a
+// three-posture KUKA fit with 2 % noise, measured). With the unweighted residuals δ taken as
+// equally noisy, of variance σ² = Σδ² / (m − p) (m residuals, p free parameters), the covariance
+// of the weighted least-squares estimate is the sandwich
+//     Cov(ε) = σ² (JᵀWJ)⁻¹ (JᵀW²J) (JᵀWJ)⁻¹,
+// which is σ²(JᵀJ)⁻¹ when the weights are uniform. JᵀW²J and Σδ² come from the same evaluator,
+// run on the problem with squared and with unit weights.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frfit/evaluator/packed_problem.h"
+#include "frfit/fit/parameter_map.h"
+
+namespace frfit {
+
+// A bound a parameter sits at or within 1 % of: of its value for a log-scaled parameter, of the
+// span of its bounds for a linear one.
+enum class BoundFlag { kNone, kMin, kMax };
+std::string ToString(BoundFlag flag);  // "" | "min" | "max"
+
+struct ParameterIdentifiability {
+  std::string name;
+  double value = 0.0;
+  double std_absolute = 0.0;  // 1σ in the parameter's unit
+  double std_relative = 0.0;  // 1σ / |value| (the scale s_j above)
+  BoundFlag at_bound = BoundFlag::kNone;
+};
+
+// A direction in relative-parameter space the data barely see: an eigenvector of JᵀWJ whose
+// singular value is below 1e-3 of the largest, or along which 1σ exceeds 10 %.
+struct WeakDirection {
+  double singular_value = 0.0;
+  double std_relative = 0.0;  // 1σ along the (unit) direction
+  // Its dominant components (|c| >= 0.3), largest first; the sign says how they move together.
+  std::vector<std::pair<std::string, double>> components;
+  std::string description;  // the components as text, e.g. "0.71 k_y1 - 0.70 k_z2"
+};
+
+struct Identifiability {
+  int residuals = 0;    // m: real residuals with a non-zero weight
+  int parameters = 0;   // p: free parameters
+  double cost = 0.0;    // F at the solution (weighted)
+  double sigma2 = 0.0;  // Σδ² / (m − p): variance of one unweighted residual; NaN when m <= p
+  std::vector<double> singular_values;  // of W^½ J (relative scaling), descending
+  double condition_number = 0.0;        // largest / smallest singular value (inf: singular)
+  std::vector<ParameterIdentifiability> per_parameter;  // free parameters, in map order
+  std::vector<double> correlation;                      // p×p row-major, same order
+  std::vector<WeakDirection> weak_directions;           // weakest first
+};
+
+// Directions of JᵀWJ whose eigenvalue is below kNullEigenvalue × the largest are treated as not
+// seen at all: there the covariance is σ²·(JᵀWJ)⁻¹ with the eigenvalue raised to that floor, so a
+// parameter along them gets a finite but huge σ, and parameters that only enter as a sum come out
+// perfectly (anti-)correlated.
+inline constexpr double kNullEigenvalue = 1e-14;
+
+// What the assessment needs at the fitted point u, all from Evaluator::EvaluateNormalEquations
+// (terms: cost, JᵀWr, upper triangle of JᵀWJ, in u): with the fit's weights, with the weights
+// squared (its JᵀWJ term is JᵀW²J), and with unit weights (its cost term is Σδ²).
+struct IdentifiabilityInputs {
+  std::vector<double> normal;
+  std::vector<double> normal_squared_weights;
+  double unweighted_cost = 0.0;
+  int residuals = 0;
+};
+
+Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const double> u,
+                                      const IdentifiabilityInputs& inputs);
+
+// Real residuals of a packed problem: for every line and entry with a non-zero weight, two
+// (real and imaginary part) for the complex costs, one for log-magnitude.
+int CountResiduals(const PackedProblem& problem);
+
+// The evaluations IdentifiabilityInputs needs, on the cpu backend, and the assessment.
+Identifiability AssessIdentifiability(const PackedProblem& problem, const ParameterMap& map,
+                                      const std::vector<std::vector<double>>& posture_q,
+                                      std::span<const double> u);
+
+}  // namespace frfit

@@ -1,0 +1,80 @@
+#include "fit_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace frfit::cli {
+namespace {
+
+// 1σ as a percentage that stays readable from 1e-12 % to "not determined".
+std::string Percent(double relative) {
+  char text[32];
+  if (!std::isfinite(relative)) return "-";
+  if (relative > 10.0) return ">1000";
+  std::snprintf(text, sizeof text, relative * 100 >= 0.01 ? "%.2f" : "%.1e", relative * 100);
+  return text;
+}
+
+}  // namespace
+
+void PrintParameterTable(const FitResult& result) {
+  const Identifiability& id = result.identifiability;
+  std::printf(
+      "\n  parameter          fitted      1σ [%%]      initial          min          max  unit\n");
+  for (size_t i = 0; i < result.parameters.size(); ++i) {
+    const auto it = std::find_if(
+        id.per_parameter.begin(), id.per_parameter.end(),
+        [&](const ParameterIdentifiability& q) { return q.name == result.parameter_names[i]; });
+    const bool free = it != id.per_parameter.end();
+    const std::string flag = !free                             ? "  (fixed)"
+                             : it->at_bound == BoundFlag::kMin ? "  AT MIN BOUND"
+                             : it->at_bound == BoundFlag::kMax ? "  AT MAX BOUND"
+                                                               : "";
+    std::printf("  %-12s %12.5g %11s %12.5g %12.5g %12.5g  %s%s\n",
+                result.parameter_names[i].c_str(), result.parameters[i],
+                free ? Percent(it->std_relative).c_str() : "", result.initial_parameters[i],
+                result.lower[i], result.upper[i], result.parameter_units[i].c_str(), flag.c_str());
+  }
+}
+
+void PrintRefinement(const FitResult& result) {
+  if (result.start_costs.empty()) return;
+  const int starts = static_cast<int>(result.start_costs.size());
+  std::printf(
+      "\n  refinement: Levenberg-Marquardt from %d start%s, %d agree%s on the best minimum (%s)\n",
+      starts, starts == 1 ? "" : "s", result.starts_agreeing,
+      result.starts_agreeing == 1 ? "s" : "", result.refinement_termination.c_str());
+  if (result.starts_agreeing < starts && starts > 1) {
+    std::vector<double> others;
+    for (double c : result.start_costs)
+      if (c > result.cost) others.push_back(c);
+    std::sort(others.begin(), others.end());
+    std::printf("  the other starts ended at costs");
+    for (size_t k = 0; k < std::min<size_t>(others.size(), 4); ++k) std::printf(" %.3g", others[k]);
+    std::printf("%s: other local minima, or stopped once one start fitted the data exactly\n",
+                others.size() > 4 ? " ..." : "");
+  }
+}
+
+void PrintIdentifiability(const Identifiability& id) {
+  if (id.singular_values.empty()) return;
+  std::printf(
+      "\n  identifiability (docs/identifiability.md): condition number %.3g, %d residuals, "
+      "residual rms %.3g\n",
+      id.condition_number, id.residuals, std::sqrt(id.sigma2));
+  for (const WeakDirection& d : id.weak_directions)
+    std::printf("    weakly determined: %s  (singular value %.3g, 1σ %s %%)\n",
+                d.description.c_str(), d.singular_value, Percent(d.std_relative).c_str());
+  const size_t p = id.per_parameter.size();
+  for (size_t j = 0; j < p; ++j)
+    for (size_t k = j + 1; k < p; ++k) {
+      const double rho = id.correlation[j * p + k];
+      if (std::abs(rho) >= 0.95)
+        std::printf("    correlated: %s and %s, %.3f\n", id.per_parameter[j].name.c_str(),
+                    id.per_parameter[k].name.c_str(), rho);
+    }
+}
+
+}  // namespace frfit::cli

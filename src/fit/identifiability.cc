@@ -1,0 +1,191 @@
+#include "frfit/fit/identifiability.h"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "frfit/common/error.h"
+#include "frfit/evaluator/evaluator.h"
+#include "kernels/line_cost.h"
+#include "kernels/line_normal.h"
+
+namespace frfit {
+namespace {
+
+// Weak directions: singular value below this fraction of the largest, or 1σ above this.
+constexpr double kWeakSingularValue = 1e-3;
+constexpr double kWeakStdRelative = 0.1;
+constexpr double kComponentShown = 0.3;
+
+std::string Describe(const std::vector<std::pair<std::string, double>>& components) {
+  std::string text;
+  for (const auto& [name, c] : components) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%.2f", std::abs(c));
+    if (text.empty())
+      text = (c < 0 ? "-" : "") + std::string(number) + " " + name;
+    else
+      text += (c < 0 ? " - " : " + ") + std::string(number) + " " + name;
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string ToString(BoundFlag flag) {
+  return flag == BoundFlag::kMin ? "min" : flag == BoundFlag::kMax ? "max" : "";
+}
+
+Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const double> u,
+                                      const IdentifiabilityInputs& in) {
+  const int p = map.dim();
+  const size_t terms = kernels::NormalTermCount(p);
+  if (static_cast<int>(u.size()) != p || in.normal.size() != terms ||
+      in.normal_squared_weights.size() != terms)
+    throw Error(
+        "", "identifiability",
+        "expected " + std::to_string(p) + " parameters and " + std::to_string(terms) + " terms");
+  Identifiability id;
+  id.residuals = in.residuals;
+  id.parameters = p;
+  id.cost = in.normal[0];
+  id.sigma2 = in.residuals > p ? in.unweighted_cost / (in.residuals - p)
+                               : std::numeric_limits<double>::quiet_NaN();
+
+  // Relative scaling: ∂r/∂ε_j = ∂r/∂u_j · s_j / (dθ_j/du_j).
+  const std::vector<double> physical = map.Physical(u);
+  const std::vector<double> slopes = map.Slopes(u);
+  std::vector<double> value(p), scale(p), factor(p);
+  for (int j = 0; j < p; ++j) {
+    const ParameterBounds& b = map.space().bounds(j);
+    value[j] = physical[map.free_indices()[j]];
+    scale[j] = value[j] != 0.0 ? std::abs(value[j]) : b.upper - b.lower;
+    factor[j] = scale[j] / slopes[j];
+  }
+  auto scaled = [&](const std::vector<double>& normal) {
+    Eigen::MatrixXd m(p, p);
+    for (int j = 0; j < p; ++j)
+      for (int k = j; k < p; ++k)
+        m(j, k) = m(k, j) = normal[kernels::NormalTermIndex(p, j, k)] * factor[j] * factor[k];
+    return m;
+  };
+  const Eigen::MatrixXd a = scaled(in.normal), b2 = scaled(in.normal_squared_weights);
+
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(a);
+  Eigen::VectorXd lambda = eigen.eigenvalues().cwiseMax(0.0);  // ascending
+  const Eigen::MatrixXd& v = eigen.eigenvectors();
+  const double largest = lambda(p - 1);
+  for (int i = p - 1; i >= 0; --i) id.singular_values.push_back(std::sqrt(lambda(i)));
+  id.condition_number = id.singular_values.back() > 0.0
+                            ? id.singular_values.front() / id.singular_values.back()
+                            : std::numeric_limits<double>::infinity();
+  // The sandwich on the directions the data see, σ²(JᵀWJ)⁻¹ with a floored eigenvalue on the
+  // others (in units of σ²).
+  const double floor = std::max(kNullEigenvalue * largest, std::numeric_limits<double>::min());
+  std::vector<int> seen, unseen;
+  for (int i = 0; i < p; ++i) (lambda(i) > floor ? seen : unseen).push_back(i);
+  Eigen::MatrixXd covariance = Eigen::MatrixXd::Zero(p, p);
+  if (!seen.empty()) {
+    Eigen::MatrixXd vs(p, seen.size());
+    Eigen::VectorXd inverse(seen.size());
+    for (size_t c = 0; c < seen.size(); ++c)
+      vs.col(c) = v.col(seen[c]), inverse(c) = 1.0 / lambda(seen[c]);
+    const Eigen::MatrixXd pseudo = vs * inverse.asDiagonal() * vs.transpose();
+    covariance += pseudo * b2 * pseudo;
+  }
+  for (int i : unseen) covariance += v.col(i) * v.col(i).transpose() / floor;
+  std::vector<double> direction_variance(p);  // of each eigenvector, in units of σ²
+  for (int i = 0; i < p; ++i) direction_variance[i] = v.col(i).dot(covariance * v.col(i));
+
+  for (int j = 0; j < p; ++j) {
+    const ParameterBounds& b = map.space().bounds(j);
+    ParameterIdentifiability q;
+    q.name = b.name;
+    q.value = value[j];
+    q.std_relative = std::sqrt(id.sigma2 * covariance(j, j));
+    q.std_absolute = q.std_relative * scale[j];
+    const bool log_scale = b.scale == ParameterScale::kLog;
+    const double near_min = log_scale ? b.lower * 1.01 : b.lower + 0.01 * (b.upper - b.lower);
+    const double near_max = log_scale ? b.upper / 1.01 : b.upper - 0.01 * (b.upper - b.lower);
+    q.at_bound = value[j] <= near_min   ? BoundFlag::kMin
+                 : value[j] >= near_max ? BoundFlag::kMax
+                                        : BoundFlag::kNone;
+    id.per_parameter.push_back(q);
+  }
+  id.correlation.assign(static_cast<size_t>(p) * p, 0.0);
+  for (int j = 0; j < p; ++j)
+    for (int k = 0; k < p; ++k)
+      id.correlation[j * p + k] = covariance(j, k) / std::sqrt(covariance(j, j) * covariance(k, k));
+
+  for (int i = 0; i < p; ++i) {  // ascending: weakest first
+    WeakDirection w;
+    w.singular_value = std::sqrt(lambda(i));
+    w.std_relative = std::sqrt(id.sigma2 * direction_variance[i]);
+    if (!(w.singular_value < kWeakSingularValue * id.singular_values.front()) &&
+        !(w.std_relative > kWeakStdRelative))
+      continue;
+    for (int j = 0; j < p; ++j)
+      if (std::abs(v(j, i)) >= kComponentShown)
+        w.components.push_back({id.per_parameter[j].name, v(j, i)});
+    std::sort(w.components.begin(), w.components.end(),
+              [](const auto& x, const auto& y) { return std::abs(x.second) > std::abs(y.second); });
+    // An eigenvector's sign is arbitrary: show the largest component positive.
+    if (!w.components.empty() && w.components.front().second < 0)
+      for (auto& c : w.components) c.second = -c.second;
+    w.description = Describe(w.components);
+    id.weak_directions.push_back(std::move(w));
+  }
+  return id;
+}
+
+int CountResiduals(const PackedProblem& problem) {
+  const int per_entry = problem.cost_kind == kernels::kCostLogMagnitude ? 1 : 2;
+  int count = 0;
+  for (const PackedPosture& posture : problem.postures)
+    for (double w : posture.weight) count += w != 0.0 ? per_entry : 0;
+  return count;
+}
+
+Identifiability AssessIdentifiability(const PackedProblem& problem, const ParameterMap& map,
+                                      const std::vector<std::vector<double>>& posture_q,
+                                      std::span<const double> u) {
+  std::vector<double> coefficients, sensitivities;
+  map.AppendCoefficients(u, posture_q, &coefficients);
+  map.AppendSensitivities(u, posture_q, &sensitivities);
+  // The problem three times: as fitted, with its weights (and posture weights) squared, and with
+  // every non-zero weight 1 (the normalised-complex cost's 1/Σw|H|² is then dropped too).
+  PackedProblem squared = problem, unit = problem;
+  for (PackedPosture& q : squared.postures) {
+    q.posture_weight *= q.posture_weight;
+    for (double& w : q.weight) w *= w;
+  }
+  for (PackedPosture& q : unit.postures) {
+    q.posture_weight = 1.0;
+    for (double& w : q.weight) w = w != 0.0 ? 1.0 : 0.0;
+  }
+  auto evaluator = CreateCpuEvaluator(0);
+  evaluator->SetProblems({problem, squared, unit});
+  const int dim = map.dim(), terms = NormalTermCount(dim);
+  const std::vector<int> points = {1, 1, 1}, dims = {dim, dim, dim};
+  std::vector<double> all_coefficients, all_sensitivities;
+  for (int k = 0; k < 3; ++k) {
+    all_coefficients.insert(all_coefficients.end(), coefficients.begin(), coefficients.end());
+    all_sensitivities.insert(all_sensitivities.end(), sensitivities.begin(), sensitivities.end());
+  }
+  std::vector<double> normal(3 * static_cast<size_t>(terms));
+  std::vector<EvalStatus> status(3);
+  evaluator->EvaluateNormalEquations({points, dims, all_coefficients, all_sensitivities}, normal,
+                                     status);
+  if (status[0] != EvalStatus::kOk)
+    throw Error("", "identifiability", "the fitted point cannot be evaluated (singular system)");
+  IdentifiabilityInputs in;
+  in.normal.assign(normal.begin(), normal.begin() + terms);
+  in.normal_squared_weights.assign(normal.begin() + terms, normal.begin() + 2 * terms);
+  in.unweighted_cost = normal[2 * static_cast<size_t>(terms)];
+  in.residuals = CountResiduals(problem);
+  return AssessIdentifiability(map, u, in);
+}
+
+}  // namespace frfit

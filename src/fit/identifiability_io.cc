@@ -1,0 +1,143 @@
+#include "frfit/fit/identifiability_io.h"
+
+#include <cmath>
+
+#include "frfit/common/error.h"
+
+namespace frfit {
+namespace {
+
+nlohmann::json Number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+std::int64_t BoundCode(BoundFlag flag) {
+  return flag == BoundFlag::kMin ? -1 : flag == BoundFlag::kMax ? 1 : 0;
+}
+
+}  // namespace
+
+void WriteIdentifiability(Hdf5File* f, const std::string& g, const Identifiability& id) {
+  f->CreateGroup(g);
+  const hsize_t p = id.per_parameter.size(), w = id.weak_directions.size();
+  const double scalars[4] = {static_cast<double>(id.residuals), id.cost, id.sigma2,
+                             id.condition_number};
+  f->WriteDoubles(g + "/residuals", {1}, &scalars[0]);
+  f->WriteDoubles(g + "/cost", {1}, &scalars[1]);
+  f->WriteDoubles(g + "/sigma2", {1}, &scalars[2]);
+  f->WriteDoubles(g + "/condition_number", {1}, &scalars[3]);
+  std::vector<std::string> names;
+  std::vector<double> value, std_absolute, std_relative, weak_sv, weak_std;
+  std::vector<std::int64_t> at_bound;
+  for (const ParameterIdentifiability& q : id.per_parameter) {
+    names.push_back(q.name);
+    value.push_back(q.value);
+    std_absolute.push_back(q.std_absolute);
+    std_relative.push_back(q.std_relative);
+    at_bound.push_back(BoundCode(q.at_bound));
+  }
+  f->WriteStrings(g + "/names", names);
+  f->WriteDoubles(g + "/value", {p}, value.data());
+  f->WriteDoubles(g + "/std_absolute", {p}, std_absolute.data());
+  f->WriteDoubles(g + "/std_relative", {p}, std_relative.data());
+  f->WriteInts(g + "/at_bound", {p}, at_bound.data());
+  f->SetAttribute(g + "/at_bound", "codes", "-1 = within 1 % of min, 1 = of max, 0 = neither");
+  f->WriteDoubles(g + "/singular_values", {p}, id.singular_values.data());
+  f->WriteDoubles(g + "/correlation", {p, p}, id.correlation.data());
+  std::vector<std::string> weak_text;
+  for (const WeakDirection& d : id.weak_directions) {
+    weak_text.push_back(d.description);
+    weak_sv.push_back(d.singular_value);
+    weak_std.push_back(d.std_relative);
+  }
+  f->WriteStrings(g + "/weak_directions", weak_text);
+  f->WriteDoubles(g + "/weak_singular_values", {w}, weak_sv.data());
+  f->WriteDoubles(g + "/weak_std_relative", {w}, weak_std.data());
+}
+
+Identifiability ReadIdentifiability(const Hdf5File& f, const std::string& g) {
+  Identifiability id;
+  std::vector<hsize_t> dims;
+  auto scalar = [&](const char* name) {
+    const std::vector<double> v = f.ReadDoubles(g + "/" + name, 1, &dims);
+    if (v.size() != 1) throw Error(f.path(), g + "/" + name, "expected one value");
+    return v[0];
+  };
+  id.residuals = static_cast<int>(scalar("residuals"));
+  id.cost = scalar("cost");
+  id.sigma2 = scalar("sigma2");
+  id.condition_number = scalar("condition_number");
+  const std::vector<std::string> names = f.ReadStrings(g + "/names");
+  const size_t p = names.size();
+  auto vector = [&](const char* name, size_t expected) {
+    const std::vector<double> v = f.ReadDoubles(g + "/" + name, 1, &dims);
+    if (v.size() != expected)
+      throw Error(f.path(), g + "/" + name, "expected " + std::to_string(expected) + " values");
+    return v;
+  };
+  const std::vector<double> value = vector("value", p), std_absolute = vector("std_absolute", p),
+                            std_relative = vector("std_relative", p);
+  const std::vector<std::int64_t> at_bound = f.ReadInts(g + "/at_bound", 1, &dims);
+  if (at_bound.size() != p) throw Error(f.path(), g + "/at_bound", "expected one code per name");
+  for (size_t j = 0; j < p; ++j)
+    id.per_parameter.push_back({names[j], value[j], std_absolute[j], std_relative[j],
+                                at_bound[j] < 0   ? BoundFlag::kMin
+                                : at_bound[j] > 0 ? BoundFlag::kMax
+                                                  : BoundFlag::kNone});
+  id.parameters = static_cast<int>(p);
+  id.singular_values = vector("singular_values", p);
+  id.correlation = f.ReadDoubles(g + "/correlation", 2, &dims);
+  if (id.correlation.size() != p * p)
+    throw Error(f.path(), g + "/correlation", "expected p x p values");
+  const std::vector<std::string> weak = f.ReadStrings(g + "/weak_directions");
+  const std::vector<double> weak_sv = vector("weak_singular_values", weak.size()),
+                            weak_std = vector("weak_std_relative", weak.size());
+  for (size_t i = 0; i < weak.size(); ++i) {
+    WeakDirection d;
+    d.singular_value = weak_sv[i];
+    d.std_relative = weak_std[i];
+    d.description = weak[i];
+    id.weak_directions.push_back(d);
+  }
+  return id;
+}
+
+nlohmann::ordered_json IdentifiabilityToJson(const Identifiability& id) {
+  nlohmann::ordered_json j;
+  j["condition_number"] = Number(id.condition_number);
+  nlohmann::json singular = nlohmann::json::array();
+  for (double s : id.singular_values) singular.push_back(Number(s));
+  j["singular_values"] = singular;
+  j["residuals"] = id.residuals;
+  j["sigma2"] = Number(id.sigma2);
+  nlohmann::ordered_json parameters;
+  std::vector<std::string> order;
+  for (const ParameterIdentifiability& q : id.per_parameter) {
+    order.push_back(q.name);
+    parameters[q.name] = {
+        {"value", q.value},
+        {"std_absolute", Number(q.std_absolute)},
+        {"std_relative", Number(q.std_relative)},
+        {"at_bound", q.at_bound == BoundFlag::kNone ? nlohmann::json(false)
+                                                    : nlohmann::json(ToString(q.at_bound))}};
+  }
+  j["parameters"] = parameters;
+  j["order"] = order;
+  const size_t p = id.per_parameter.size();
+  nlohmann::json correlation = nlohmann::json::array();
+  for (size_t r = 0; r < p; ++r) {
+    nlohmann::json row = nlohmann::json::array();
+    for (size_t c = 0; c < p; ++c) row.push_back(Number(id.correlation[r * p + c]));
+    correlation.push_back(row);
+  }
+  j["correlation"] = correlation;
+  nlohmann::json weak = nlohmann::json::array();
+  for (const WeakDirection& d : id.weak_directions)
+    weak.push_back({{"direction", d.description},
+                    {"singular_value", Number(d.singular_value)},
+                    {"std_relative", Number(d.std_relative)}});
+  j["weak_directions"] = weak;
+  return j;
+}
+
+}  // namespace frfit

@@ -1,0 +1,98 @@
+// An independent computation of a prepared problem's residuals and their Jacobian, for tests of
+// the evaluator's normal equations and of the identifiability report: Eigen's dense solve
+// (Synthesize), std::log and std::arg, central differences in the optimiser's u. None of it goes
+// through kernels/.
+//
+// Residuals: r = √(posture weight · w) · (Re δ, Im δ) per fitted entry and line, δ as the problem's
+// cost defines it (log magnitude and phase difference, wrapped or not; or H_s − H with the
+// normalised cost's 1/Σw|H|² folded into w); log-magnitude costs have no phase residual.
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <vector>
+
+#include "frfit/cost/problem.h"
+#include "frfit/fit/parameter_map.h"
+#include "frfit/frf/synthesize.h"
+#include "frfit/model/joint_coefficients.h"
+
+namespace frfit::test {
+
+inline double WrapPhase(double a) {
+  while (a > M_PI) a -= 2 * M_PI;
+  while (a <= -M_PI) a += 2 * M_PI;
+  return a;
+}
+
+struct ReferenceResiduals {
+  std::vector<double> r;      // the residuals
+  std::vector<double> scale;  // each one's √(posture weight · w)
+  std::vector<bool> is_phase;
+};
+
+inline ReferenceResiduals ComputeReferenceResiduals(const Problem& problem, const ParameterMap& map,
+                                                    const std::vector<double>& u) {
+  using cd = std::complex<double>;
+  const std::vector<double> physical = map.Physical(u);
+  const CostType type = problem.cost.type;
+  ReferenceResiduals out;
+  auto push = [&](double value, double scale, bool phase) {
+    out.r.push_back(scale * value);
+    out.scale.push_back(scale);
+    out.is_phase.push_back(phase);
+  };
+  for (const ProblemPosture& pp : problem.postures) {
+    const JointCoefficients coefficients = Coefficients(*problem.model, physical, pp.posture.q);
+    const FrfSet hs =
+        Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format);
+    double norm = 0.0;
+    for (int k = 0; k < pp.measured.num_lines(); ++k)
+      for (int e = 0; e < 9; ++e)
+        norm += pp.weights[k * 9 + e] * std::norm(pp.measured.H[k * 9 + e]);
+    for (int k = 0; k < pp.measured.num_lines(); ++k)
+      for (int e = 0; e < 9; ++e) {
+        double w = pp.weights[k * 9 + e];
+        if (w == 0.0) continue;
+        const cd s = hs.H[k * 9 + e], m = pp.measured.H[k * 9 + e];
+        if (type == CostType::kNormalizedComplex) w /= norm;
+        const double scale = std::sqrt(pp.posture_weight * w);
+        if (type == CostType::kNormalizedComplex) {
+          push((s - m).real(), scale, false);
+          push((s - m).imag(), scale, false);
+          continue;
+        }
+        push(std::log(std::abs(s)) - std::log(std::abs(m)), scale, false);
+        if (type == CostType::kLogComplex) {
+          const double dp = std::arg(s) - std::arg(m);
+          push(problem.cost.phase == PhaseMode::kWrapped ? WrapPhase(dp) : dp, scale, true);
+        }
+      }
+  }
+  return out;
+}
+
+// Column j: ∂r/∂u_j by central differences of step h; a phase difference that crosses the
+// branch cut between the two evaluations is brought back by 2π.
+inline std::vector<std::vector<double>> ReferenceJacobian(const Problem& problem,
+                                                          const ParameterMap& map,
+                                                          const std::vector<double>& u, double h) {
+  const ReferenceResiduals base = ComputeReferenceResiduals(problem, map, u);
+  std::vector<std::vector<double>> jac(u.size(), std::vector<double>(base.r.size()));
+  for (size_t j = 0; j < u.size(); ++j) {
+    std::vector<double> up = u, down = u;
+    up[j] += h;
+    down[j] -= h;
+    const ReferenceResiduals rp = ComputeReferenceResiduals(problem, map, up);
+    const ReferenceResiduals rm = ComputeReferenceResiduals(problem, map, down);
+    for (size_t i = 0; i < base.r.size(); ++i) {
+      double diff = rp.r[i] - rm.r[i];
+      if (base.is_phase[i] && base.scale[i] > 0.0)
+        diff = WrapPhase(diff / base.scale[i]) * base.scale[i];
+      jac[j][i] = diff / (2 * h);
+    }
+  }
+  return jac;
+}
+
+}  // namespace frfit::test
