@@ -18,6 +18,7 @@ int RunConvert(int argc, char** argv);
 int RunFleet(int argc, char** argv);
 int RunReport(int argc, char** argv);
 int RunEma(int argc, char** argv);
+int RunDesign(int argc, char** argv);
 
 class Args;
 

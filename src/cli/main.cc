@@ -23,12 +23,16 @@ constexpr const char* kUsage =
     "            [--progress-every N] [--json]\n"
     "  convert   IN.uff OUT.h5 --posture NAME | IN.h5 OUT.uff [--binary]  UFF 58/58b <-> HDF5\n"
     "            [--sensor-node N] [--format receptance|mobility|inertance] [--mapping MAP.yaml]\n"
-    "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] [--threads N]\n"
+    "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] "
+    "[--threads N]\n"
     "            [--checkpoint-seconds S] [--checkpoint-every N] [--progress|--quiet]\n"
     "            [--progress-every N] [--json]                    nightly refit\n"
     "  report    RESULT.h5 -o|--out REPORT.html [--json]          HTML fit or EMA report\n"
+    "  design    --model M.yaml --result RESULT.h5 [--candidates NAME,..]\n"
+    "            [--q-candidates 'name:z2=60,z3=-90;..'] [--json]  which posture to measure next\n"
     "  ema       FRF.h5 [--band F0:F1] [--max-order N] [--min-stable N] [--out EMA.h5] [--json]\n"
-    "            [--frequency-tolerance F] [--damping-tolerance F] [--min-mac M] [--max-damping Z]\n"
+    "            [--frequency-tolerance F] [--damping-tolerance F] [--min-mac M] [--max-damping "
+    "Z]\n"
     "            [--min-contribution C]\n"
     "                                                             modes from measured FRFs\n"
     "\n"
@@ -75,7 +79,10 @@ int main(int argc, char** argv) {
     if (command == "fleet") return frfit::cli::RunFleet(argc - 2, argv + 2);
     if (command == "report") return frfit::cli::RunReport(argc - 2, argv + 2);
     if (command == "ema") return frfit::cli::RunEma(argc - 2, argv + 2);
-    std::fprintf(stderr, "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, fleet, convert, report, ema)\n",
+    if (command == "design") return frfit::cli::RunDesign(argc - 2, argv + 2);
+    std::fprintf(stderr,
+                 "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, fleet, "
+                 "convert, report, ema, design)\n",
                  command.c_str());
     return 2;
   } catch (const std::exception& e) {

@@ -148,9 +148,9 @@ int CountResiduals(const PackedProblem& problem) {
   return count;
 }
 
-Identifiability AssessIdentifiability(const PackedProblem& problem, const ParameterMap& map,
-                                      const std::vector<std::vector<double>>& posture_q,
-                                      std::span<const double> u) {
+IdentifiabilityInputs EvaluateIdentifiabilityInputs(
+    const PackedProblem& problem, const ParameterMap& map,
+    const std::vector<std::vector<double>>& posture_q, std::span<const double> u) {
   std::vector<double> coefficients, sensitivities;
   map.AppendCoefficients(u, posture_q, &coefficients);
   map.AppendSensitivities(u, posture_q, &sensitivities);
@@ -185,7 +185,13 @@ Identifiability AssessIdentifiability(const PackedProblem& problem, const Parame
   in.normal_squared_weights.assign(normal.begin() + terms, normal.begin() + 2 * terms);
   in.unweighted_cost = normal[2 * static_cast<size_t>(terms)];
   in.residuals = CountResiduals(problem);
-  return AssessIdentifiability(map, u, in);
+  return in;
+}
+
+Identifiability AssessIdentifiability(const PackedProblem& problem, const ParameterMap& map,
+                                      const std::vector<std::vector<double>>& posture_q,
+                                      std::span<const double> u) {
+  return AssessIdentifiability(map, u, EvaluateIdentifiabilityInputs(problem, map, posture_q, u));
 }
 
 }  // namespace frfit

@@ -84,7 +84,13 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
 // (real and imaginary part) for the complex costs, one for log-magnitude.
 int CountResiduals(const PackedProblem& problem);
 
-// The evaluations IdentifiabilityInputs needs, on the cpu backend, and the assessment.
+// The evaluations IdentifiabilityInputs needs, on the cpu backend. Inputs of two problems over
+// the same parameters add term by term (each term is a sum over postures and lines).
+IdentifiabilityInputs EvaluateIdentifiabilityInputs(
+    const PackedProblem& problem, const ParameterMap& map,
+    const std::vector<std::vector<double>>& posture_q, std::span<const double> u);
+
+// EvaluateIdentifiabilityInputs, then the assessment.
 Identifiability AssessIdentifiability(const PackedProblem& problem, const ParameterMap& map,
                                       const std::vector<std::vector<double>>& posture_q,
                                       std::span<const double> u);

@@ -1,0 +1,38 @@
+// Which posture to measure next (docs/identifiability.md, "Choosing the next posture"): for each
+// candidate posture, the FRFs the fitted model predicts there are weighted as a measurement would
+// be (the fit's cost options, peaks of the predicted FRFs), and their information JᵀWJ is added
+// to the fit's. Candidates are ranked by the D-optimal criterion, the gain in log det of the
+// combined information (relative parameters): how much the volume of the confidence ellipsoid
+// shrinks. The predicted 1σ assumes the fit's residual level at the new posture.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frfit/cost/problem.h"
+#include "frfit/fit/identifiability.h"
+#include "frfit/fit/parameter_map.h"
+
+namespace frfit {
+
+struct CandidateRanking {
+  PostureSpec posture;        // name and coordinates (rad / m)
+  double log_det_gain = 0.0;  // nats; 2p nats halve every 1σ on average (geometric mean)
+  Identifiability predicted;  // with this posture's predicted FRFs added to the fit's
+};
+
+struct PostureDesign {
+  Identifiability current;                   // of the fit as it is
+  std::vector<CandidateRanking> candidates;  // best first
+};
+
+// `fitted`: the fit's problem (its postures' measured FRFs and weights); `u`: the fitted point.
+// Candidate FRFs use the first fitted posture's lines and format and the entries any fitted
+// posture has. Throws Error naming a candidate whose mass matrix is singular or that duplicates a
+// fitted posture's name.
+PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& map,
+                                    std::span<const double> u,
+                                    const std::vector<PostureSpec>& candidates);
+
+}  // namespace frfit

@@ -1,0 +1,83 @@
+#include "frfit/fit/posture_design.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "frfit/common/error.h"
+#include "frfit/fit/load_problem.h"
+#include "frfit/frf/synthesize.h"
+#include "frfit/model/joint_coefficients.h"
+
+namespace frfit {
+namespace {
+
+// Σ log λ_i of JᵀWJ (relative scaling), each eigenvalue floored at `floor`.
+double LogDet(const Identifiability& id, double floor) {
+  double sum = 0.0;
+  for (double s : id.singular_values) sum += std::log(std::max(s * s, floor));
+  return sum;
+}
+
+IdentifiabilityInputs Add(IdentifiabilityInputs a, const IdentifiabilityInputs& b) {
+  for (size_t t = 0; t < a.normal.size(); ++t) {
+    a.normal[t] += b.normal[t];
+    a.normal_squared_weights[t] += b.normal_squared_weights[t];
+  }
+  a.unweighted_cost += b.unweighted_cost;
+  a.residuals += b.residuals;
+  return a;
+}
+
+}  // namespace
+
+PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& map,
+                                    std::span<const double> u,
+                                    const std::vector<PostureSpec>& candidates) {
+  if (fitted.postures.empty()) throw Error("", "design", "the fit has no posture");
+  const Model& model = *fitted.model;
+  const IdentifiabilityInputs current =
+      EvaluateIdentifiabilityInputs(Pack(fitted), map, PostureCoordinates(fitted), u);
+  PostureDesign design;
+  design.current = AssessIdentifiability(map, u, current);
+  const int p = map.dim();
+  const double largest = design.current.singular_values.front();
+  const double floor = std::max(kNullEigenvalue * largest * largest, 1e-300);
+  const double log_det = LogDet(design.current, floor);
+
+  const FrfSet& grid = fitted.postures.front().measured;
+  std::array<bool, 9> present{};
+  for (const ProblemPosture& pp : fitted.postures)
+    for (int e = 0; e < 9; ++e) present[e] = present[e] || pp.measured.present[e];
+  const std::vector<double> physical = map.Physical(u);
+  for (const PostureSpec& candidate : candidates) {
+    for (const ProblemPosture& pp : fitted.postures)
+      if (pp.posture.name == candidate.name)
+        throw Error("", "candidate " + candidate.name, "is a posture the fit already has");
+    const Posture posture = Linearize(model, candidate.q, candidate.name);
+    FrfSet predicted = Synthesize(posture, Coefficients(model, physical, candidate.q),
+                                  grid.frequency_hz, grid.format);
+    predicted.posture = candidate.name;
+    predicted.present = present;
+    Problem added;
+    added.model = fitted.model;
+    added.cost = fitted.cost;
+    added.postures = {
+        PreparePosture(posture, predicted, fitted.cost, "predicted at " + candidate.name, 1.0)};
+    IdentifiabilityInputs combined =
+        Add(current, EvaluateIdentifiabilityInputs(Pack(added), map, PostureCoordinates(added), u));
+    // The predicted FRFs fit exactly; assume the fit's residual level for the new lines too.
+    combined.unweighted_cost = design.current.sigma2 * (combined.residuals - p);
+    CandidateRanking ranking;
+    ranking.posture = candidate;
+    ranking.predicted = AssessIdentifiability(map, u, combined);
+    ranking.log_det_gain = LogDet(ranking.predicted, floor) - log_det;
+    design.candidates.push_back(std::move(ranking));
+  }
+  std::stable_sort(design.candidates.begin(), design.candidates.end(),
+                   [](const CandidateRanking& a, const CandidateRanking& b) {
+                     return a.log_det_gain > b.log_det_gain;
+                   });
+  return design;
+}
+
+}  // namespace frfit

@@ -1,0 +1,152 @@
+// Which posture to measure next (fit/posture_design.h, frfit design):
+//   - a candidate at the fitted posture's own coordinates repeats its measurement: the
+//     information doubles, so the D-optimal gain is p·ln 2 and every 1σ shrinks by √2;
+//   - the prediction for a real candidate matches what fitting its (noisy) FRFs then reports,
+//     and the ranking orders the candidates as the real fits do;
+//   - the command line's refusals.
+#include "frfit/fit/posture_design.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <complex>
+#include <filesystem>
+#include <random>
+
+#include "frfit/fit/fit_driver.h"
+#include "frfit/fit/fit_result.h"
+#include "frfit/fit/fit_run.h"
+#include "frfit/fit/load_problem.h"
+#include "frfit/io/frf_hdf5.h"
+#include "frfit/model/model_yaml.h"
+#include "test_support.h"
+
+namespace frfit {
+namespace {
+
+const std::string kData = std::string(FRFIT_SOURCE_DIR) + "/datasets/";
+
+struct Fitted {
+  Problem problem;
+  std::vector<double> u;
+};
+
+// Fits `files` with `options` (library calls, as frfit fit does).
+Fitted FitFiles(std::shared_ptr<const Model> model, const std::vector<std::string>& files,
+                const FitOptions& options, const ParameterMap& map) {
+  Fitted f{LoadProblem(model, files, options, "test"), {}};
+  auto evaluator = CreateCpuEvaluator(0);
+  evaluator->SetProblems({Pack(f.problem)});
+  FitRun run(map, options, 1);
+  DriveFits({{&run, &map, static_cast<int>(files.size()), PostureCoordinates(f.problem)}},
+            evaluator.get(), {});
+  f.u = run.best_u();
+  return f;
+}
+
+TEST(PostureDesign, RepeatingTheFittedPostureDoublesTheInformation) {
+  const auto model = std::make_shared<const Model>(LoadModel(kData + "paper_3dof/model.yaml"));
+  const FitOptions options = LoadFitOptions(kData + "paper_3dof/fit.yaml");
+  const ParameterMap map(*model, options.parameters, "test");
+  const Fitted fit = FitFiles(model, {kData + "paper_3dof/frf_milling_inertance.h5"}, options, map);
+  const PostureDesign design =
+      RankCandidatePostures(fit.problem, map, fit.u, {{"again", model->posture("milling").q}});
+  ASSERT_EQ(design.candidates.size(), 1u);
+  const int p = map.dim();
+  EXPECT_NEAR(design.candidates[0].log_det_gain, p * std::log(2.0), 1e-6 * p);
+  for (int j = 0; j < p; ++j)
+    EXPECT_NEAR(design.candidates[0].predicted.per_parameter[j].std_relative,
+                design.current.per_parameter[j].std_relative / std::sqrt(2.0),
+                1e-6 * design.current.per_parameter[j].std_relative)
+        << map.space().bounds(j).name;
+}
+
+TEST(PostureDesign, PredictionMatchesFittingTheCandidatesMeasuredFrfs) {
+  const auto model = std::make_shared<const Model>(LoadModel(kData + "kuka_kr90/model.yaml"));
+  const FitOptions options = LoadFitOptions(kData + "kuka_kr90/fit.yaml");
+  const ParameterMap map(*model, options.parameters, "test");
+  // 2 % noisy copies of the three postures' FRFs.
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("frfit_design_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> normal;
+  std::map<std::string, std::string> file;
+  for (const char* posture : {"milling", "reach", "folded"}) {
+    FrfSet set = ReadFrfSet(kData + "kuka_kr90/frf_" + posture + "_inertance.h5");
+    for (auto& h : set.H) {
+      const double a = normal(rng), b = normal(rng);
+      h *= std::complex<double>(1.0 + 0.02 * a / std::sqrt(2.0), 0.02 * b / std::sqrt(2.0));
+    }
+    file[posture] = dir + "/" + posture + ".h5";
+    WriteFrfSet(file[posture], set);
+  }
+  const Fitted one = FitFiles(model, {file["milling"]}, options, map);
+  const PostureDesign design = RankCandidatePostures(
+      one.problem, map, one.u,
+      {{"reach", model->posture("reach").q}, {"folded", model->posture("folded").q}});
+  ASSERT_EQ(design.candidates.size(), 2u);
+  std::map<std::string, double> actual_gain;
+  const double current = [&] {
+    double s = 0.0;
+    for (double v : design.current.singular_values) s += 2 * std::log(v);
+    return s;
+  }();
+  for (const CandidateRanking& c : design.candidates) {
+    const Fitted two = FitFiles(model, {file["milling"], file[c.posture.name]}, options, map);
+    const Identifiability actual =
+        AssessIdentifiability(Pack(two.problem), map, PostureCoordinates(two.problem), two.u);
+    double log_det = 0.0;
+    for (double v : actual.singular_values) log_det += 2 * std::log(v);
+    actual_gain[c.posture.name] = log_det - current;
+    std::printf("%-7s predicted gain %.2f nats, actual %.2f\n", c.posture.name.c_str(),
+                c.log_det_gain, actual_gain[c.posture.name]);
+    EXPECT_NEAR(c.log_det_gain, actual_gain[c.posture.name],
+                0.1 * std::abs(actual_gain[c.posture.name]));
+    for (size_t j = 0; j < actual.per_parameter.size(); ++j) {
+      const ParameterIdentifiability& q = actual.per_parameter[j];
+      if (model->parameters[map.free_indices()[j]].kind != ParameterKind::kStiffness) continue;
+      const double ratio = c.predicted.per_parameter[j].std_relative / q.std_relative;
+      EXPECT_GT(ratio, 1.0 / 1.5) << c.posture.name << " " << q.name;
+      EXPECT_LT(ratio, 1.5) << c.posture.name << " " << q.name;
+    }
+  }
+  std::filesystem::remove_all(dir);
+  // Ranked as the real fits rank them.
+  EXPECT_GT(actual_gain[design.candidates[0].posture.name],
+            actual_gain[design.candidates[1].posture.name]);
+}
+
+class DesignCli : public test::TempDirTest {};
+
+TEST_F(DesignCli, RanksTheModelsOtherPosturesAndRefusesBadCandidates) {
+  const std::string result = Path("r.h5");
+  const std::string model = kData + "kuka_kr90/model.yaml";
+  ASSERT_EQ(Run({"fit", "--model", model, "--frf", kData + "kuka_kr90/frf_milling_inertance.h5",
+                 "--config", kData + "kuka_kr90/fit.yaml", "--quiet", "--out", result})
+                .status,
+            0);
+  const test::CliResult ranked = Run({"design", "--model", model, "--result", result, "--json"});
+  ASSERT_EQ(ranked.status, 0) << ranked.err;
+  const nlohmann::json j = nlohmann::json::parse(ranked.out);
+  ASSERT_EQ(j["candidates"].size(), 2u);  // reach and folded: every model posture not fitted
+  EXPECT_GE(j["candidates"][0]["log_det_gain"].get<double>(),
+            j["candidates"][1]["log_det_gain"].get<double>());
+  EXPECT_TRUE(j["current"].contains("condition_number"));
+  for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--candidates", "milling"}, "already"},
+           {{"--candidates", "nowhere"}, "nowhere"},
+           {{"--q-candidates", "up:z9=20"}, "z9"}}) {
+    std::vector<std::string> all = {"design", "--model", model, "--result", result};
+    all.insert(all.end(), args.begin(), args.end());
+    const test::CliResult r = Run(all);
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace frfit
