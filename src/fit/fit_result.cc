@@ -56,6 +56,14 @@ FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, con
   r.lm_seconds = run.lm_seconds();
   r.refinement = ToString(options.fitter.refinement);
   r.start_costs = run.lm_start_costs();
+  const std::vector<double>& points = run.lm_start_points();
+  for (size_t at = 0; at + map.dim() <= points.size() && !r.start_costs.empty(); at += map.dim()) {
+    const std::vector<double> physical =
+        map.Physical(std::span<const double>(points).subspan(at, map.dim()));
+    std::vector<double> free;
+    for (int index : map.free_indices()) free.push_back(physical[index]);
+    r.start_parameters.push_back(free);
+  }
   r.starts_agreeing = run.lm_starts_agreeing();
   r.refinement_termination = run.lm_termination();
   r.cycles = run.cycle();
@@ -256,6 +264,15 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
     refinement["starts_agreeing"] = r.starts_agreeing;
     refinement["starts_agree"] = r.starts_agreeing == static_cast<int>(r.start_costs.size());
     refinement["start_costs"] = r.start_costs;
+    // Where each start began, by parameter name (the free parameters).
+    nlohmann::ordered_json points = nlohmann::ordered_json::array();
+    for (const std::vector<double>& start : r.start_parameters) {
+      nlohmann::ordered_json point;
+      for (size_t j = 0; j < start.size(); ++j)
+        point[r.identifiability.per_parameter[j].name] = start[j];
+      points.push_back(point);
+    }
+    refinement["start_parameters"] = points;
     refinement["termination"] = r.refinement_termination;
   }
   j["refinement"] = refinement;

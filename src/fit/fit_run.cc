@@ -108,6 +108,7 @@ void FitRun::StartRefinement() {
     if (distinct) starts.insert(starts.end(), candidate, candidate + dim);
   }
   lm_.emplace(lm, dim, starts);
+  lm_start_points_ = std::move(starts);
   phase_ = FitPhase::kLevenbergMarquardt;
 }
 
@@ -247,6 +248,7 @@ nlohmann::json FitRun::SaveState(StateHistory history) const {
   j["lm_evaluations"] = lm_evaluations_;
   j["lm_seconds"] = lm_seconds_;
   j["lm_start_costs"] = DoublesToJson(lm_start_costs_);
+  j["lm_start_points"] = DoublesToJson(lm_start_points_);
   j["lm_starts_agreeing"] = lm_starts_agreeing_;
   j["lm_termination"] = lm_termination_;
   if (history == StateHistory::kRowCountOnly) {
@@ -296,6 +298,7 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
     lm_evaluations_ = j.at("lm_evaluations").get<std::int64_t>();
     lm_seconds_ = j.at("lm_seconds").get<double>();
     lm_start_costs_ = DoublesFromJson(j.at("lm_start_costs"), ctx + ".lm_start_costs");
+    lm_start_points_ = DoublesFromJson(j.at("lm_start_points"), ctx + ".lm_start_points");
     lm_starts_agreeing_ = j.at("lm_starts_agreeing").get<int>();
     lm_termination_ = j.at("lm_termination").get<std::string>();
     if (j.contains("history_rows")) {

@@ -46,6 +46,7 @@ struct FitResult {
   // best start stopped.
   std::string refinement;
   std::vector<double> start_costs;
+  std::vector<std::vector<double>> start_parameters;  // each start's free parameters (map order)
   int starts_agreeing = 0;
   std::string refinement_termination;
   int cycles = 0;

@@ -86,6 +86,8 @@ class FitRun {
   // The last Levenberg–Marquardt refinement's starts: their final costs (in start order), how
   // many agree with the best, and how the best start stopped. Empty / 0 before one has finished.
   const std::vector<double>& lm_start_costs() const { return lm_start_costs_; }
+  // Where the last (or current) Levenberg–Marquardt refinement started: [start][dim] in u.
+  const std::vector<double>& lm_start_points() const { return lm_start_points_; }
   int lm_starts_agreeing() const { return lm_starts_agreeing_; }
   const std::string& lm_termination() const { return lm_termination_; }
   const std::vector<HistoryRow>& history() const { return history_; }
@@ -122,6 +124,7 @@ class FitRun {
   std::int64_t ga_evaluations_ = 0, nm_evaluations_ = 0, lm_evaluations_ = 0;
   double ga_seconds_ = 0.0, nm_seconds_ = 0.0, lm_seconds_ = 0.0;
   std::vector<double> lm_start_costs_;
+  std::vector<double> lm_start_points_;
   int lm_starts_agreeing_ = 0;
   std::string lm_termination_;
   std::vector<HistoryRow> history_;
