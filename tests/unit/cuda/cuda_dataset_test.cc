@@ -164,6 +164,39 @@ TEST_P(CudaDataset, RandomPopulationCostsEqualCpuBitForBit) {
   EXPECT_NE(want.costs[3], want.costs[4]);
 }
 
+// The least-squares path: cost, JᵀWr and JᵀWJ of every point, every term ==.
+TEST_P(CudaDataset, RandomPopulationNormalEquationsEqualCpuBitForBit) {
+  FRFIT_REQUIRE_GPU();
+  const auto s = Load(kDatasets[GetParam()]);
+  const int points = 16, dim = s->map->dim();
+  const std::vector<double> u = RandomPopulation(*s->map, points, 4040 + GetParam());
+  std::vector<double> coefficients, sensitivities;
+  s->map->AppendCoefficients(u, s->posture_q, &coefficients);
+  s->map->AppendSensitivities(u, s->posture_q, &sensitivities);
+  auto cpu = CreateCpuEvaluator(0);
+  EvaluatorOptions options;
+  options.backend = BackendType::kCuda;
+  auto gpu = CreateEvaluator(options);
+  cpu->SetProblems({s->packed});
+  gpu->SetProblems({s->packed});
+  const size_t terms = static_cast<size_t>(points) * NormalTermCount(dim);
+  std::vector<double> want(terms), got(terms, -12345.0);
+  std::vector<EvalStatus> want_status(points), got_status(points, static_cast<EvalStatus>(77));
+  const NormalEquationsBatch batch{std::vector<int>{points}, std::vector<int>{dim}, coefficients, sensitivities};
+  cpu->EvaluateNormalEquations(batch, want, want_status);
+  gpu->EvaluateNormalEquations(batch, got, got_status);
+  int mismatches = 0;
+  for (size_t t = 0; t < terms; ++t)
+    if (!(got[t] == want[t])) {
+      if (mismatches < 5) ADD_FAILURE() << s->name << " term " << t << ": cuda " << got[t] << " cpu " << want[t];
+      ++mismatches;
+    }
+  std::printf("[ %s ] %d of %zu normal-equation terms differ between cuda and cpu\n", s->name.c_str(), mismatches,
+              terms);
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(got_status, want_status);
+}
+
 INSTANTIATE_TEST_SUITE_P(Datasets, CudaDataset, ::testing::Range(0, 3),
                          [](const ::testing::TestParamInfo<int>& info) {
                            return std::string(kDatasets[info.param].name);
@@ -257,25 +290,25 @@ void ExpectSameFit(const Loaded& s, const FitOptions& options, std::uint64_t see
   EXPECT_LT(cpu->best_cost(), cpu->initial_population_best_cost()) << s.name;
 }
 
-// The dataset's fit.yaml as it is (paper's settings: random start, GA 15 x 80, NM ≤ 5000, 3 cycles).
+// The dataset's fit.yaml as it is (least squares from 8 starts), and the paper's settings
+// (fit_paper.yaml: random start, GA 15 x 80, NM ≤ 5000, 3 cycles).
 TEST(CudaDatasetFit, Paper3DofSameSeedSameParametersOnCpuAndCuda) {
   FRFIT_REQUIRE_GPU();
   const auto s = Load(kDatasets[0]);
   ExpectSameFit(*s, s->options, 3);
+  ExpectSameFit(*s, LoadFitOptions(kRoot + "paper_3dof/fit_paper.yaml"), 3);
 }
 
-// The dataset's fit.yaml (GA 20 x 100, NM ≤ 10000, up to 6 cycles), on the paper's posture only:
-// with all three postures the cpu side alone takes minutes, and one posture already runs the
-// whole GA ⇄ NM loop through both backends.
+// The dataset's fit.yaml (least squares), on the paper's posture only: one posture already runs
+// the whole GA ⇄ refinement loop through both backends.
 TEST(CudaDatasetFit, KukaKr90SameSeedSameParametersOnCpuAndCuda) {
   FRFIT_REQUIRE_GPU();
   const auto s = Load({"kuka_kr90", {"milling"}});
   ExpectSameFit(*s, s->options, 2);
 }
 
-// n = 18 with both postures. The GA is the dataset's (20 x 100); Nelder–Mead is cut to 1500
-// iterations and one cycle so the cpu side stays within seconds (the full fit.yaml runs for
-// minutes on a CPU); bit-identity does not depend on how long the run goes.
+// n = 18 with both postures, the dataset's fit.yaml cut to one cycle (bit-identity does not
+// depend on how long the run goes).
 TEST(CudaDatasetFit, SixAxis18DofSameSeedSameParametersOnCpuAndCuda) {
   FRFIT_REQUIRE_GPU();
   const auto s = Load(kDatasets[2]);
