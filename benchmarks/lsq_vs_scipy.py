@@ -14,7 +14,8 @@ least_squares would start it), and from each of the starting points frfit's refi
 (reported in its --json), keeping the best — the same multi-start, run one start after another.
 A fit succeeds when every parameter is within 2 % of the truth. Evaluations: frfit's
 `evaluations` (cost-only GA points plus normal-equation points, each of which includes the
-Jacobian); SciPy's nfev + njev. Wall time: frfit's whole command (process start to exit, parsing
+Jacobian); SciPy's nfev + njev. Sequential calls: frfit's `rounds` (evaluator calls, each covering
+all its points: what a batched backend's wall time follows); SciPy's are its evaluations. Wall time: frfit's whole command (process start to exit, parsing
 and result assembly included) against SciPy's least_squares call alone.
 
 Both run on one core: frfit with --threads 1, NumPy/SciPy with one BLAS thread (set below before
@@ -148,7 +149,7 @@ def main():
                 fit_seconds = time.perf_counter() - t0
                 fit = json.loads(out)
                 ok = all(abs(fit["parameters"][k] / v - 1) < 0.02 for k, v in truth.items())
-                rows["frfit"].append((ok, fit["evaluations"], fit_seconds))
+                rows["frfit"].append((ok, fit["evaluations"], fit_seconds, fit["rounds"]))
 
                 path = os.path.join(work, "problem.h5")
                 run([export, "--model", model, "--frf", frf, "--config", config, "--out", path])
@@ -157,7 +158,7 @@ def main():
                                           for k in problem.names)
                 t0 = time.perf_counter()
                 res, evaluations = scipy_fit(problem, problem.initial_u)
-                rows["scipy, 1 start"].append((success(res), evaluations, time.perf_counter() - t0))
+                rows["scipy, 1 start"].append((success(res), evaluations, time.perf_counter() - t0, evaluations))
                 t0 = time.perf_counter()
                 best, total = None, 0
                 for start in fit["refinement"].get("start_parameters", []):
@@ -165,7 +166,7 @@ def main():
                     total += evaluations
                     best = r if best is None or r.cost < best.cost else best
                 rows["scipy, frfit's starts"].append((best is not None and success(best), total,
-                                                      time.perf_counter() - t0))
+                                                      time.perf_counter() - t0, total))
                 print(f"{family} trial {t}: " + "; ".join(
                     f"{peer} {'ok' if r[-1][0] else 'MISS'} {r[-1][1]} evaluations {r[-1][2]:.2f} s"
                     for peer, r in rows.items()), flush=True)
@@ -179,12 +180,14 @@ def main():
                           f"(condition number {fit['identifiability']['condition_number']:.3g})", flush=True)
                     checked = True
             print(f"\n{family}, {args.trials} random parameter sets, noise {args.noise}:")
-            print("  peer                     success   evaluations mean / median / max   wall s mean / max")
+            print("  peer                     success   evaluations mean / median / max   sequential calls mean"
+                  "   wall s mean / max")
             for peer, r in rows.items():
                 ev = [x[1] for x in r]
                 wall = [x[2] for x in r]
+                calls = [x[3] for x in r]
                 print(f"  {peer:23s}  {sum(x[0] for x in r):2d}/{len(r):<3d}   {np.mean(ev):8.0f} / {np.median(ev):6.0f} / "
-                      f"{max(ev):6d}            {np.mean(wall):6.2f} / {max(wall):6.2f}")
+                      f"{max(ev):6d}   {np.mean(calls):12.0f}            {np.mean(wall):6.2f} / {max(wall):6.2f}")
             print(flush=True)
 
 

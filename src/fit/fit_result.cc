@@ -53,6 +53,7 @@ FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, con
   r.ga_seconds = run.ga_seconds();
   r.nm_seconds = run.nm_seconds();
   r.lm_evaluations = run.lm_evaluations();
+  r.rounds = run.rounds();
   r.lm_seconds = run.lm_seconds();
   r.refinement = ToString(options.fitter.refinement);
   r.start_costs = run.lm_start_costs();
@@ -143,6 +144,7 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
     WriteScalar(&f, "/summary/ga_seconds", r.ga_seconds);
     WriteScalar(&f, "/summary/nm_seconds", r.nm_seconds);
     WriteScalar(&f, "/summary/lm_evaluations", static_cast<double>(r.lm_evaluations));
+    WriteScalar(&f, "/summary/rounds", static_cast<double>(r.rounds));
     WriteScalar(&f, "/summary/lm_seconds", r.lm_seconds);
     f.SetAttribute("/summary", "refinement", r.refinement);
     if (!r.start_costs.empty()) {
@@ -248,6 +250,7 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
   j["parameters"] = params;
   j["cost"] = r.cost;
   j["evaluations"] = r.evaluations;
+  j["rounds"] = r.rounds;
   j["wall_seconds"] = r.wall_seconds;
   j["backend"] = r.backend_used;
   j["backend_given"] = r.backend_given;

@@ -181,6 +181,7 @@ void FitRun::Tell(std::span<const double> costs, double seconds) {
 
 void FitRun::TellNormalEquations(std::span<const double> normal, double seconds) {
   if (!WantsNormalEquations()) throw Error("", "fit", "normal equations told outside a refinement");
+  ++rounds_;
   const std::int64_t count = lm_->batch_size();
   lm_->Tell(normal);
   lm_evaluations_ += count;
@@ -246,6 +247,7 @@ nlohmann::json FitRun::SaveState(StateHistory history) const {
   j["ga_seconds"] = ga_seconds_;
   j["nm_seconds"] = nm_seconds_;
   j["lm_evaluations"] = lm_evaluations_;
+  j["rounds"] = rounds_;
   j["lm_seconds"] = lm_seconds_;
   j["lm_start_costs"] = DoublesToJson(lm_start_costs_);
   j["lm_start_points"] = DoublesToJson(lm_start_points_);
@@ -296,6 +298,7 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
     ga_seconds_ = j.at("ga_seconds").get<double>();
     nm_seconds_ = j.at("nm_seconds").get<double>();
     lm_evaluations_ = j.at("lm_evaluations").get<std::int64_t>();
+    rounds_ = j.at("rounds").get<std::int64_t>();
     lm_seconds_ = j.at("lm_seconds").get<double>();
     lm_start_costs_ = DoublesFromJson(j.at("lm_start_costs"), ctx + ".lm_start_costs");
     lm_start_points_ = DoublesFromJson(j.at("lm_start_points"), ctx + ".lm_start_points");

@@ -40,6 +40,7 @@ struct FitResult {
   double cost = 0.0;
   double initial_population_best_cost = 0.0;
   std::int64_t evaluations = 0, ga_evaluations = 0, nm_evaluations = 0, lm_evaluations = 0;
+  std::int64_t rounds = 0;  // evaluator calls (FitRun::rounds)
   double wall_seconds = 0.0, ga_seconds = 0.0, nm_seconds = 0.0, lm_seconds = 0.0;
   // The local refinement ("levenberg_marquardt" or "nelder_mead") and, for the former, its last
   // run's starts: final costs in start order, how many agree on the best minimum, and how the

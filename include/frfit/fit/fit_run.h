@@ -77,6 +77,9 @@ class FitRun {
   double initial_population_best_cost() const { return initial_population_best_; }
   std::int64_t evaluations() const { return ga_evaluations_ + nm_evaluations_ + lm_evaluations_; }
   std::int64_t ga_evaluations() const { return ga_evaluations_; }
+  // Evaluator calls this run took part in (Tell or TellNormalEquations): the sequential depth of
+  // the fit, what a batched backend's wall time follows.
+  std::int64_t rounds() const { return rounds_; }
   std::int64_t nm_evaluations() const { return nm_evaluations_; }
   // Points whose normal equations were evaluated (each also counts as one evaluation).
   std::int64_t lm_evaluations() const { return lm_evaluations_; }
@@ -121,7 +124,7 @@ class FitRun {
   bool have_best_ = false;
   bool initial_recorded_ = false;
   int last_nm_iteration_ = -1;
-  std::int64_t ga_evaluations_ = 0, nm_evaluations_ = 0, lm_evaluations_ = 0;
+  std::int64_t ga_evaluations_ = 0, nm_evaluations_ = 0, lm_evaluations_ = 0, rounds_ = 0;
   double ga_seconds_ = 0.0, nm_seconds_ = 0.0, lm_seconds_ = 0.0;
   std::vector<double> lm_start_costs_;
   std::vector<double> lm_start_points_;
