@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/io/atomic_file.h"
 
 namespace {
 
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
       std::fputs((usage + "See README.md and docs/ for every option.\n").c_str(), stdout);
       return 0;
     }
+  frfit::InstallTemporaryFileCleanup();
   try {
     if (command == "info") return frfit::cli::RunInfo(argc - 2, argv + 2);
     if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);

@@ -5,7 +5,6 @@
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/frf/synthesize.h"
-#include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 #include "frfit/model/joint_coefficients.h"
@@ -90,9 +89,8 @@ FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, con
 }
 
 void WriteFitResult(const std::string& path, const FitResult& r) {
-  AtomicFile atomic(path);
+  Hdf5File f(path, Hdf5File::Mode::kCreate);  // in memory until Save
   {
-    Hdf5File f(atomic.temp_path(), Hdf5File::Mode::kCreate);
     f.SetAttribute("/", "frfit_file", "fit_result");
     f.SetAttribute("/", "frfit_version", r.frfit_version);
     f.SetAttribute("/", "model", r.model_name);
@@ -168,7 +166,7 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
                      "fitted_damping_ratio, frequency_error_percent, damping_error_percent, mac");
     }
   }
-  atomic.Commit();
+  f.Save();
 }
 
 FitResult ReadFitResultSummary(const std::string& path) {

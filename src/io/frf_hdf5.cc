@@ -1,7 +1,6 @@
 #include "frfit/io/frf_hdf5.h"
 
 #include "frfit/common/error.h"
-#include "frfit/io/atomic_file.h"
 #include "frfit/io/hdf5_file.h"
 
 namespace frfit {
@@ -18,9 +17,8 @@ void WriteFrfMatrix(Hdf5File* file, const std::string& dataset, const FrfSet& se
 
 void WriteFrfSet(const std::string& path, const FrfSet& set) {
   Validate(set, path);
-  AtomicFile atomic(path);
+  Hdf5File file(path, Hdf5File::Mode::kCreate);
   {
-    Hdf5File file(atomic.temp_path(), Hdf5File::Mode::kCreate);
     const hsize_t lines = set.frequency_hz.size();
     file.WriteDoubles("/frequency_hz", {lines}, set.frequency_hz.data());
     WriteFrfMatrix(&file, "/H", set);
@@ -35,7 +33,7 @@ void WriteFrfSet(const std::string& path, const FrfSet& set) {
     file.CreateGroup("/provenance");
     for (const auto& [key, value] : set.provenance) file.SetAttribute("/provenance", key, value);
   }
-  atomic.Commit();
+  file.Save();
 }
 
 FrfSet ReadFrfSet(const std::string& path) {
