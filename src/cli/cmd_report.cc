@@ -9,6 +9,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/io/output_path.h"
 #include "frfit/report/html_report.h"
 
 namespace frfit::cli {
@@ -20,7 +21,7 @@ int RunReport(int argc, char** argv) {
     if (a == "-o") a = "--out";
   std::vector<char*> rewritten;
   for (std::string& a : storage) rewritten.push_back(a.data());
-  const Args args("report", argc, rewritten.data(), {"out"}, {"json"});
+  const Args args("report", argc, rewritten.data(), {"out"}, {"json"}, 1);
   if (args.positional().size() != 1)
     throw Error("frfit report", "RESULT.h5", "expected exactly one result file (usage: frfit report RESULT.h5 -o REPORT.html)");
   const std::string result = args.positional()[0];
@@ -28,6 +29,7 @@ int RunReport(int argc, char** argv) {
   const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
   if (!std::filesystem::is_directory(dir))
     throw Error("frfit report", "--out", "expected a path in an existing directory, got '" + out + "'");
+  RequireNotAnInput("frfit report", "--out", out, {result});
   WriteReport(result, out);
   if (args.Flag("json")) {
     nlohmann::ordered_json j = {{"result", result}, {"report", out},

@@ -258,11 +258,7 @@ FitOptions LoadFitOptions(const std::string& path) {
 }
 
 FitOptions ParseFitOptionsText(const std::string& yaml_text, const std::string& source) {
-  try {
-    return ParseFitOptions(YAML::Load(yaml_text), source);
-  } catch (const YAML::ParserException& e) {
-    throw Error(source, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
-  }
+  return ParseFitOptions(YamlReader::LoadText(yaml_text, source), source);
 }
 
 std::string FitOptionsToYaml(const FitOptions& o) {

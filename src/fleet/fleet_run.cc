@@ -22,6 +22,7 @@
 #include "frfit/fit/load_problem.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/io/output_path.h"
 #include "frfit/modal/modal.h"
 #include "frfit/report/fleet_index.h"
 #include "frfit/report/html_report.h"
@@ -337,6 +338,26 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       log("frfit fleet: skipping robot " + robot.name + ": " + out.reason);
     }
   }
+
+  // No output may be an input: a resumed run's directory, or a previous result named there.
+  InputFileSet inputs;
+  inputs.Add(manifest.path);
+  for (const FleetRobot& robot : manifest.robots) {
+    for (const std::string& file : {robot.model, robot.config, robot.previous}) inputs.Add(file);
+    for (const std::string& file : robot.frf) inputs.Add(file);
+  }
+  for (const auto& [path, model] : models)
+    for (const std::string& file : model->files) inputs.Add(file);
+  std::vector<std::string> outputs = {checkpoint_path, history_path};
+  for (const char* name : {"drift.json", "drift.txt", "index.html", "summary.csv", "summary.json"})
+    outputs.push_back((run_dir / name).string());
+  for (const auto& r : ready)
+    for (const char* extension : {".h5", ".html"})
+      outputs.push_back((run_dir / (manifest.robots[r->index].name + extension)).string());
+  for (const std::string& output : outputs)
+    if (const std::string* input = inputs.Find(output))
+      throw Error("frfit fleet", "--out",
+                  "expected a run directory that holds no input; " + output + " would overwrite " + *input);
 
   std::unique_ptr<Evaluator> evaluator;
   std::unique_ptr<RoundEvaluator> rounds;

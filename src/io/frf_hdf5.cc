@@ -54,7 +54,12 @@ FrfSet ReadFrfSet(const std::string& path) {
                                 std::to_string(dims[3]) + "]");
   const std::vector<std::int64_t> present = file.ReadInts("/present", 2, &dims);
   if (dims[0] != 3 || dims[1] != 3) throw Error(path, "/present", "expected shape [3][3]");
-  for (int e = 0; e < 9; ++e) set.present[e] = present[e] != 0;
+  for (int e = 0; e < 9; ++e) {
+    if (present[e] != 0 && present[e] != 1)
+      throw Error(path, "/present[" + std::to_string(e / 3) + "][" + std::to_string(e % 3) + "]",
+                  "expected 0 (not measured) or 1 (measured), got " + std::to_string(present[e]));
+    set.present[e] = present[e] == 1;
+  }
   set.H.resize(set.frequency_hz.size() * 9);
   // Non-finite values are kept: whether a bad line is an error or dropped is the cost's decision
   // (fit configuration), which names the line.

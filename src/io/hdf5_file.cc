@@ -3,6 +3,7 @@
 #include <hdf5_hl.h>
 
 #include <atomic>
+#include <filesystem>
 
 #include "frfit/common/error.h"
 #include "frfit/io/atomic_file.h"
@@ -38,6 +39,8 @@ Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
     file_ = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id);
     if (file_ < 0) throw Error(path, "", "cannot create HDF5 file");
   } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw Error(path, "", "expected a file, got a directory");
     if (H5Fis_hdf5(path.c_str()) <= 0) {
       FILE* f = std::fopen(path.c_str(), "rb");
       if (!f) throw Error(path, "", "cannot open file for reading");

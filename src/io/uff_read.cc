@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "frfit/common/error.h"
+#include "frfit/common/hashing.h"
 #include "frfit/io/uff.h"
 
 namespace frfit::uff {
@@ -442,12 +443,7 @@ std::vector<const Function58*> File::functions() const {
 File Parse(std::string_view bytes, const std::string& source) { return Parser(bytes, source).Run(); }
 
 File Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "", "cannot open the file for reading");
-  std::stringstream s;
-  s << in.rdbuf();
-  const std::string bytes = s.str();
-  return Parse(bytes, path);
+  return Parse(ReadFileBytes(path), path);
 }
 
 std::string FunctionTypeName(int t) {

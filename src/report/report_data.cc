@@ -65,7 +65,11 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   RequireDims(f, g + "/weights", dims, {lines, 3, 3});
   const std::vector<double> present = f.ReadDoubles(g + "/present", 2, &dims);
   RequireDims(f, g + "/present", dims, {3, 3});
-  for (int e = 0; e < 9; ++e) p.present[e] = present[e] != 0.0;
+  for (int e = 0; e < 9; ++e) {
+    if (present[e] != 0.0 && present[e] != 1.0)
+      throw Error(f.path(), g + "/present", "expected 0 or 1 per entry, got " + FormatDouble(present[e]));
+    p.present[e] = present[e] == 1.0;
+  }
   p.cost = Scalar(f, g + "/cost", false);
   if (f.Exists(g + "/dropped_hz")) p.dropped_hz = f.ReadDoubles(g + "/dropped_hz", 1, &dims);
   if (f.Exists(g + "/modal_comparison")) {

@@ -431,6 +431,29 @@ TEST_F(FleetTest, FleetSkipsBadRobotsAndRefusesToReuseARunId) {
   }
 }
 
+// A resumed run whose directory holds an input under an output's name (here a robot's FRF file
+// named like its result) is refused before any work, and the input is left as it was.
+TEST_F(FleetTest, FleetRefusesARunDirectoryWhoseOutputWouldOverwriteAnInput) {
+  Generate("fleet", 1, kTinyConfig);
+  fs::create_directories(Path("runs/night"));
+  fs::copy_file(Path("fleet/robot_000/frf_milling.h5"), Path("runs/night/good.h5"));
+  std::ofstream(Path("fleet/fleet.yaml")) << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nrobots:\n"
+                                             "  - {name: good, frf: [../runs/night/good.h5]}\n";
+  const std::string before = ReadText(Path("runs/night/good.h5"));
+  FleetRunOptions o;
+  o.manifest = Path("fleet/fleet.yaml");
+  o.out = Path("runs");
+  o.run_id = "night";
+  o.resume = true;
+  try {
+    RunFleet(o);
+    ADD_FAILURE() << "the run overwrote its own input";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("would overwrite"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ReadText(Path("runs/night/good.h5")), before);
+}
+
 // --- drift ----------------------------------------------------------------------------------------
 
 TEST_F(FleetTest, FleetDriftReportFlagsAParameterThatMoved) {

@@ -42,8 +42,14 @@ nelder_mead: {max_iterations: 150}
 fitter: {max_cycles: 2, stall_cycles: 1}
 )";
 
-// Every output of these commands is larger than this; every input is read, never written.
-constexpr long kRoomBytes = 8 * 1024;
+// The room each command gets: half of what its largest output needs, so that HDF5 accepts the
+// datasets (it buffers them) and only the final flush fails, as on a real nearly full disk.
+long RoomFor(const fs::path& output_dir) {
+  std::uintmax_t largest = 0;
+  for (const auto& e : fs::recursive_directory_iterator(output_dir))
+    if (e.is_regular_file()) largest = std::max(largest, e.file_size());
+  return std::max(4096L, static_cast<long>(largest / 2) / 4096 * 4096);
+}
 
 enum class Constraint { kFileSizeLimit, kFullTmpfs };
 
@@ -160,6 +166,8 @@ std::vector<std::string> TemporaryFiles(const fs::path& dir) {
   return found;
 }
 
+class WriteFailureCleanup : public test::TempDirTest {};
+
 class WriteFailure : public test::TempDirTest,
                      public ::testing::WithParamInterface<std::tuple<Writer, Constraint>> {
  protected:
@@ -184,9 +192,14 @@ class WriteFailure : public test::TempDirTest,
 
 TEST_P(WriteFailure, LeavesThePreviousFileAndSaysSoOnOneLine) {
   const auto& [writer, constraint] = GetParam();
-  const std::string in = Path("in"), out = Path("out");
+  const std::string in = Path("in"), out = Path("out"), reference = Path("reference");
   MakeInputs(in);
   if (HasFatalFailure()) return;
+  fs::create_directories(reference);
+  const test::CliResult sized = test::RunWithFileSizeLimit(writer.program, writer.args(in, reference), RLIM_INFINITY,
+                                                           Path("stdout.txt"), Path("stderr.txt"));
+  ASSERT_EQ(sized.status, 0) << sized.err;
+  const long room = RoomFor(reference);
   fs::create_directories(out);
   SmallTmpfs tmpfs;
   if (constraint == Constraint::kFullTmpfs) {
@@ -200,9 +213,9 @@ TEST_P(WriteFailure, LeavesThePreviousFileAndSaysSoOnOneLine) {
 
   test::CliResult r;
   if (constraint == Constraint::kFileSizeLimit) {
-    r = test::RunWithFileSizeLimit(writer.program, args, kRoomBytes, Path("stdout.txt"), Path("stderr.txt"));
+    r = test::RunWithFileSizeLimit(writer.program, args, room, Path("stdout.txt"), Path("stderr.txt"));
   } else {
-    FillLeaving(out + "/filler", kRoomBytes);
+    FillLeaving(out + "/filler", room);
     r = test::RunWithFileSizeLimit(writer.program, args, RLIM_INFINITY, Path("stdout.txt"), Path("stderr.txt"));
   }
   EXPECT_EQ(r.status, 1) << "(-1: killed by a signal) " << r.err;
@@ -235,6 +248,24 @@ INSTANTIATE_TEST_SUITE_P(EveryWriter, WriteFailure,
                                   (std::get<1>(info.param) == Constraint::kFileSizeLimit ? "_FileSizeLimit"
                                                                                         : "_FullTmpfs");
                          });
+
+// A temporary file of a frfit that was killed (kill -9: no handler runs) is removed by the next
+// write in that directory; one of a process that still runs is left alone.
+TEST_F(WriteFailureCleanup, TemporaryFileOfAKilledProcessIsRemovedByTheNextWrite) {
+  const pid_t dead = ::fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);  // reaped: its pid names no process now
+  const std::string stale = Path("frf.h5.tmp." + std::to_string(dead));
+  const std::string live = Path("other.h5.tmp." + std::to_string(::getppid()));
+  std::ofstream(stale) << "half a file";
+  std::ofstream(live) << "being written";
+  const test::CliResult r = Run({"simulate", "--model", kModel, "--posture", "milling", "--band", "1:2:1",
+                                 "--out", Path("frf.h5")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
+}
 
 // The history log appends in place; a failed append or sync is an Error naming the file, and the
 // rows a successful Sync covered stay readable (a checkpoint records that length).
