@@ -3,14 +3,18 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 
 #include "frfit/common/error.h"
+#include "help.h"
 
 namespace frfit::cli {
 
 Args::Args(const std::string& command, int argc, char** argv, std::set<std::string> valued,
            std::set<std::string> flags, size_t max_positional)
     : command_(command) {
+  for (int i = 0; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) throw HelpRequested{command, valued, flags};
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) {

@@ -22,8 +22,10 @@ bool ParametersFromProvenance(const Model& model, const std::string& text, std::
     if (index < 0) return false;
     (*out)[index] = std::strtod(item.substr(eq + 1).c_str(), nullptr);
   }
-  for (double v : *out)
-    if (!(v > 0.0)) return false;
+  // Every parameter given and finite; positive where the model requires it (a stiffness-law
+  // coefficient other than the constant may be zero or negative, as in LoadParameters).
+  for (int i = 0; i < model.num_parameters(); ++i)
+    if (!std::isfinite((*out)[i]) || (model.parameters[i].log_scale && !((*out)[i] > 0.0))) return false;
   return true;
 }
 

@@ -446,7 +446,10 @@ FleetReport RunFleet(const FleetRunOptions& options) {
                       "evaluations %lld  (%.0f/s)",
                       static_cast<long long>(round), running, ready.size(), in_ga, in_nm, best.front(),
                       best[best.size() / 2], best.back(), static_cast<long long>(evaluations), rate);
-      log(buffer);
+      if (options.progress)
+        options.progress(buffer);
+      else
+        log(buffer);
     };
     rounds = std::make_unique<RoundEvaluator>(evaluator.get(), [&](std::int64_t round) {
       if (options.progress_every_rounds > 0 && (round == 1 || round % options.progress_every_rounds == 0))

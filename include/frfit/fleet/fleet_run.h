@@ -32,8 +32,10 @@ struct FleetRunOptions {
   std::int64_t checkpoint_every_evaluations = 0;
   double checkpoint_every_seconds = 60.0;
   // Lines for the user (stderr): skipped robots, resume notes and, when progress_every_rounds > 0,
-  // a progress line every that many rounds.
+  // a progress line every that many rounds (and one at the end) — to `progress` when set (a
+  // terminal shows them as one line that updates in place), else to `log`.
   std::function<void(const std::string&)> log;
+  std::function<void(const std::string&)> progress;
   int progress_every_rounds = 0;
 };
 

@@ -2,6 +2,7 @@
 // fleet, batching-independence of the results, kill and resume, skipped robots, run directories
 // that are never reused, and the drift report.
 #include <fcntl.h>
+#include <pty.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -452,6 +453,40 @@ TEST_F(FleetTest, FleetRefusesARunDirectoryWhoseOutputWouldOverwriteAnInput) {
     EXPECT_NE(std::string(e.what()).find("would overwrite"), std::string::npos) << e.what();
   }
   EXPECT_EQ(ReadText(Path("runs/night/good.h5")), before);
+}
+
+// On a terminal the progress is one line that updates in place (carriage return, erase line),
+// as `frfit fit` shows it, not a new line every --progress-every rounds.
+TEST_F(FleetTest, FleetProgressOnATerminalIsOneUpdatingLine) {
+  const std::string manifest = Generate("fleet", 2, kTinyConfig);
+  int terminal = -1;
+  const std::string runs = Path("runs");
+  std::vector<char*> argv;
+  std::vector<std::string> args = {kCli, "fleet", "--manifest", manifest, "--out", runs, "--run-id", "tty",
+                                   "--backend", "cpu", "--threads", "2"};
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::forkpty(&terminal, nullptr, nullptr, nullptr);
+  ASSERT_GE(pid, 0) << "no pseudo-terminal here";
+  if (pid == 0) {  // stderr is the terminal; stdout (the summary table) goes nowhere
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::execv(kCli.c_str(), argv.data());
+    ::_exit(127);
+  }
+  std::string seen;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(terminal, buffer, sizeof buffer)) > 0;) seen.append(buffer, n);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(terminal);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << seen;
+  int updates = 0;
+  for (size_t at = 0; (at = seen.find("round ", at)) != std::string::npos; at += 6, ++updates)
+    EXPECT_EQ(seen.compare(at - 4, 4, "\r\033[K"), 0) << "an update that does not rewrite the line: " << seen;
+  EXPECT_GE(updates, 2) << seen;
+  // The backend line and the end of the progress line; nothing else starts a new line.
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), '\n'), 2) << seen;
 }
 
 // --- drift ----------------------------------------------------------------------------------------
