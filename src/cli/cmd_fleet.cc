@@ -106,6 +106,11 @@ int RunFleet(int argc, char** argv) {
       int moved_modes = 0;
       for (const FleetDriftFrequency& d : r.drift_frequencies) moved_modes += d.flagged;
       if (moved_modes) drift += " +" + std::to_string(moved_modes) + " mode(s)";
+      if (r.cost_flagged()) {
+        char ratio[64];
+        std::snprintf(ratio, sizeof ratio, "HIGH COST (%.3g x the median)  ", r.cost_over_median);
+        drift = ratio + drift;
+      }
       std::printf("  %-16s %-8s %13.6e %11lld  %s\n", r.name.c_str(), r.status.c_str(), r.cost,
                   static_cast<long long>(r.evaluations), drift.c_str());
     }

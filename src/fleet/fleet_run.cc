@@ -191,6 +191,8 @@ std::string Percent(double v) {
 
 }  // namespace
 
+bool FleetRobotOutcome::cost_flagged() const { return cost_over_median > kFleetHighCostFactor; }
+
 bool FleetRobotOutcome::drift_flagged() const {
   for (const FleetDriftParameter& d : drift_parameters)
     if (d.flagged) return true;
@@ -246,6 +248,8 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
     o["warm_start"] = r.warm_start;
     o["result"] = r.result_file;
     o["cost"] = r.cost;
+    o["cost_over_median"] = JsonNum(r.cost_over_median);
+    o["cost_flagged"] = r.cost_flagged();
     o["evaluations"] = r.evaluations;
     o["cycles"] = r.cycles;
     o["termination"] = r.termination;
@@ -544,6 +548,18 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       }
     }
   }
+  // Each fitted robot's cost against the fleet's median (the middle of the sorted costs; the mean
+  // of the two middle ones for an even count).
+  std::vector<double> costs;
+  for (const FleetRobotOutcome& r : report.robots)
+    if (r.status == "ok") costs.push_back(r.cost);
+  if (!costs.empty()) {
+    std::sort(costs.begin(), costs.end());
+    const size_t m = costs.size() / 2;
+    const double median = costs.size() % 2 ? costs[m] : 0.5 * (costs[m - 1] + costs[m]);
+    for (FleetRobotOutcome& r : report.robots)
+      if (r.status == "ok" && median > 0.0) r.cost_over_median = r.cost / median;
+  }
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   // --- fleet outputs (atomic each); the summary last, as the mark of a finished run ----------
@@ -576,8 +592,12 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   for (const FleetRobotOutcome& r : report.robots) {
     FleetIndexRow row;
     row.robot = r.name;
-    row.status = r.status == "ok" ? (r.drift_flagged() ? "drift" : "ok") : "skipped: " + r.reason;
+    row.status = r.status != "ok"      ? "skipped: " + r.reason
+                 : r.cost_flagged()    ? "high cost"
+                 : r.drift_flagged()   ? "drift"
+                                       : "ok";
     row.cost = r.status == "ok" ? r.cost : std::nan("");
+    row.cost_over_median = r.cost_over_median;
     if (r.status == "ok") {
       row.result_file = r.name + ".h5";
       row.report_link = r.name + ".html";

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "frfit/common/error.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/report/html_report.h"
 
@@ -28,6 +29,8 @@ std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows, const std::
        "thead th{background:#f2f4f7}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
        ".drift-flag{display:inline-block;margin:0 4px 2px 0;padding:0 6px;border-radius:8px;background:#fff3cd;color:#8a5a00;font-size:12px}\n"
        "tr.status-ok td.status{color:#1b7f3b}tr.status-failed td.status,tr.status-error td.status{color:#b3261e;font-weight:600}\n"
+       "tr.status-high_cost td{background:#fde8e6}tr.status-high_cost td.status{color:#b3261e;font-weight:600}\n"
+       ".vs-median{color:#5b6470;font-size:12px}\n"
        "</style>\n</head>\n<body>\n<h1>"
     << HtmlEscape(title) << "</h1>\n<table class=\"fleet-index\">\n<thead><tr><th>robot</th><th>result</th><th>report</th>"
        "<th>cost</th><th>status</th><th>drift flags</th></tr></thead>\n<tbody>\n";
@@ -41,7 +44,14 @@ std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows, const std::
     s << "</td><td>";
     if (r.report_link.empty()) s << "&#8212;";
     else s << "<a class=\"report-link\" href=\"" << HtmlEscape(r.report_link) << "\">report</a>";
-    s << "</td><td class=\"num\">" << cost << "</td><td class=\"status\">" << HtmlEscape(r.status) << "</td><td>";
+    s << "</td><td class=\"num\">" << cost;
+    if (std::isfinite(r.cost_over_median)) {
+      char ratio[64];
+      std::snprintf(ratio, sizeof ratio, "%.3g", r.cost_over_median);
+      s << " <span class=\"vs-median\" data-value=\"" << FormatDouble(r.cost_over_median) << "\">(" << ratio
+        << "&#215; median)</span>";
+    }
+    s << "</td><td class=\"status\">" << HtmlEscape(r.status) << "</td><td>";
     if (r.drift_flags.empty()) s << "none";
     for (const std::string& flag : r.drift_flags) s << "<span class=\"drift-flag\">" << HtmlEscape(flag) << "</span>";
     s << "</td></tr>\n";

@@ -80,6 +80,11 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
       p.modes.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6]});
     }
   }
+  if (f.Exists(g + "/mac") && f.Exists(g + "/mac_fitted_frequency_hz")) {
+    p.mac_fitted_hz = f.ReadDoubles(g + "/mac_fitted_frequency_hz", 1, &dims);
+    p.mac = f.ReadDoubles(g + "/mac", 2, &dims);
+    RequireDims(f, g + "/mac", dims, {p.modes.size(), p.mac_fitted_hz.size()});
+  }
   for (size_t i = 1; i < p.frequency_hz.size(); ++i)
     if (!(p.frequency_hz[i] > p.frequency_hz[i - 1]))
       throw Error(f.path(), g + "/frequency_hz", "expected strictly increasing frequencies");

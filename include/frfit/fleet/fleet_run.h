@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -72,7 +73,14 @@ struct FleetRobotOutcome {
   std::vector<FleetDriftParameter> drift_parameters;
   std::vector<FleetDriftFrequency> drift_frequencies;
   bool drift_flagged() const;
+  // cost / the median cost of the fleet's fitted robots (NaN when not fitted). A robot far above
+  // the median (kFleetHighCostFactor) fits its data much worse than its siblings: wrong data,
+  // another model, a local minimum. Flagged in the index, the table and summary.json.
+  double cost_over_median = std::numeric_limits<double>::quiet_NaN();
+  bool cost_flagged() const;
 };
+
+inline constexpr double kFleetHighCostFactor = 10.0;
 
 struct FleetReport {
   std::string run_id;

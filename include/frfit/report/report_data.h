@@ -37,6 +37,10 @@ struct ReportPosture {
   double cost = 0.0;
   std::vector<double> dropped_hz;
   std::vector<ReportModalRow> modes;
+  // /mac: every reference mode (row) against every fitted mode in mac_fitted_hz; empty in results
+  // written before it was stored.
+  std::vector<double> mac_fitted_hz;
+  std::vector<double> mac;  // [reference][fitted]
   int num_lines() const { return static_cast<int>(frequency_hz.size()); }
 };
 

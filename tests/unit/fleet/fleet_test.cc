@@ -489,6 +489,41 @@ TEST_F(FleetTest, FleetProgressOnATerminalIsOneUpdatingLine) {
   EXPECT_EQ(std::count(seen.begin(), seen.end(), '\n'), 2) << seen;
 }
 
+// A robot whose data its model cannot explain (here its FRFs ten times too large, as after a
+// wrong calibration) fits much worse than its siblings: the index, the table and summary.json
+// flag it against the fleet's median cost instead of calling it "ok".
+TEST_F(FleetTest, FleetFlagsARobotWhoseCostIsFarAboveTheMedian) {
+  Generate("fleet", 3, kTinyConfig);
+  FrfSet scaled = ReadFrfSet(Path("fleet/robot_002/frf_milling.h5"));
+  for (auto& h : scaled.H) h *= 10.0;
+  WriteFrfSet(Path("fleet/robot_002/frf_scaled.h5"), scaled);
+  std::ofstream(Path("fleet/fleet.yaml")) << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nrobots:\n"
+                                             "  - {name: a, frf: [robot_000/frf_milling.h5]}\n"
+                                             "  - {name: b, frf: [robot_001/frf_milling.h5]}\n"
+                                             "  - {name: miscalibrated, frf: [robot_002/frf_scaled.h5]}\n";
+  std::string err;
+  ASSERT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(Path("fleet/fleet.yaml")) + " --out " + Quote(Path("runs")) +
+                      " --run-id n --backend cpu --threads 2 --quiet",
+                  &err),
+            0)
+      << err;
+  const nlohmann::json summary = ReadJson(Path("runs/n/summary.json"));
+  const double bad = RobotOf(summary, "miscalibrated")["cost_over_median"].get<double>();
+  EXPECT_GT(bad, kFleetHighCostFactor);
+  EXPECT_TRUE(RobotOf(summary, "miscalibrated")["cost_flagged"].get<bool>());
+  for (const char* good : {"a", "b"}) {
+    EXPECT_LT(RobotOf(summary, good)["cost_over_median"].get<double>(), kFleetHighCostFactor) << good;
+    EXPECT_FALSE(RobotOf(summary, good)["cost_flagged"].get<bool>()) << good;
+  }
+  const std::string index = ReadText(Path("runs/n/index.html"));
+  const size_t row = index.find("<td class=\"robot\">miscalibrated</td>");
+  ASSERT_NE(row, std::string::npos) << index;
+  EXPECT_NE(index.rfind("<tr class=\"fleet-row status-high_cost\">", row), std::string::npos);
+  EXPECT_EQ(index.find("fleet-row status-high_cost"), index.rfind("fleet-row status-high_cost")) << index;
+  const std::string table = ReadText(Path("out.txt"));
+  EXPECT_NE(table.find("HIGH COST"), std::string::npos) << table;
+}
+
 // --- drift ----------------------------------------------------------------------------------------
 
 TEST_F(FleetTest, FleetDriftReportFlagsAParameterThatMoved) {

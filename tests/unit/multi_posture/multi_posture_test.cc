@@ -50,16 +50,23 @@ std::string Frfs(const std::string& dataset, std::initializer_list<const char*> 
 TEST(MultiPostureKuka, ThreePosturesPinDownWhatOnePostureLeavesOpen) {
   const Model model = LoadModel(kRoot + "/datasets/kuka_kr90/model.yaml");
   const std::vector<double> truth = LoadParameters(kRoot + "/datasets/kuka_kr90/params_from34.yaml", model);
-  // spread[p]: largest |log10(fitted / true)| over the seeds.
+  // spread[p]: largest |log10(fitted / true)| over three fits that reached the fitness tolerance
+  // (the cost is 0 at the truth: a fit that stopped above the tolerance sits in a local minimum,
+  // which says nothing about what the data determine). The paper's settings get there from one
+  // seed in two or three; seeds are tried in order, at most eight.
   auto spread = [&](const std::string& frfs) {
     std::vector<double> worst(model.num_parameters(), 0.0);
-    for (int seed = 1; seed <= 3; ++seed) {
+    int converged = 0;
+    for (int seed = 1; seed <= 8 && converged < 3; ++seed) {
       const nlohmann::json result = Fit("kuka_kr90", frfs, seed);
+      if (result["termination"] != "fitness_tolerance") continue;
+      ++converged;
       for (int p = 0; p < model.num_parameters(); ++p) {
         const double fitted = result["parameters"][model.parameters[p].name].get<double>();
         worst[p] = std::max(worst[p], std::abs(std::log10(fitted / truth[p])));
       }
     }
+    EXPECT_EQ(converged, 3) << "fewer than three of seeds 1-8 reached the fitness tolerance: " << frfs;
     return worst;
   };
   const std::vector<double> single = spread(Frfs("kuka_kr90", {"milling"}));
