@@ -249,6 +249,28 @@ INSTANTIATE_TEST_SUITE_P(EveryWriter, WriteFailure,
                                                                                         : "_FullTmpfs");
                          });
 
+// A fit whose result cannot be written keeps its checkpoint (the night's work), and --resume
+// writes the result once there is room, without fitting again.
+TEST_F(WriteFailureCleanup, FitKeepsItsCheckpointWhenTheResultCannotBeWritten) {
+  const std::string result = Path("result.h5"), checkpoint = Path("result.h5.checkpoint.json");
+  // A short fit: its checkpoints (with the history inline) stay under 40 kB, the result is 100 kB.
+  std::ofstream(Path("short.yaml")) << "format: frfit-fit-1\ngenetic_algorithm: {population_size: 40, generations: 5}\n"
+                                       "nelder_mead: {max_iterations: 300}\nfitter: {max_cycles: 1}\n";
+  const std::vector<std::string> fit = {"fit", "--model", kModel, "--frf", kFrf, "--config", Path("short.yaml"),
+                                        "--out", result, "--checkpoint-seconds", "1e-9", "--quiet"};
+  test::CliResult r = test::RunWithFileSizeLimit(kCli, fit, 64 * 1024, Path("stdout.txt"), Path("stderr.txt"));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("error: " + result + ": cannot write"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(result));
+  ASSERT_TRUE(fs::exists(checkpoint));
+  std::vector<std::string> resume = fit;
+  resume.insert(resume.end(), {"--resume", checkpoint, "--json"});
+  r = test::RunWithFileSizeLimit(kCli, resume, RLIM_INFINITY, Path("stdout.txt"), Path("stderr.txt"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(result));
+  EXPECT_FALSE(fs::exists(checkpoint));
+}
+
 // A temporary file of a frfit that was killed (kill -9: no handler runs) is removed by the next
 // write in that directory; one of a process that still runs is left alone.
 TEST_F(WriteFailureCleanup, TemporaryFileOfAKilledProcessIsRemovedByTheNextWrite) {
