@@ -2,9 +2,9 @@
 // extensions; the output is written atomically and nothing is written when the input is bad.
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "args.h"
 #include "commands.h"

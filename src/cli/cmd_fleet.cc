@@ -43,7 +43,8 @@ int RunFleet(int argc, char** argv) {
   if (every < 1) throw Error("frfit fleet", "--progress-every", "expected an integer >= 1");
   if (progress) options.progress_every_rounds = static_cast<int>(every);
   // On a terminal: one line that updates in place (every round, at most a few times a second),
-  // as `frfit fit` shows; other lines end it first. Elsewhere: a line every --progress-every rounds.
+  // as `frfit fit` shows; other lines end it first. Elsewhere: a line every --progress-every
+  // rounds.
   using Clock = std::chrono::steady_clock;
   bool line_open = false;
   std::string unshown;  // the latest update the rate limit held back, shown at the end

@@ -14,7 +14,8 @@ int RunModal(int argc, char** argv) {
   const Args args("modal", argc, argv, {"model", "posture", "q", "params"}, {"json"});
   const ModelContext ctx = LoadModelContext(args);
   const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
-  const ModalAnalysis analysis = AnalyseModes(posture, Coefficients(ctx.model, ctx.parameters, ctx.q));
+  const ModalAnalysis analysis =
+      AnalyseModes(posture, Coefficients(ctx.model, ctx.parameters, ctx.q));
   const std::vector<Mode>& modes = analysis.modes;
   // A DOF that does not oscillate (overdamped: two real eigenvalues) has no mode; say so rather
   // than show fewer modes than DOFs without a word.
@@ -46,7 +47,9 @@ int RunModal(int argc, char** argv) {
     std::printf("  %4zu  %13.4f  %11.3f   %.3f %.3f %.3f\n", k + 1, modes[k].frequency_hz,
                 100.0 * modes[k].damping_ratio, std::abs(modes[k].sensor_shape(0)),
                 std::abs(modes[k].sensor_shape(1)), std::abs(modes[k].sensor_shape(2)));
-  std::printf("  damped f = Im(lambda)/2pi, the frequency the mode rings at; damping = -Re(lambda)/|lambda|\n");
+  std::printf(
+      "  damped f = Im(lambda)/2pi, the frequency the mode rings at; damping = "
+      "-Re(lambda)/|lambda|\n");
   if (not_oscillating > 0) {
     std::string rates;
     for (double v : analysis.real_eigenvalues) {
@@ -54,8 +57,9 @@ int RunModal(int argc, char** argv) {
       std::snprintf(text, sizeof text, "%.4g", v);
       rates += (rates.empty() ? "" : ", ") + std::string(text);
     }
-    std::printf("  %zu modes for %d DOFs: %d DOF%s overdamped (real eigenvalues %s 1/s), no frequency\n",
-                modes.size(), dofs, not_oscillating, not_oscillating == 1 ? " is" : "s are", rates.c_str());
+    std::printf(
+        "  %zu modes for %d DOFs: %d DOF%s overdamped (real eigenvalues %s 1/s), no frequency\n",
+        modes.size(), dofs, not_oscillating, not_oscillating == 1 ? " is" : "s are", rates.c_str());
   }
   return 0;
 }

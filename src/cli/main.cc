@@ -5,9 +5,9 @@
 #include <string>
 
 #include "commands.h"
-#include "help.h"
 #include "frfit/common/error.h"
 #include "frfit/io/atomic_file.h"
+#include "help.h"
 
 namespace {
 
@@ -24,8 +24,10 @@ constexpr const char* kUsage =
     "            [--checkpoint-seconds S] [--resume C.json] [--progress|--quiet]\n"
     "            [--progress-every N] [--json]\n"
     "  convert   IN.uff OUT.h5 --posture NAME | IN.h5 OUT.uff [--binary]  UFF 58/58b <-> HDF5\n"
-    "            [--sensor-node N] [--format receptance|mobility|inertance] [--mapping MAP.yaml] [--json]\n"
-    "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] [--threads N]\n"
+    "            [--sensor-node N] [--format receptance|mobility|inertance] [--mapping MAP.yaml] "
+    "[--json]\n"
+    "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] "
+    "[--threads N]\n"
     "            [--checkpoint-seconds S] [--checkpoint-every N] [--progress|--quiet]\n"
     "            [--progress-every N] [--json]                    nightly refit\n"
     "  report    RESULT.h5 -o|--out REPORT.html [--json]          HTML fit report\n"

@@ -74,7 +74,8 @@ bool CostOptions::IsValid(std::string* error) const {
   if (!(w.min_prominence_db >= 0.0))
     return fail("cost.weights.min_prominence_db: expected >= 0 dB");
   if (!(w.peak_floor_db > 0.0))
-    return fail("cost.weights.peak_floor_db: expected > 0 dB, got " + FormatDouble(w.peak_floor_db));
+    return fail("cost.weights.peak_floor_db: expected > 0 dB, got " +
+                FormatDouble(w.peak_floor_db));
   for (size_t b = 0; b < w.bands.size(); ++b)
     if (!(w.bands[b].to_hz >= w.bands[b].from_hz) || !(w.bands[b].gain >= 0.0))
       return fail("cost.weights.bands[" + std::to_string(b) +

@@ -36,7 +36,8 @@ bool Bad(std::complex<double> h) {
 
 }  // namespace
 
-std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prominence_db, double floor_db) {
+std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prominence_db,
+                           double floor_db) {
   const int n = static_cast<int>(magnitude.size());
   const double ratio = std::pow(10.0, min_prominence_db / 20.0);
   std::vector<int> peaks;

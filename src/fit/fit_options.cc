@@ -25,9 +25,9 @@ std::array<bool, 9> ParseEntries(const YamlReader& r, const YAML::Node& node, co
 
 void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string& path,
                   WeightOptions* w) {
-  r.RequireMap(node, path, {"mode", "peak_gain", "base_gain", "peak_halfwidth_lines",
-                            "min_prominence_db", "peak_floor_db", "peaks_per_entry", "peak_frequencies_hz",
-                            "bands"});
+  r.RequireMap(node, path,
+               {"mode", "peak_gain", "base_gain", "peak_halfwidth_lines", "min_prominence_db",
+                "peak_floor_db", "peaks_per_entry", "peak_frequencies_hz", "bands"});
   if (r.Has(node, "mode")) {
     const std::string mode = r.String(node["mode"], JoinPath(path, "mode"));
     if (!FromString(mode, &w->mode))
@@ -226,14 +226,15 @@ std::string ShortestNumbers(const std::string& text) {
   std::string out;
   for (size_t i = 0; i < text.size();) {
     const bool starts = (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '-') &&
-                        (i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_' ||
-                                     text[i - 1] == '.'));
+                        (i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) ||
+                                     text[i - 1] == '_' || text[i - 1] == '.'));
     if (starts) {
       char* end = nullptr;
       const double value = std::strtod(text.c_str() + i, &end);
       const size_t n = static_cast<size_t>(end - (text.c_str() + i));
       const char next = i + n < text.size() ? text[i + n] : '\n';
-      if (n > 0 && !(std::isalnum(static_cast<unsigned char>(next)) || next == '_' || next == '.')) {
+      if (n > 0 &&
+          !(std::isalnum(static_cast<unsigned char>(next)) || next == '_' || next == '.')) {
         out += FormatDouble(value);
         i += n;
         continue;

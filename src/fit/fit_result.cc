@@ -165,8 +165,11 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
                      "reference_frequency_hz, reference_damping_ratio, fitted_frequency_hz, "
                      "fitted_damping_ratio, frequency_error_percent, damping_error_percent, mac");
       // Every reference mode against every fitted mode in the band, row-major [reference][fitted].
-      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mac = p.modal.mac;
-      f.WriteDoubles(g + "/mac", {static_cast<hsize_t>(mac.rows()), static_cast<hsize_t>(mac.cols())}, mac.data());
+      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mac =
+          p.modal.mac;
+      f.WriteDoubles(g + "/mac",
+                     {static_cast<hsize_t>(mac.rows()), static_cast<hsize_t>(mac.cols())},
+                     mac.data());
       f.WriteDoubles(g + "/mac_fitted_frequency_hz", {p.modal.mac_fitted_frequency_hz.size()},
                      p.modal.mac_fitted_frequency_hz.data());
     }

@@ -18,8 +18,8 @@ Problem LoadProblem(std::shared_ptr<const Model> model, const std::vector<std::s
     for (const auto& [key, value] : measured.provenance)
       if (key == "model" && value != model->name)
         Warn(file, "/provenance@model",
-             "the FRFs were synthesised from model '" + value + "', this fit uses model '" + model->name + "' (" +
-                 model->source + ")");
+             "the FRFs were synthesised from model '" + value + "', this fit uses model '" +
+                 model->name + "' (" + model->source + ")");
     if (model->FindPosture(measured.posture) < 0)
       throw Error(file, "/@posture", "model '" + model->name + "' has no posture '" + measured.posture + "'");
     for (const ProblemPosture& other : problem.postures)

@@ -26,7 +26,8 @@ bool ParametersFromProvenance(const Model& model, const std::string& text, std::
   // Every parameter given and finite; positive where the model requires it (a stiffness-law
   // coefficient other than the constant may be zero or negative, as in LoadParameters).
   for (int i = 0; i < model.num_parameters(); ++i)
-    if (!std::isfinite((*out)[i]) || (model.parameters[i].log_scale && !((*out)[i] > 0.0))) return false;
+    if (!std::isfinite((*out)[i]) || (model.parameters[i].log_scale && !((*out)[i] > 0.0)))
+      return false;
   return true;
 }
 
@@ -109,15 +110,19 @@ ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vect
   std::vector<const Mode*> columns;
   for (const Mode& f : fitted) {
     bool paired = false;
-    for (const ModalComparisonRow& row : out.rows) paired = paired || row.fitted_frequency_hz == f.frequency_hz;
+    for (const ModalComparisonRow& row : out.rows)
+      paired = paired || row.fitted_frequency_hz == f.frequency_hz;
     if (paired || f.frequency_hz <= 1.2 * highest) columns.push_back(&f);
   }
-  out.mac.resize(static_cast<Eigen::Index>(reference.size()), static_cast<Eigen::Index>(columns.size()));
+  out.mac.resize(static_cast<Eigen::Index>(reference.size()),
+                 static_cast<Eigen::Index>(columns.size()));
   for (size_t c = 0; c < columns.size(); ++c) {
     out.mac_fitted_frequency_hz.push_back(columns[c]->frequency_hz);
     for (size_t r = 0; r < reference.size(); ++r) {
-      const bool shapes = reference[r].sensor_shape.squaredNorm() > 0.0 && columns[c]->sensor_shape.squaredNorm() > 0.0;
-      out.mac(r, c) = shapes ? Mac({reference[r].sensor_shape}, {columns[c]->sensor_shape})(0, 0) : std::nan("");
+      const bool shapes = reference[r].sensor_shape.squaredNorm() > 0.0 &&
+                          columns[c]->sensor_shape.squaredNorm() > 0.0;
+      out.mac(r, c) = shapes ? Mac({reference[r].sensor_shape}, {columns[c]->sensor_shape})(0, 0)
+                             : std::nan("");
     }
   }
   return out;

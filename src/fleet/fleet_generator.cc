@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "frfit/common/error.h"
+#include "frfit/common/hashing.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
@@ -17,7 +18,6 @@
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
-#include "frfit/common/hashing.h"
 #include "frfit/optim/rng.h"
 #include "frfit/posture/posture.h"
 

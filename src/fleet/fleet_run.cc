@@ -24,10 +24,10 @@
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/output_path.h"
 #include "frfit/modal/modal.h"
-#include "frfit/report/fleet_index.h"
-#include "frfit/report/html_report.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
+#include "frfit/report/fleet_index.h"
+#include "frfit/report/html_report.h"
 
 namespace frfit {
 namespace {
@@ -360,8 +360,9 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       outputs.push_back((run_dir / (manifest.robots[r->index].name + extension)).string());
   for (const std::string& output : outputs)
     if (const std::string* input = inputs.Find(output))
-      throw Error("frfit fleet", "--out",
-                  "expected a run directory that holds no input; " + output + " would overwrite " + *input);
+      throw Error(
+          "frfit fleet", "--out",
+          "expected a run directory that holds no input; " + output + " would overwrite " + *input);
 
   std::unique_ptr<Evaluator> evaluator;
   std::unique_ptr<RoundEvaluator> rounds;
@@ -592,10 +593,10 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   for (const FleetRobotOutcome& r : report.robots) {
     FleetIndexRow row;
     row.robot = r.name;
-    row.status = r.status != "ok"      ? "skipped: " + r.reason
-                 : r.cost_flagged()    ? "high cost"
-                 : r.drift_flagged()   ? "drift"
-                                       : "ok";
+    row.status = r.status != "ok"    ? "skipped: " + r.reason
+                 : r.cost_flagged()  ? "high cost"
+                 : r.drift_flagged() ? "drift"
+                                     : "ok";
     row.cost = r.status == "ok" ? r.cost : std::nan("");
     row.cost_over_median = r.cost_over_median;
     if (r.status == "ok") {

@@ -40,7 +40,8 @@ Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
     if (file_ < 0) throw Error(path, "", "cannot create HDF5 file");
   } else {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw Error(path, "", "expected a file, got a directory");
+    if (std::filesystem::is_directory(path, ec))
+      throw Error(path, "", "expected a file, got a directory");
     if (H5Fis_hdf5(path.c_str()) <= 0) {
       FILE* f = std::fopen(path.c_str(), "rb");
       if (!f) throw Error(path, "", "cannot open file for reading");

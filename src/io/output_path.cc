@@ -14,7 +14,8 @@ bool SameFile(const std::string& a, const std::string& b) {
   if (has_a && has_b) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   if (has_a || has_b) return false;
   std::error_code ea, eb;
-  const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  const auto ca = std::filesystem::weakly_canonical(a, ea),
+             cb = std::filesystem::weakly_canonical(b, eb);
   return !ea && !eb && ca == cb;
 }
 
@@ -23,13 +24,15 @@ void RequireNotAnInput(const std::string& who, const std::string& option, const 
   for (const std::string& input : inputs)
     if (!input.empty() && SameFile(output, input))
       throw Error(who, option,
-                  "expected a path other than '" + input + "', a file this command reads (or also writes): '" +
-                      output + "' is that file, and writing it would destroy it");
+                  "expected a path other than '" + input +
+                      "', a file this command reads (or also writes): '" + output +
+                      "' is that file, and writing it would destroy it");
 }
 
 void InputFileSet::Add(const std::string& path) {
   struct stat s;
-  if (!path.empty() && ::stat(path.c_str(), &s) == 0) files_.emplace(std::pair(s.st_dev, s.st_ino), path);
+  if (!path.empty() && ::stat(path.c_str(), &s) == 0)
+    files_.emplace(std::pair(s.st_dev, s.st_ino), path);
 }
 
 const std::string* InputFileSet::Find(const std::string& output) const {

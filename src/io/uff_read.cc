@@ -166,7 +166,8 @@ class Parser {
       std::string list;
       for (int r : pyuff_records_) list += (list.empty() ? "" : ", ") + std::to_string(r);
       Warn(source_, "dataset 58b num_bytes",
-           "record(s) " + list + " give points × value size, not points × values × value size, as pyuff " +
+           "record(s) " + list +
+               " give points × value size, not points × values × value size, as pyuff " +
                "writes for complex data; read as record 7 and the data agree");
     }
     return file;
@@ -361,9 +362,10 @@ class Parser {
       // pyuff writes points × value size as the count even when a point holds several values
       // (complex data, uneven abscissa). Such a record is read when record 7's count is what
       // the file holds: exactly that many bytes, then the closing "-1".
-      const bool pyuff_count = !overflow && expected_bytes > static_cast<unsigned long>(n_bytes) &&
-                               static_cast<unsigned long>(n) * size == static_cast<unsigned long>(n_bytes) &&
-                               BytesThenDelimiter(expected_bytes);
+      const bool pyuff_count =
+          !overflow && expected_bytes > static_cast<unsigned long>(n_bytes) &&
+          static_cast<unsigned long>(n) * size == static_cast<unsigned long>(n_bytes) &&
+          BytesThenDelimiter(expected_bytes);
       if (pyuff_count) {
         pyuff_records_.push_back(ds_record_);
         n_bytes = static_cast<long>(expected_bytes);
@@ -459,7 +461,7 @@ class Parser {
   Cursor cur_;
   std::string source_;
   std::string where_;
-  int ds_record_ = 0;                // the 58/58b record being read
+  int ds_record_ = 0;               // the 58/58b record being read
   std::vector<int> pyuff_records_;  // records read despite pyuff's byte count
 };
 
@@ -474,9 +476,7 @@ std::vector<const Function58*> File::functions() const {
 
 File Parse(std::string_view bytes, const std::string& source) { return Parser(bytes, source).Run(); }
 
-File Read(const std::string& path) {
-  return Parse(ReadFileBytes(path), path);
-}
+File Read(const std::string& path) { return Parse(ReadFileBytes(path), path); }
 
 std::string FunctionTypeName(int t) {
   static const char* kNames[] = {"general or unknown function",

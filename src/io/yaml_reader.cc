@@ -52,7 +52,8 @@ YAML::Node YamlReader::LoadText(const std::string& text, const std::string& sour
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw Error(source, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
+    throw Error(source, "",
+                "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
   }
   RequireUniqueKeys(root, source);
   return root;

@@ -30,7 +30,8 @@ ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coef
   std::vector<Mode>& modes = out.modes;
   for (int k = 0; k < 2 * n; ++k) {
     const Cplx lambda = solver.eigenvalues()(k);
-    if (!(std::abs(lambda.imag()) > 1e-9 * std::abs(lambda))) out.real_eigenvalues.push_back(lambda.real());
+    if (!(std::abs(lambda.imag()) > 1e-9 * std::abs(lambda)))
+      out.real_eigenvalues.push_back(lambda.real());
     if (!(lambda.imag() > 1e-9 * std::abs(lambda))) continue;
     Mode mode;
     mode.eigenvalue = lambda;

@@ -403,13 +403,15 @@ Model LoadModel(const std::string& path) {
   const size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
   const bool xml = first != std::string::npos && text[first] == '<';
   if (extension == ".xacro")
-    throw Error(path, "",
-                "is a xacro file; expected a model YAML or a URDF overlay: expand it (xacro " + path +
-                    " > robot.urdf), then write an overlay naming its flexible joints, sensor and postures "
-                    "(docs/urdf.md)");
+    throw Error(
+        path, "",
+        "is a xacro file; expected a model YAML or a URDF overlay: expand it (xacro " + path +
+            " > robot.urdf), then write an overlay naming its flexible joints, sensor and postures "
+            "(docs/urdf.md)");
   if (extension == ".urdf" || xml)
     throw Error(path, "",
-                "is a URDF (XML) robot description; expected a model YAML or a URDF overlay: write an overlay "
+                "is a URDF (XML) robot description; expected a model YAML or a URDF overlay: write "
+                "an overlay "
                 "naming its flexible joints, sensor and postures (docs/urdf.md, e.g. "
                 "datasets/paper_3dof/model_urdf.yaml)");
   const YAML::Node root = YamlReader::LoadText(text, path);
@@ -456,13 +458,16 @@ std::vector<double> ParseCoordinateAssignments(const std::string& text, const Mo
   // Split by hand: getline drops a trailing empty item ("z2=60,"), which must be an error too.
   std::vector<std::string> items(1);
   for (char c : text) {
-    if (c == ',') items.emplace_back();
-    else items.back().push_back(c);
+    if (c == ',')
+      items.emplace_back();
+    else
+      items.back().push_back(c);
   }
   for (const std::string& item : items) {
     const auto eq = item.find('=');
     if (eq == std::string::npos)
-      throw Error(what, "'" + item + "'", "expected name=value (a comma-separated list, got '" + text + "')");
+      throw Error(what, "'" + item + "'",
+                  "expected name=value (a comma-separated list, got '" + text + "')");
     const std::string name = item.substr(0, eq);
     const int c = model.FindCoordinate(name);
     if (c < 0) throw Error(what, name, "unknown coordinate of model '" + model.name + "'");

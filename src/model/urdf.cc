@@ -114,7 +114,8 @@ UrdfScan CheckUrdfText(const std::string& urdf_path, const std::string& text) {
 }
 
 urdf::ModelInterfaceSharedPtr ParseUrdf(const std::string& urdf_path, const YamlReader& r,
-                                        const YAML::Node& urdf_node, std::vector<std::string>* without_inertial) {
+                                        const YAML::Node& urdf_node,
+                                        std::vector<std::string>* without_inertial) {
   std::error_code ec;
   if (!fs::is_regular_file(urdf_path, ec))
     r.Fail(urdf_node, "urdf", "expected an existing URDF file, '" + urdf_path + "' does not exist");
@@ -313,9 +314,10 @@ class Converter {
                       JointTypeName(joint.type));
     if (joint.mimic && fj)
       r_.Fail(fj->node["joint"], JoinPath(fj->path, "joint"),
-              "URDF joint '" + joint.name + "' mimics '" + joint.mimic->joint_name + "' in " + urdf_path_ +
-                  "; expected a joint that moves on its own to make flexible");
-    if (joint.mimic) mimic[joint.name] = {joint.mimic->joint_name, joint.mimic->multiplier, joint.mimic->offset};
+              "URDF joint '" + joint.name + "' mimics '" + joint.mimic->joint_name + "' in " +
+                  urdf_path_ + "; expected a joint that moves on its own to make flexible");
+    if (joint.mimic)
+      mimic[joint.name] = {joint.mimic->joint_name, joint.mimic->multiplier, joint.mimic->offset};
     const bool rotational = joint.type != urdf::Joint::PRISMATIC;
     Eigen::Vector3d axis(joint.axis.x, joint.axis.y, joint.axis.z);
     if (!(axis.norm() > 0.0) || !axis.allFinite())
@@ -588,7 +590,8 @@ Model ParseOverlay(const YAML::Node& root, const std::string& source, const std:
         if (master == converter.joint_coordinate.end() || master->second < 0)
           throw Error(urdf_file, "joint[" + joint + "].mimic",
                       "expected a movable joint to follow, got '" + m.master + "'");
-        spec.q[converter.joint_coordinate.at(joint)] = m.multiplier * spec.q[master->second] + m.offset;
+        spec.q[converter.joint_coordinate.at(joint)] =
+            m.multiplier * spec.q[master->second] + m.offset;
       }
     model.postures.push_back(spec);
   }

@@ -20,7 +20,9 @@ UrdfScan ScanUrdf(std::string_view text, int max_depth) {
   std::vector<Element> stack;
   size_t i = 0;
   const size_t n = text.size();
-  auto line_at = [&](size_t pos) { return 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n')); };
+  auto line_at = [&](size_t pos) {
+    return 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
+  };
   auto skip_past = [&](std::string_view end) {
     const size_t at = text.find(end, i);
     i = at == std::string_view::npos ? n : at + end.size();
@@ -65,7 +67,8 @@ UrdfScan ScanUrdf(std::string_view text, int max_depth) {
           i += 2;
         } else {
           std::string key;
-          while (i < n && !IsSpace(text[i]) && text[i] != '=' && text[i] != '>' && text[i] != '/') key += text[i++];
+          while (i < n && !IsSpace(text[i]) && text[i] != '=' && text[i] != '>' && text[i] != '/')
+            key += text[i++];
           while (i < n && IsSpace(text[i])) ++i;
           if (i < n && text[i] == '=') {
             ++i;
@@ -89,7 +92,8 @@ UrdfScan ScanUrdf(std::string_view text, int max_depth) {
         element.link = attributes["name"];
         scan.has_inertial.emplace(element.link, false);
       }
-      if (name == "inertial" && parent && parent->name == "link") scan.has_inertial[parent->link] = true;
+      if (name == "inertial" && parent && parent->name == "link")
+        scan.has_inertial[parent->link] = true;
       if (parent && parent->name == "inertial" && grandparent && grandparent->name == "link") {
         auto& values = scan.inertial[grandparent->link];
         if (name == "mass" && attributes.count("value")) values["mass"] = attributes["value"];

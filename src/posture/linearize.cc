@@ -54,13 +54,15 @@ Posture Linearize(const Model& model, const std::vector<double>& q, const std::s
     const double largest = posture.mass.diagonal().cwiseAbs().maxCoeff();
     std::string massless;
     for (int j = 0; j < n; ++j)
-      if (!(posture.mass(j, j) > 1e-12 * largest)) massless += (massless.empty() ? "" : ", ") + model.dofs[j].name;
-    throw Error(model.source, "posture " + name,
-                "the mass matrix is singular here: " +
-                    (massless.empty() ? std::string("some elastic DOFs move the same mass")
-                                      : "elastic DOF " + massless + " moves no mass") +
-                    " (check the frames the bodies are attached to; a URDF link without <inertial> is "
-                    "massless)");
+      if (!(posture.mass(j, j) > 1e-12 * largest))
+        massless += (massless.empty() ? "" : ", ") + model.dofs[j].name;
+    throw Error(
+        model.source, "posture " + name,
+        "the mass matrix is singular here: " +
+            (massless.empty() ? std::string("some elastic DOFs move the same mass")
+                              : "elastic DOF " + massless + " moves no mass") +
+            " (check the frames the bodies are attached to; a URDF link without <inertial> is "
+            "massless)");
   }
   return posture;
 }

@@ -268,16 +268,19 @@ std::string ResidualPlot(const ReportPosture& p) {
   const Scale sm{-db_range, db_range, mag_top + mag_h, mag_top};
   const Scale sp{-deg_range, deg_range, phase_top + phase_h, phase_top};
   std::ostringstream s;
-  s << "<svg class=\"residual-plot\" id=\"residual-" << IdPart(p.name) << "\" xmlns=\"http://www.w3.org/2000/svg\" "
+  s << "<svg class=\"residual-plot\" id=\"residual-" << IdPart(p.name)
+    << "\" xmlns=\"http://www.w3.org/2000/svg\" "
     << "width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
-    << "\" role=\"img\" aria-label=\"magnitude and phase error of the fitted FRFs against frequency\">";
+    << "\" role=\"img\" aria-label=\"magnitude and phase error of the fitted FRFs against "
+       "frequency\">";
   for (auto [ptop, ph] : {std::pair{mag_top, mag_h}, std::pair{phase_top, phase_h}})
-    s << "<rect class=\"panel\" x=\"" << left << "\" y=\"" << ptop << "\" width=\"" << plot_w << "\" height=\"" << ph
-      << "\"/>";
+    s << "<rect class=\"panel\" x=\"" << left << "\" y=\"" << ptop << "\" width=\"" << plot_w
+      << "\" height=\"" << ph << "\"/>";
   for (double t : NiceTicks(f0, f1, 10)) {
     const std::string x = Coord(sx(t));
     for (auto [ptop, ph] : {std::pair{mag_top, mag_h}, std::pair{phase_top, phase_h}})
-      s << "<line class=\"grid\" x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << ptop << "\" y2=\"" << ptop + ph << "\"/>";
+      s << "<line class=\"grid\" x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << ptop << "\" y2=\""
+        << ptop + ph << "\"/>";
     s << "<text class=\"" << kAxes << "\" x=\"" << x << "\" y=\"" << phase_top + phase_h + 13
       << "\" text-anchor=\"middle\">" << Num(t, 6) << "</text>";
   }
@@ -288,8 +291,8 @@ std::string ResidualPlot(const ReportPosture& p) {
         std::tuple{sp, deg_range, phase_top, phase_h, "phase error [&#176;]"}}) {
     for (double t : NiceTicks(-limit, limit, 4)) {
       const std::string y = Coord(scale(t));
-      s << "<line class=\"" << (t == 0.0 ? "zero" : "grid") << "\" x1=\"" << left << "\" x2=\"" << left + plot_w
-        << "\" y1=\"" << y << "\" y2=\"" << y << "\"/>";
+      s << "<line class=\"" << (t == 0.0 ? "zero" : "grid") << "\" x1=\"" << left << "\" x2=\""
+        << left + plot_w << "\" y1=\"" << y << "\" y2=\"" << y << "\"/>";
       s << "<text class=\"" << kAxes << "\" x=\"" << left - 4 << "\" y=\"" << Coord(scale(t) + 3.5)
         << "\" text-anchor=\"end\">" << Num(t, 4) << "</text>";
     }
@@ -305,14 +308,17 @@ std::string ResidualPlot(const ReportPosture& p) {
       if (std::isfinite(db[e][k])) worst_db = std::max(worst_db, std::abs(db[e][k]));
       if (std::isfinite(deg[e][k])) worst_deg = std::max(worst_deg, std::abs(deg[e][k]));
     }
-    s << "<path class=\"residual-magnitude\" data-entry=\"" << entry << "\" data-max-abs-db=\"" << Exact(worst_db)
-      << "\" stroke=\"" << kEntryColours[e] << "\" d=\"" << Path(p.frequency_hz, db[e], sx, sm) << "\"/>";
-    s << "<path class=\"residual-phase\" data-entry=\"" << entry << "\" data-max-abs-deg=\"" << Exact(worst_deg)
-      << "\" stroke=\"" << kEntryColours[e] << "\" d=\"" << Path(p.frequency_hz, deg[e], sx, sp, 180.0) << "\"/>";
+    s << "<path class=\"residual-magnitude\" data-entry=\"" << entry << "\" data-max-abs-db=\""
+      << Exact(worst_db) << "\" stroke=\"" << kEntryColours[e] << "\" d=\""
+      << Path(p.frequency_hz, db[e], sx, sm) << "\"/>";
+    s << "<path class=\"residual-phase\" data-entry=\"" << entry << "\" data-max-abs-deg=\""
+      << Exact(worst_deg) << "\" stroke=\"" << kEntryColours[e] << "\" d=\""
+      << Path(p.frequency_hz, deg[e], sx, sp, 180.0) << "\"/>";
     const double ly = top + 8 + 17 * row++, lx = left + plot_w + 14;
-    s << "<line x1=\"" << lx << "\" x2=\"" << lx + 22 << "\" y1=\"" << ly << "\" y2=\"" << ly << "\" stroke=\""
-      << kEntryColours[e] << "\" stroke-width=\"2\"/><text x=\"" << lx + 28 << "\" y=\"" << ly + 4 << "\">H"
-      << entry << " max " << Num(worst_db, 2) << " dB, " << Num(worst_deg, 2) << "&#176;</text>";
+    s << "<line x1=\"" << lx << "\" x2=\"" << lx + 22 << "\" y1=\"" << ly << "\" y2=\"" << ly
+      << "\" stroke=\"" << kEntryColours[e] << "\" stroke-width=\"2\"/><text x=\"" << lx + 28
+      << "\" y=\"" << ly + 4 << "\">H" << entry << " max " << Num(worst_db, 2) << " dB, "
+      << Num(worst_deg, 2) << "&#176;</text>";
   }
   s << "</svg>";
   return s.str();
@@ -431,16 +437,21 @@ std::string MacColour(double mac) {
 // whole matrix was stored have the paired MACs only, shown on the diagonal.
 std::string MacMap(const ReportPosture& p) {
   const int rows = static_cast<int>(p.modes.size());
-  const bool full = !p.mac_fitted_hz.empty() && p.mac.size() == p.modes.size() * p.mac_fitted_hz.size();
+  const bool full =
+      !p.mac_fitted_hz.empty() && p.mac.size() == p.modes.size() * p.mac_fitted_hz.size();
   const int cols = full ? static_cast<int>(p.mac_fitted_hz.size()) : rows;
   const double cell = 54, left = 118, top = 58;
   const double W = std::max(left + cols * cell + 70, 330.0), H = top + rows * cell + 24;
-  auto fitted_hz = [&](int c) { return full ? p.mac_fitted_hz[c] : p.modes[c].fitted_frequency_hz; };
+  auto fitted_hz = [&](int c) {
+    return full ? p.mac_fitted_hz[c] : p.modes[c].fitted_frequency_hz;
+  };
   std::ostringstream s;
-  s << "<svg class=\"mac-map\" id=\"mac-" << IdPart(p.name) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\""
-    << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
+  s << "<svg class=\"mac-map\" id=\"mac-" << IdPart(p.name)
+    << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+    << "\" viewBox=\"0 0 " << W << " " << H
     << "\" role=\"img\" aria-label=\"MAC of every reference mode with every fitted mode\">";
-  s << "<text class=\"" << kAxes << "\" x=\"" << left + cols * cell / 2 << "\" y=\"16\" text-anchor=\"middle\">"
+  s << "<text class=\"" << kAxes << "\" x=\"" << left + cols * cell / 2
+    << "\" y=\"16\" text-anchor=\"middle\">"
        "fitted modes [Hz]</text>";
   for (int c = 0; c < cols; ++c)
     s << "<text class=\"mac-label\" x=\"" << Coord(left + (c + 0.5) * cell) << "\" y=\"" << top - 10
@@ -448,25 +459,29 @@ std::string MacMap(const ReportPosture& p) {
   s << "<text class=\"" << kAxes << "\" transform=\"translate(14," << top + rows * cell / 2
     << ") rotate(-90)\" text-anchor=\"middle\">reference modes [Hz]</text>";
   for (int r = 0; r < rows; ++r) {
-    s << "<text class=\"mac-label\" x=\"" << left - 8 << "\" y=\"" << Coord(top + (r + 0.5) * cell + 4)
-      << "\" text-anchor=\"end\">" << Num(p.modes[r].reference_frequency_hz, 4) << "</text>";
+    s << "<text class=\"mac-label\" x=\"" << left - 8 << "\" y=\""
+      << Coord(top + (r + 0.5) * cell + 4) << "\" text-anchor=\"end\">"
+      << Num(p.modes[r].reference_frequency_hz, 4) << "</text>";
     for (int c = 0; c < cols; ++c) {
       const double x = left + c * cell, y = top + r * cell;
       const bool paired = full ? fitted_hz(c) == p.modes[r].fitted_frequency_hz : r == c;
       if (!full && !paired) {
-        s << "<rect class=\"mac-off\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\"" << cell
+        s << "<rect class=\"mac-off\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell
+          << "\" height=\"" << cell
           << "\"><title>not stored: this result keeps the MAC of paired modes only</title></rect>";
         continue;
       }
       const double mac = full ? p.mac[r * cols + c] : p.modes[r].mac;
-      s << "<rect class=\"mac-cell" << (paired ? " mac-pair" : "") << "\" x=\"" << x << "\" y=\"" << y
-        << "\" width=\"" << cell << "\" height=\"" << cell << "\" fill=\"" << MacColour(mac) << "\" data-value=\""
-        << Exact(mac) << "\"><title>reference " << Num(p.modes[r].reference_frequency_hz, 4) << " Hz / fitted "
-        << Num(fitted_hz(c), 4) << " Hz: MAC " << Num(mac, 4) << (paired ? " (paired)" : "") << "</title></rect>";
+      s << "<rect class=\"mac-cell" << (paired ? " mac-pair" : "") << "\" x=\"" << x << "\" y=\""
+        << y << "\" width=\"" << cell << "\" height=\"" << cell << "\" fill=\"" << MacColour(mac)
+        << "\" data-value=\"" << Exact(mac) << "\"><title>reference "
+        << Num(p.modes[r].reference_frequency_hz, 4) << " Hz / fitted " << Num(fitted_hz(c), 4)
+        << " Hz: MAC " << Num(mac, 4) << (paired ? " (paired)" : "") << "</title></rect>";
       // A class, not a fill attribute: the page's "svg text" rule would win over an attribute.
-      s << "<text class=\"mac-value" << (std::isfinite(mac) && mac > 0.55 ? " on-dark" : "") << "\" x=\""
-        << x + cell / 2 << "\" y=\"" << y + cell / 2 + 4 << "\" text-anchor=\"middle\">"
-        << (std::isfinite(mac) ? Fixed(mac, 2) : std::string("n/a")) << "</text>";
+      s << "<text class=\"mac-value" << (std::isfinite(mac) && mac > 0.55 ? " on-dark" : "")
+        << "\" x=\"" << x + cell / 2 << "\" y=\"" << y + cell / 2 + 4
+        << "\" text-anchor=\"middle\">" << (std::isfinite(mac) ? Fixed(mac, 2) : std::string("n/a"))
+        << "</text>";
     }
   }
   // Colour bar.
@@ -670,15 +685,23 @@ std::string RenderReportHtml(const ReportData& d) {
         else
           s << "<div class=\"frf-absent\">H<sub>" << kAxisNames[i] << kAxisNames[j] << "</sub> not measured</div>\n";
       }
-    s << "</div>\n<h3>Residual</h3>\n<p class=\"note\">Magnitude error 20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / "
-         "|H<sub>measured</sub>|) and phase error arg(H<sub>fit</sub> / H<sub>measured</sub>) of every measured "
-         "entry at every fitted line: the two parts of the log-FRF cost. A good fit stays near zero "
-         "everywhere; a band where it does not is where the model and the measurement disagree.</p>\n"
+    s << "</div>\n<h3>Residual</h3>\n<p class=\"note\">Magnitude error "
+         "20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / "
+         "|H<sub>measured</sub>|) and phase error arg(H<sub>fit</sub> / H<sub>measured</sub>) of "
+         "every measured "
+         "entry at every fitted line: the two parts of the log-FRF cost. A good fit stays near "
+         "zero "
+         "everywhere; a band where it does not is where the model and the measurement "
+         "disagree.</p>\n"
       << ResidualPlot(p) << "\n";
-    s << "<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
-      << ". Each reference mode is paired with the nearest fitted mode; errors are 100&#183;(fitted &#8722; "
-         "reference)/reference. The MAC map compares every reference mode with every fitted mode in the band; "
-         "the pairs of the table are outlined. A good fit is a dark outlined diagonal, pale elsewhere; "
+    s << "<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: "
+      << HtmlEscape(p.modal_reference)
+      << ". Each reference mode is paired with the nearest fitted mode; errors are "
+         "100&#183;(fitted &#8722; "
+         "reference)/reference. The MAC map compares every reference mode with every fitted mode "
+         "in the band; "
+         "the pairs of the table are outlined. A good fit is a dark outlined diagonal, pale "
+         "elsewhere; "
          "n/a where the reference has no mode shapes (peaks picked from the measurement).</p>\n"
       << "<div class=\"modal-block\">" << ModalTable(p) << MacMap(p) << "</div>\n</section>\n";
   }

@@ -67,7 +67,8 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   RequireDims(f, g + "/present", dims, {3, 3});
   for (int e = 0; e < 9; ++e) {
     if (present[e] != 0.0 && present[e] != 1.0)
-      throw Error(f.path(), g + "/present", "expected 0 or 1 per entry, got " + FormatDouble(present[e]));
+      throw Error(f.path(), g + "/present",
+                  "expected 0 or 1 per entry, got " + FormatDouble(present[e]));
     p.present[e] = present[e] == 1.0;
   }
   p.cost = Scalar(f, g + "/cost", false);

@@ -73,10 +73,12 @@ inline CliResult RunCli(const std::vector<std::string>& args, const std::string&
 // `max_file_bytes` (RLIMIT_FSIZE, SIGXFSZ ignored, so a write past the limit fails with EFBIG as
 // a full disk fails with ENOSPC). Needs no privileges: it is how a container without mount
 // rights tests what happens when a write cannot complete.
-inline CliResult RunWithFileSizeLimit(const std::string& program, const std::vector<std::string>& args,
-                                      rlim_t max_file_bytes, const std::string& out, const std::string& err) {
+inline CliResult RunWithFileSizeLimit(const std::string& program,
+                                      const std::vector<std::string>& args, rlim_t max_file_bytes,
+                                      const std::string& out, const std::string& err) {
   std::vector<char*> argv = {const_cast<char*>(program.c_str())};  // built before fork: the
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));  // child may not allocate
+  for (const auto& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));  // child may not allocate
   argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) return {};

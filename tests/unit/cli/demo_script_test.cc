@@ -28,7 +28,8 @@ TEST_F(DemoScript, BuildsOnlyTheToolAndSaysHowLong) {
   fs::create_directory_symlink(source / "datasets", root / "datasets");
   fs::create_symlink(FRFIT_CLI_PATH, root / "build" / "frfit");
   const fs::path log = dir_ / "cmake_calls.txt";
-  std::ofstream(stubs / "cmake") << "#!/bin/sh\necho \"$*\" >> " << test::Quote(log.string()) << "\nexit 0\n";
+  std::ofstream(stubs / "cmake") << "#!/bin/sh\necho \"$*\" >> " << test::Quote(log.string())
+                                 << "\nexit 0\n";
   for (const fs::path& p : {root / "tools" / "setup.sh", stubs / "cmake"})
     fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
 
@@ -40,11 +41,13 @@ TEST_F(DemoScript, BuildsOnlyTheToolAndSaysHowLong) {
   const size_t build = calls.find("--build build");
   ASSERT_NE(build, std::string::npos) << calls;
   const std::string build_line = calls.substr(build, calls.find('\n', build) - build);
-  EXPECT_NE(build_line.find("--target frfit"), std::string::npos) << "builds everything: " << build_line;
+  EXPECT_NE(build_line.find("--target frfit"), std::string::npos)
+      << "builds everything: " << build_line;
   EXPECT_EQ(build_line.find("frfit_tests"), std::string::npos) << build_line;
   // The cuda backend exactly when a GPU is there.
   const bool gpu = std::system("nvidia-smi -L 2>/dev/null | grep -q '^GPU'") == 0;
-  EXPECT_NE(calls.find(gpu ? "-DFRFIT_WITH_CUDA=ON" : "-DFRFIT_WITH_CUDA=OFF"), std::string::npos) << calls;
+  EXPECT_NE(calls.find(gpu ? "-DFRFIT_WITH_CUDA=ON" : "-DFRFIT_WITH_CUDA=OFF"), std::string::npos)
+      << calls;
   EXPECT_NE(r.err.find("demo: build took "), std::string::npos) << r.err;
   // Then the demo's fits, with the real tool.
   EXPECT_TRUE(fs::exists(root / "results" / "paper_3dof.h5"));

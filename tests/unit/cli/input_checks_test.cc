@@ -30,10 +30,13 @@ struct BadInput {
   std::string expect;             // part of the error line; also listed in docs/input-checks.md
 };
 
-void Copy(const std::string& from, const std::string& to) { fs::copy_file(from, to, fs::copy_options::overwrite_existing); }
+void Copy(const std::string& from, const std::string& to) {
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+}
 
 // `from` with its first `find` replaced by `replace`, written to `to`.
-void Edited(const std::string& from, const std::string& to, const std::string& find, const std::string& replace) {
+void Edited(const std::string& from, const std::string& to, const std::string& find,
+            const std::string& replace) {
   std::string text = test::ReadText(from);
   const size_t at = text.find(find);
   ASSERT_NE(at, std::string::npos) << find;
@@ -44,113 +47,172 @@ void Edited(const std::string& from, const std::string& to, const std::string& f
 // The bundled URDF with link1's mass written as `mass`, and its overlay next to it.
 std::function<void(const std::string&)> UrdfMass(const std::string& mass) {
   return [mass](const std::string& dir) {
-    Edited(kData + "robot.urdf", dir + "/robot.urdf", "<mass value=\"511.726\"/>", "<mass value=\"" + mass + "\"/>");
+    Edited(kData + "robot.urdf", dir + "/robot.urdf", "<mass value=\"511.726\"/>",
+           "<mass value=\"" + mass + "\"/>");
     Copy(kData + "model_urdf.yaml", dir + "/model_urdf.yaml");
   };
 }
 
 std::vector<BadInput> Cases() {
-  const std::vector<std::string> fit = {"fit", "--model", kData + "model.yaml", "--config", kData + "fit.yaml"};
+  const std::vector<std::string> fit = {"fit", "--model", kData + "model.yaml", "--config",
+                                        kData + "fit.yaml"};
   auto with = [](std::vector<std::string> a, std::vector<std::string> b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
   };
   const auto nothing = [](const std::string&) {};
   return {
-      // --- an output path that is an input --------------------------------------------------------
-      {"FitOutIsTheMeasuredFrfFile", [](const std::string& d) { Copy(kData + "frf_milling_inertance.h5", d + "/frf.h5"); },
-       with(fit, {"--frf", "{dir}/frf.h5", "--out", "{dir}/frf.h5"}), "writing it would destroy it"},
+      // --- an output path that is an input
+      // --------------------------------------------------------
+      {"FitOutIsTheMeasuredFrfFile",
+       [](const std::string& d) { Copy(kData + "frf_milling_inertance.h5", d + "/frf.h5"); },
+       with(fit, {"--frf", "{dir}/frf.h5", "--out", "{dir}/frf.h5"}),
+       "writing it would destroy it"},
       {"FitOutIsASymbolicLinkToTheFrfFile",
        [](const std::string& d) {
          Copy(kData + "frf_milling_inertance.h5", d + "/frf.h5");
          fs::create_symlink(d + "/frf.h5", d + "/result.h5");
        },
-       with(fit, {"--frf", "{dir}/frf.h5", "--out", "{dir}/result.h5"}), "writing it would destroy it"},
+       with(fit, {"--frf", "{dir}/frf.h5", "--out", "{dir}/result.h5"}),
+       "writing it would destroy it"},
       {"FitOutIsAHardLinkOfTheFrfFile",
        [](const std::string& d) {
          Copy(kData + "frf_milling_inertance.h5", d + "/frf.h5");
          fs::create_hard_link(d + "/frf.h5", d + "/result.h5");
        },
-       with(fit, {"--frf", "{dir}/frf.h5", "--out", "{dir}/result.h5"}), "writing it would destroy it"},
-      {"FitCheckpointIsTheConfig", [](const std::string& d) { Copy(kData + "fit.yaml", d + "/fit.yaml"); },
-       {"fit", "--model", kData + "model.yaml", "--frf", kData + "frf_milling_inertance.h5", "--config",
-        "{dir}/fit.yaml", "--checkpoint", "{dir}/fit.yaml"},
+       with(fit, {"--frf", "{dir}/frf.h5", "--out", "{dir}/result.h5"}),
        "writing it would destroy it"},
-      {"SimulateOutIsTheModel", [](const std::string& d) { Copy(kData + "model.yaml", d + "/model.yaml"); },
-       {"simulate", "--model", "{dir}/model.yaml", "--posture", "milling", "--band", "1:2:1", "--out",
-        "{dir}/./model.yaml"},
+      {"FitCheckpointIsTheConfig",
+       [](const std::string& d) { Copy(kData + "fit.yaml", d + "/fit.yaml"); },
+       {"fit", "--model", kData + "model.yaml", "--frf", kData + "frf_milling_inertance.h5",
+        "--config", "{dir}/fit.yaml", "--checkpoint", "{dir}/fit.yaml"},
+       "writing it would destroy it"},
+      {"SimulateOutIsTheModel",
+       [](const std::string& d) { Copy(kData + "model.yaml", d + "/model.yaml"); },
+       {"simulate", "--model", "{dir}/model.yaml", "--posture", "milling", "--band", "1:2:1",
+        "--out", "{dir}/./model.yaml"},
        "writing it would destroy it"},
       {"SimulateOutIsTheOverlaysUrdf",
        [](const std::string& d) {
          Copy(kData + "robot.urdf", d + "/robot.urdf");
          Copy(kData + "model_urdf.yaml", d + "/model_urdf.yaml");
        },
-       {"simulate", "--model", "{dir}/model_urdf.yaml", "--posture", "milling", "--band", "1:2:1", "--out",
-        "{dir}/robot.urdf"},
+       {"simulate", "--model", "{dir}/model_urdf.yaml", "--posture", "milling", "--band", "1:2:1",
+        "--out", "{dir}/robot.urdf"},
        "writing it would destroy it"},
-      {"ReportOutIsTheResult", [](const std::string& d) { Copy(kData + "frf_milling_inertance.h5", d + "/result.h5"); },
-       {"report", "{dir}/result.h5", "-o", "{dir}/result.h5"}, "writing it would destroy it"},
-      // --- URDF -------------------------------------------------------------------------------------
-      {"UrdfMassNan", UrdfMass("nan"), {"info", "--model", "{dir}/model_urdf.yaml"}, "link[link1].inertial.mass"},
+      {"ReportOutIsTheResult",
+       [](const std::string& d) { Copy(kData + "frf_milling_inertance.h5", d + "/result.h5"); },
+       {"report", "{dir}/result.h5", "-o", "{dir}/result.h5"},
+       "writing it would destroy it"},
+      // --- URDF
+      // -------------------------------------------------------------------------------------
+      {"UrdfMassNan",
+       UrdfMass("nan"),
+       {"info", "--model", "{dir}/model_urdf.yaml"},
+       "link[link1].inertial.mass"},
       {"UrdfMassText", UrdfMass("abc"), {"info", "--model", "{dir}/model_urdf.yaml"}, "got 'abc'"},
       {"UrdfMassInf", UrdfMass("inf"), {"info", "--model", "{dir}/model_urdf.yaml"}, "got 'inf'"},
-      {"UrdfMassOverflows", UrdfMass("1e999"), {"info", "--model", "{dir}/model_urdf.yaml"}, "got '1e999'"},
+      {"UrdfMassOverflows",
+       UrdfMass("1e999"),
+       {"info", "--model", "{dir}/model_urdf.yaml"},
+       "got '1e999'"},
       {"UrdfMassEmpty", UrdfMass(""), {"info", "--model", "{dir}/model_urdf.yaml"}, "got ''"},
       {"UrdfInertiaText",
        [](const std::string& d) {
          Edited(kData + "robot.urdf", d + "/robot.urdf", "ixx=\"19.45\"", "ixx=\"x19\"");
          Copy(kData + "model_urdf.yaml", d + "/model_urdf.yaml");
        },
-       {"info", "--model", "{dir}/model_urdf.yaml"}, "link[link1].inertial.inertia.ixx"},
+       {"info", "--model", "{dir}/model_urdf.yaml"},
+       "link[link1].inertial.inertia.ixx"},
       {"UrdfNested200000Deep",
        [](const std::string& d) {
          std::string deep;
          for (int k = 0; k < 200000; ++k) deep += "<a>";
-         Edited(kData + "robot.urdf", d + "/robot.urdf", "<link name=\"base_link\"/>", "<link name=\"base_link\"/>" + deep);
+         Edited(kData + "robot.urdf", d + "/robot.urdf", "<link name=\"base_link\"/>",
+                "<link name=\"base_link\"/>" + deep);
          Copy(kData + "model_urdf.yaml", d + "/model_urdf.yaml");
        },
-       {"info", "--model", "{dir}/model_urdf.yaml"}, "expected XML elements nested at most 256 deep"},
+       {"info", "--model", "{dir}/model_urdf.yaml"},
+       "expected XML elements nested at most 256 deep"},
       {"UrdfGivenAsModel", nothing, {"info", "--model", kData + "robot.urdf"}, "write an overlay"},
-      {"XacroGivenAsModel", [](const std::string& d) { Copy(kData + "robot.urdf", d + "/robot.urdf.xacro"); },
-       {"info", "--model", "{dir}/robot.urdf.xacro"}, "is a xacro file"},
+      {"XacroGivenAsModel",
+       [](const std::string& d) { Copy(kData + "robot.urdf", d + "/robot.urdf.xacro"); },
+       {"info", "--model", "{dir}/robot.urdf.xacro"},
+       "is a xacro file"},
       {"UrdfMimicJointMadeFlexible",
        [](const std::string& d) {
-         Edited(kData + "robot.urdf", d + "/robot.urdf", "<joint name=\"joint3\" type=\"revolute\">",
-                "<joint name=\"joint3\" type=\"revolute\"><mimic joint=\"joint2\" multiplier=\"-1\"/>");
+         Edited(kData + "robot.urdf", d + "/robot.urdf",
+                "<joint name=\"joint3\" type=\"revolute\">",
+                "<joint name=\"joint3\" type=\"revolute\"><mimic joint=\"joint2\" "
+                "multiplier=\"-1\"/>");
          Copy(kData + "model_urdf.yaml", d + "/model_urdf.yaml");
        },
-       {"info", "--model", "{dir}/model_urdf.yaml"}, "expected a joint that moves on its own"},
-      // --- ambiguity ----------------------------------------------------------------------------------
+       {"info", "--model", "{dir}/model_urdf.yaml"},
+       "expected a joint that moves on its own"},
+      // --- ambiguity
+      // ----------------------------------------------------------------------------------
       {"DuplicateKeyInModel",
-       [](const std::string& d) { Edited(kData + "model.yaml", d + "/model.yaml", "name: paper_3dof\n", "name: paper_3dof\nname: other\n"); },
-       {"info", "--model", "{dir}/model.yaml"}, "given twice"},
+       [](const std::string& d) {
+         Edited(kData + "model.yaml", d + "/model.yaml", "name: paper_3dof\n",
+                "name: paper_3dof\nname: other\n");
+       },
+       {"info", "--model", "{dir}/model.yaml"},
+       "given twice"},
       {"DuplicateKeyInParameters",
-       [](const std::string& d) { Edited(kData + "params_table1.yaml", d + "/p.yaml", "k_z1:", "k_z1: 1.0e6\n  k_z1:"); },
-       {"modal", "--model", kData + "model.yaml", "--posture", "milling", "--params", "{dir}/p.yaml"},
+       [](const std::string& d) {
+         Edited(kData + "params_table1.yaml", d + "/p.yaml", "k_z1:", "k_z1: 1.0e6\n  k_z1:");
+       },
+       {"modal", "--model", kData + "model.yaml", "--posture", "milling", "--params",
+        "{dir}/p.yaml"},
        "parameters.k_z1 (line"},
       {"DuplicateKeyInFitConfig",
-       [](const std::string& d) { Edited(kData + "fit.yaml", d + "/fit.yaml", "  generations: 15\n", "  generations: 15\n  generations: 1\n"); },
-       {"fit", "--model", kData + "model.yaml", "--frf", kData + "frf_milling_inertance.h5", "--config", "{dir}/fit.yaml"},
+       [](const std::string& d) {
+         Edited(kData + "fit.yaml", d + "/fit.yaml", "  generations: 15\n",
+                "  generations: 15\n  generations: 1\n");
+       },
+       {"fit", "--model", kData + "model.yaml", "--frf", kData + "frf_milling_inertance.h5",
+        "--config", "{dir}/fit.yaml"},
        "genetic_algorithm.generations (line"},
-      {"SeedOverflows", nothing, with(fit, {"--frf", kData + "frf_milling_inertance.h5", "--seed", "99999999999999999999999"}),
+      {"SeedOverflows", nothing,
+       with(fit,
+            {"--frf", kData + "frf_milling_inertance.h5", "--seed", "99999999999999999999999"}),
        "--seed: expected an integer from"},
-      {"EmptyItemInFrfList", nothing, with(fit, {"--frf", kData + "frf_milling_inertance.h5,"}), "item 2 is empty"},
-      {"EmptyItemInQ", nothing,
-       {"modal", "--model", kData + "model.yaml", "--posture", "milling", "--q", "z2=60,"}, "expected name=value"},
-      {"DirectoryAsModel", nothing, {"info", "--model", "{dir}"}, "expected a file, got a directory"},
-      {"DirectoryAsFrf", nothing, with(fit, {"--frf", "{dir}"}), "expected a file, got a directory"},
-      {"DirectoryAsConfig", nothing,
-       {"fit", "--model", kData + "model.yaml", "--frf", kData + "frf_milling_inertance.h5", "--config", "{dir}"},
+      {"EmptyItemInFrfList", nothing, with(fit, {"--frf", kData + "frf_milling_inertance.h5,"}),
+       "item 2 is empty"},
+      {"EmptyItemInQ",
+       nothing,
+       {"modal", "--model", kData + "model.yaml", "--posture", "milling", "--q", "z2=60,"},
+       "expected name=value"},
+      {"DirectoryAsModel",
+       nothing,
+       {"info", "--model", "{dir}"},
        "expected a file, got a directory"},
-      {"DirectoryAsUff", [](const std::string& d) { fs::create_directory(d + "/in.uff"); },
-       {"convert", "{dir}/in.uff", "{dir}/out.h5", "--posture", "milling"}, "expected a file, got a directory"},
-      {"StrayWordInInfo", nothing, {"info", "--model", kData + "model.yaml", "[--json]"}, "unexpected argument"},
-      {"StrayWordsInModal", nothing,
-       {"modal", "--model", kData + "model.yaml", "--posture", "milling", "[--q", "z2=60]"}, "'[--q': unexpected argument"},
-      {"StrayWordInSimulate", nothing,
-       {"simulate", "--model", kData + "model.yaml", "--posture", "milling", "--band", "1:2:1", "--out", "{dir}/o.h5", "o.h5"},
+      {"DirectoryAsFrf", nothing, with(fit, {"--frf", "{dir}"}),
+       "expected a file, got a directory"},
+      {"DirectoryAsConfig",
+       nothing,
+       {"fit", "--model", kData + "model.yaml", "--frf", kData + "frf_milling_inertance.h5",
+        "--config", "{dir}"},
+       "expected a file, got a directory"},
+      {"DirectoryAsUff",
+       [](const std::string& d) { fs::create_directory(d + "/in.uff"); },
+       {"convert", "{dir}/in.uff", "{dir}/out.h5", "--posture", "milling"},
+       "expected a file, got a directory"},
+      {"StrayWordInInfo",
+       nothing,
+       {"info", "--model", kData + "model.yaml", "[--json]"},
        "unexpected argument"},
-      {"StrayWordInFit", nothing, with(fit, {"--frf", kData + "frf_milling_inertance.h5", "--seed", "1", "2"}),
+      {"StrayWordsInModal",
+       nothing,
+       {"modal", "--model", kData + "model.yaml", "--posture", "milling", "[--q", "z2=60]"},
+       "'[--q': unexpected argument"},
+      {"StrayWordInSimulate",
+       nothing,
+       {"simulate", "--model", kData + "model.yaml", "--posture", "milling", "--band", "1:2:1",
+        "--out", "{dir}/o.h5", "o.h5"},
+       "unexpected argument"},
+      {"StrayWordInFit", nothing,
+       with(fit, {"--frf", kData + "frf_milling_inertance.h5", "--seed", "1", "2"}),
        "'2': unexpected argument"},
       {"PresentHoldsTwo",
        [](const std::string& d) {
@@ -166,7 +228,8 @@ std::vector<BadInput> Cases() {
          f.WriteInts("/present", {3, 3}, present.data());
          f.Save();
        },
-       with(fit, {"--frf", "{dir}/frf.h5"}), "/present[1][1]: expected 0 (not measured) or 1 (measured), got 2"},
+       with(fit, {"--frf", "{dir}/frf.h5"}),
+       "/present[1][1]: expected 0 (not measured) or 1 (measured), got 2"},
   };
 }
 
@@ -184,7 +247,8 @@ TEST_P(InputChecks, RefusedOnOneLineWithNothingWritten) {
   c.prepare(dir);
   if (HasFatalFailure()) return;
   std::map<std::string, std::string> before;
-  for (const auto& e : fs::directory_iterator(dir)) before[e.path().filename()] = test::ReadText(e.path());
+  for (const auto& e : fs::directory_iterator(dir))
+    before[e.path().filename()] = test::ReadText(e.path());
   std::vector<std::string> args;
   for (const std::string& a : c.args) args.push_back(Substitute(a, dir));
   const test::CliResult r = Run(args);
@@ -193,9 +257,11 @@ TEST_P(InputChecks, RefusedOnOneLineWithNothingWritten) {
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find(Substitute(c.expect, dir)), std::string::npos) << "expected '" << c.expect << "' in: " << r.err;
+  EXPECT_NE(r.err.find(Substitute(c.expect, dir)), std::string::npos)
+      << "expected '" << c.expect << "' in: " << r.err;
   std::map<std::string, std::string> after;
-  for (const auto& e : fs::directory_iterator(dir)) after[e.path().filename()] = test::ReadText(e.path());
+  for (const auto& e : fs::directory_iterator(dir))
+    after[e.path().filename()] = test::ReadText(e.path());
   EXPECT_EQ(after, before) << "a file was written, changed or removed";
 }
 
@@ -209,7 +275,8 @@ TEST(InputChecksDocs, EveryCaseIsListed) {
   for (const BadInput& c : Cases()) {
     std::string message = c.expect;
     for (size_t at; (at = message.find('|')) != std::string::npos;) message.replace(at, 1, "\\|");
-    EXPECT_NE(doc.find(message), std::string::npos) << c.name << ": '" << c.expect << "' is not in docs/input-checks.md";
+    EXPECT_NE(doc.find(message), std::string::npos)
+        << c.name << ": '" << c.expect << "' is not in docs/input-checks.md";
   }
 }
 

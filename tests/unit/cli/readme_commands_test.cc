@@ -44,7 +44,8 @@ std::vector<std::string> CommandsOf(const std::string& readme) {
 class ReadmeCommands : public test::TempDirTest {};
 
 TEST_F(ReadmeCommands, RunVerbatimFromAFreshClone) {
-  const std::vector<std::string> commands = CommandsOf(test::ReadText(std::string(FRFIT_SOURCE_DIR) + "/README.md"));
+  const std::vector<std::string> commands =
+      CommandsOf(test::ReadText(std::string(FRFIT_SOURCE_DIR) + "/README.md"));
   ASSERT_GE(commands.size(), 12u) << "the README's command blocks were not found";
   const fs::path root = dir_ / "clone";
   fs::create_directories(root);

@@ -257,7 +257,8 @@ TEST(CostWeights, PeaksPerEntrySitAtTheModalFrequencies) {
     const std::vector<int> without_floor = RefPeaks(yz, db, INFINITY);
     ASSERT_FALSE(without_floor.empty());
     ASSERT_LT(pp.measured.frequency_hz[without_floor.front()], 2.0);
-    EXPECT_EQ(pp.weights[without_floor.front() * 9 + 5], 0.5) << "the hump at 1.6 Hz is weighted as a peak";
+    EXPECT_EQ(pp.weights[without_floor.front() * 9 + 5], 0.5)
+        << "the hump at 1.6 Hz is weighted as a peak";
   }
   // With no prominence threshold, H_xx is marked at all three modes (the first two runs touch).
   CostOptions cost = PaperCost();

@@ -158,10 +158,12 @@ TEST(FitKuka, FittedModesBelow30HzMatchTheReferenceModes) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     const auto t0 = Clock::now();
     auto candidate = Fit(*s, seed, 2);
-    std::printf("[ kuka_kr90 seed %d ] %.2f s, %lld evaluations, cost %.3e (initial population best %.3e), %s\n",
-                static_cast<int>(seed), Seconds(t0), static_cast<long long>(candidate->evaluations()),
-                candidate->best_cost(), candidate->initial_population_best_cost(),
-                ToString(candidate->termination()).c_str());
+    std::printf(
+        "[ kuka_kr90 seed %d ] %.2f s, %lld evaluations, cost %.3e (initial population best %.3e), "
+        "%s\n",
+        static_cast<int>(seed), Seconds(t0), static_cast<long long>(candidate->evaluations()),
+        candidate->best_cost(), candidate->initial_population_best_cost(),
+        ToString(candidate->termination()).c_str());
     if (!run || candidate->best_cost() < run->best_cost()) run = std::move(candidate);
   }
   EXPECT_LE(run->best_cost() * 1000.0, run->initial_population_best_cost());

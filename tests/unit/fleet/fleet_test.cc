@@ -2,8 +2,8 @@
 // fleet, batching-independence of the results, kill and resume, skipped robots, run directories
 // that are never reused, and the drift report.
 #include <fcntl.h>
-#include <pty.h>
 #include <gtest/gtest.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -438,8 +438,9 @@ TEST_F(FleetTest, FleetRefusesARunDirectoryWhoseOutputWouldOverwriteAnInput) {
   Generate("fleet", 1, kTinyConfig);
   fs::create_directories(Path("runs/night"));
   fs::copy_file(Path("fleet/robot_000/frf_milling.h5"), Path("runs/night/good.h5"));
-  std::ofstream(Path("fleet/fleet.yaml")) << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nrobots:\n"
-                                             "  - {name: good, frf: [../runs/night/good.h5]}\n";
+  std::ofstream(Path("fleet/fleet.yaml"))
+      << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nrobots:\n"
+         "  - {name: good, frf: [../runs/night/good.h5]}\n";
   const std::string before = ReadText(Path("runs/night/good.h5"));
   FleetRunOptions o;
   o.manifest = Path("fleet/fleet.yaml");
@@ -462,8 +463,8 @@ TEST_F(FleetTest, FleetProgressOnATerminalIsOneUpdatingLine) {
   int terminal = -1;
   const std::string runs = Path("runs");
   std::vector<char*> argv;
-  std::vector<std::string> args = {kCli, "fleet", "--manifest", manifest, "--out", runs, "--run-id", "tty",
-                                   "--backend", "cpu", "--threads", "2"};
+  std::vector<std::string> args = {kCli,       "fleet", "--manifest", manifest, "--out",     runs,
+                                   "--run-id", "tty",   "--backend",  "cpu",    "--threads", "2"};
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   const pid_t pid = ::forkpty(&terminal, nullptr, nullptr, nullptr);
@@ -483,7 +484,8 @@ TEST_F(FleetTest, FleetProgressOnATerminalIsOneUpdatingLine) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << seen;
   int updates = 0;
   for (size_t at = 0; (at = seen.find("round ", at)) != std::string::npos; at += 6, ++updates)
-    EXPECT_EQ(seen.compare(at - 4, 4, "\r\033[K"), 0) << "an update that does not rewrite the line: " << seen;
+    EXPECT_EQ(seen.compare(at - 4, 4, "\r\033[K"), 0)
+        << "an update that does not rewrite the line: " << seen;
   EXPECT_GE(updates, 2) << seen;
   // The backend line and the end of the progress line; nothing else starts a new line.
   EXPECT_EQ(std::count(seen.begin(), seen.end(), '\n'), 2) << seen;
@@ -506,13 +508,14 @@ TEST_F(FleetTest, FleetFlagsARobotWhoseCostIsFarAboveTheMedian) {
   FrfSet scaled = ReadFrfSet(Path("fleet/robot_002/frf_milling.h5"));
   for (auto& h : scaled.H) h *= 10.0;
   WriteFrfSet(Path("fleet/robot_002/frf_scaled.h5"), scaled);
-  std::ofstream(Path("fleet/fleet.yaml")) << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nrobots:\n"
-                                             "  - {name: a, frf: [robot_000/frf_milling.h5]}\n"
-                                             "  - {name: b, frf: [robot_001/frf_milling.h5]}\n"
-                                             "  - {name: miscalibrated, frf: [robot_002/frf_scaled.h5]}\n";
+  std::ofstream(Path("fleet/fleet.yaml"))
+      << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nrobots:\n"
+         "  - {name: a, frf: [robot_000/frf_milling.h5]}\n"
+         "  - {name: b, frf: [robot_001/frf_milling.h5]}\n"
+         "  - {name: miscalibrated, frf: [robot_002/frf_scaled.h5]}\n";
   std::string err;
-  ASSERT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(Path("fleet/fleet.yaml")) + " --out " + Quote(Path("runs")) +
-                      " --run-id n --backend cpu --threads 2 --quiet",
+  ASSERT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(Path("fleet/fleet.yaml")) + " --out " +
+                      Quote(Path("runs")) + " --run-id n --backend cpu --threads 2 --quiet",
                   &err),
             0)
       << err;
@@ -521,14 +524,16 @@ TEST_F(FleetTest, FleetFlagsARobotWhoseCostIsFarAboveTheMedian) {
   EXPECT_GT(bad, kFleetHighCostFactor);
   EXPECT_TRUE(RobotOf(summary, "miscalibrated")["cost_flagged"].get<bool>());
   for (const char* good : {"a", "b"}) {
-    EXPECT_LT(RobotOf(summary, good)["cost_over_median"].get<double>(), kFleetHighCostFactor) << good;
+    EXPECT_LT(RobotOf(summary, good)["cost_over_median"].get<double>(), kFleetHighCostFactor)
+        << good;
     EXPECT_FALSE(RobotOf(summary, good)["cost_flagged"].get<bool>()) << good;
   }
   const std::string index = ReadText(Path("runs/n/index.html"));
   const size_t row = index.find("<td class=\"robot\">miscalibrated</td>");
   ASSERT_NE(row, std::string::npos) << index;
   EXPECT_NE(index.rfind("<tr class=\"fleet-row status-high_cost\">", row), std::string::npos);
-  EXPECT_EQ(index.find("fleet-row status-high_cost"), index.rfind("fleet-row status-high_cost")) << index;
+  EXPECT_EQ(index.find("fleet-row status-high_cost"), index.rfind("fleet-row status-high_cost"))
+      << index;
   const std::string table = ReadText(Path("out.txt"));
   EXPECT_NE(table.find("HIGH COST"), std::string::npos) << table;
 }

@@ -29,7 +29,8 @@ namespace fs = std::filesystem;
 
 const std::string kRoot = FRFIT_SOURCE_DIR;
 const std::string kCli = FRFIT_CLI_PATH;
-const std::string kMakeFleet = (fs::path(FRFIT_CLI_PATH).parent_path() / "frfit-make-fleet").string();
+const std::string kMakeFleet =
+    (fs::path(FRFIT_CLI_PATH).parent_path() / "frfit-make-fleet").string();
 const std::string kModel = kRoot + "/datasets/paper_3dof/model.yaml";
 const std::string kFrf = kRoot + "/datasets/paper_3dof/frf_milling_inertance.h5";
 const std::string kConfig = kRoot + "/datasets/paper_3dof/fit.yaml";
@@ -67,26 +68,38 @@ std::vector<Writer> Writers() {
   return {
       {"FitResult",
        [](const std::string&, const std::string& out) {
-         return std::vector<std::string>{"fit", "--model", kModel, "--frf", kFrf, "--config", kConfig,
-                                         "--out", out + "/result.h5", "--quiet"};
+         return std::vector<std::string>{
+             "fit",   "--model",          kModel,   "--frf", kFrf, "--config", kConfig,
+             "--out", out + "/result.h5", "--quiet"};
        },
        "result.h5"},
       {"FitCheckpoint",
        [](const std::string&, const std::string& out) {
-         return std::vector<std::string>{"fit", "--model", kModel, "--frf", kFrf, "--config", kConfig,
-                                         "--checkpoint", out + "/fit.checkpoint.json",
-                                         "--checkpoint-seconds", "1e-9", "--quiet"};
+         return std::vector<std::string>{"fit",
+                                         "--model",
+                                         kModel,
+                                         "--frf",
+                                         kFrf,
+                                         "--config",
+                                         kConfig,
+                                         "--checkpoint",
+                                         out + "/fit.checkpoint.json",
+                                         "--checkpoint-seconds",
+                                         "1e-9",
+                                         "--quiet"};
        },
        "fit.checkpoint.json"},
       {"SimulatedFrfSet",
        [](const std::string&, const std::string& out) {
-         return std::vector<std::string>{"simulate", "--model", kModel, "--posture", "milling",
-                                         "--band", "0.2:30:0.2", "--out", out + "/frf.h5"};
+         return std::vector<std::string>{"simulate",   "--model", kModel,
+                                         "--posture",  "milling", "--band",
+                                         "0.2:30:0.2", "--out",   out + "/frf.h5"};
        },
        "frf.h5"},
       {"ConvertUffToHdf5",
        [](const std::string& in, const std::string& out) {
-         return std::vector<std::string>{"convert", in + "/frf.uff", out + "/frf.h5", "--posture", "milling"};
+         return std::vector<std::string>{"convert", in + "/frf.uff", out + "/frf.h5", "--posture",
+                                         "milling"};
        },
        "frf.h5"},
       {"ConvertHdf5ToUff58",
@@ -106,17 +119,19 @@ std::vector<Writer> Writers() {
        "report.html"},
       {"FleetOutputs",
        [](const std::string& in, const std::string& out) {
-         return std::vector<std::string>{"fleet", "--manifest", in + "/fleet/fleet.yaml", "--out", out + "/runs",
-                                         "--run-id", "night", "--backend", "cpu", "--threads", "2", "--quiet"};
+         return std::vector<std::string>{"fleet",     "--manifest",  in + "/fleet/fleet.yaml",
+                                         "--out",     out + "/runs", "--run-id",
+                                         "night",     "--backend",   "cpu",
+                                         "--threads", "2",           "--quiet"};
        },
        ""},
       {"FleetGenerator",
        [](const std::string&, const std::string& out) {
-         return std::vector<std::string>{"--model", kKuka, "--robots", "2", "--postures", "milling",
-                                         "--params", kKukaParams, "--out", out + "/fleet"};
+         return std::vector<std::string>{"--model",    kKuka,         "--robots", "2",
+                                         "--postures", "milling",     "--params", kKukaParams,
+                                         "--out",      out + "/fleet"};
        },
-       "",
-       kMakeFleet},
+       "", kMakeFleet},
   };
 }
 
@@ -127,8 +142,9 @@ class SmallTmpfs {
   bool Mount(const std::string& dir, long bytes, std::string* why) {
     const std::string options = "size=" + std::to_string(bytes) + ",mode=0755";
     if (::mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
-      *why = std::string("cannot mount a tmpfs here (") + std::strerror(errno) +
-             "); the file-size-limit variant of this test covers the same writes without privileges";
+      *why =
+          std::string("cannot mount a tmpfs here (") + std::strerror(errno) +
+          "); the file-size-limit variant of this test covers the same writes without privileges";
       return false;
     }
     dir_ = dir;
@@ -162,7 +178,8 @@ std::vector<std::string> TemporaryFiles(const fs::path& dir) {
   std::vector<std::string> found;
   if (!fs::exists(dir)) return found;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.path().filename().string().find(".tmp.") != std::string::npos) found.push_back(e.path().string());
+    if (e.path().filename().string().find(".tmp.") != std::string::npos)
+      found.push_back(e.path().string());
   return found;
 }
 
@@ -174,17 +191,19 @@ class WriteFailure : public test::TempDirTest,
   // Inputs every writer may need, made without any constraint.
   void MakeInputs(const std::string& in) {
     fs::create_directories(in);
-    test::CliResult r = test::RunCli({"convert", kFrf, in + "/frf.uff"}, Path("prep.out"), Path("prep.err"));
+    test::CliResult r =
+        test::RunCli({"convert", kFrf, in + "/frf.uff"}, Path("prep.out"), Path("prep.err"));
     ASSERT_EQ(r.status, 0) << r.err;
-    r = test::RunCli({"fit", "--model", kModel, "--frf", kFrf, "--config", kConfig, "--out", in + "/result.h5",
-                      "--quiet"},
+    r = test::RunCli({"fit", "--model", kModel, "--frf", kFrf, "--config", kConfig, "--out",
+                      in + "/result.h5", "--quiet"},
                      Path("prep.out"), Path("prep.err"));
     ASSERT_EQ(r.status, 0) << r.err;
     fs::create_directories(in + "/fleet");
     std::ofstream(in + "/tiny_fit.yaml") << kTinyFleetConfig;
     r = test::RunShell(test::Quote(kMakeFleet) + " --model " + test::Quote(kKuka) +
-                           " --robots 2 --postures milling --params " + test::Quote(kKukaParams) + " --config " +
-                           test::Quote(in + "/tiny_fit.yaml") + " --out " + test::Quote(in + "/fleet"),
+                           " --robots 2 --postures milling --params " + test::Quote(kKukaParams) +
+                           " --config " + test::Quote(in + "/tiny_fit.yaml") + " --out " +
+                           test::Quote(in + "/fleet"),
                        Path("prep.out"), Path("prep.err"));
     ASSERT_EQ(r.status, 0) << r.err;
   }
@@ -196,8 +215,9 @@ TEST_P(WriteFailure, LeavesThePreviousFileAndSaysSoOnOneLine) {
   MakeInputs(in);
   if (HasFatalFailure()) return;
   fs::create_directories(reference);
-  const test::CliResult sized = test::RunWithFileSizeLimit(writer.program, writer.args(in, reference), RLIM_INFINITY,
-                                                           Path("stdout.txt"), Path("stderr.txt"));
+  const test::CliResult sized =
+      test::RunWithFileSizeLimit(writer.program, writer.args(in, reference), RLIM_INFINITY,
+                                 Path("stdout.txt"), Path("stderr.txt"));
   ASSERT_EQ(sized.status, 0) << sized.err;
   const long room = RoomFor(reference);
   fs::create_directories(out);
@@ -213,10 +233,12 @@ TEST_P(WriteFailure, LeavesThePreviousFileAndSaysSoOnOneLine) {
 
   test::CliResult r;
   if (constraint == Constraint::kFileSizeLimit) {
-    r = test::RunWithFileSizeLimit(writer.program, args, room, Path("stdout.txt"), Path("stderr.txt"));
+    r = test::RunWithFileSizeLimit(writer.program, args, room, Path("stdout.txt"),
+                                   Path("stderr.txt"));
   } else {
     FillLeaving(out + "/filler", room);
-    r = test::RunWithFileSizeLimit(writer.program, args, RLIM_INFINITY, Path("stdout.txt"), Path("stderr.txt"));
+    r = test::RunWithFileSizeLimit(writer.program, args, RLIM_INFINITY, Path("stdout.txt"),
+                                   Path("stderr.txt"));
   }
   EXPECT_EQ(r.status, 1) << "(-1: killed by a signal) " << r.err;
   EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
@@ -233,20 +255,23 @@ TEST_P(WriteFailure, LeavesThePreviousFileAndSaysSoOnOneLine) {
   std::vector<std::string> again = args;
   if (writer.name == "FleetOutputs") again.push_back("--resume");
   if (writer.name == "FleetGenerator") fs::remove_all(out + "/fleet");
-  const test::CliResult ok =
-      test::RunWithFileSizeLimit(writer.program, again, RLIM_INFINITY, Path("stdout.txt"), Path("stderr.txt"));
+  const test::CliResult ok = test::RunWithFileSizeLimit(writer.program, again, RLIM_INFINITY,
+                                                        Path("stdout.txt"), Path("stderr.txt"));
   EXPECT_EQ(ok.status, 0) << ok.err;
   if (writer.name == "FleetOutputs") EXPECT_TRUE(fs::exists(out + "/runs/night/summary.json"));
-  if (!output.empty() && writer.name != "FitCheckpoint") EXPECT_NE(test::ReadText(output), previous);
+  if (!output.empty() && writer.name != "FitCheckpoint")
+    EXPECT_NE(test::ReadText(output), previous);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryWriter, WriteFailure,
                          ::testing::Combine(::testing::ValuesIn(Writers()),
-                                            ::testing::Values(Constraint::kFileSizeLimit, Constraint::kFullTmpfs)),
+                                            ::testing::Values(Constraint::kFileSizeLimit,
+                                                              Constraint::kFullTmpfs)),
                          [](const auto& info) {
                            return std::get<0>(info.param).name +
-                                  (std::get<1>(info.param) == Constraint::kFileSizeLimit ? "_FileSizeLimit"
-                                                                                        : "_FullTmpfs");
+                                  (std::get<1>(info.param) == Constraint::kFileSizeLimit
+                                       ? "_FileSizeLimit"
+                                       : "_FullTmpfs");
                          });
 
 // A fit whose result cannot be written keeps its checkpoint (the night's work), and --resume
@@ -254,18 +279,23 @@ INSTANTIATE_TEST_SUITE_P(EveryWriter, WriteFailure,
 TEST_F(WriteFailureCleanup, FitKeepsItsCheckpointWhenTheResultCannotBeWritten) {
   const std::string result = Path("result.h5"), checkpoint = Path("result.h5.checkpoint.json");
   // A short fit: its checkpoints (with the history inline) stay under 40 kB, the result is 100 kB.
-  std::ofstream(Path("short.yaml")) << "format: frfit-fit-1\ngenetic_algorithm: {population_size: 40, generations: 5}\n"
-                                       "nelder_mead: {max_iterations: 300}\nfitter: {max_cycles: 1}\n";
-  const std::vector<std::string> fit = {"fit", "--model", kModel, "--frf", kFrf, "--config", Path("short.yaml"),
-                                        "--out", result, "--checkpoint-seconds", "1e-9", "--quiet"};
-  test::CliResult r = test::RunWithFileSizeLimit(kCli, fit, 64 * 1024, Path("stdout.txt"), Path("stderr.txt"));
+  std::ofstream(Path("short.yaml"))
+      << "format: frfit-fit-1\ngenetic_algorithm: {population_size: 40, generations: 5}\n"
+         "nelder_mead: {max_iterations: 300}\nfitter: {max_cycles: 1}\n";
+  const std::vector<std::string> fit = {
+      "fit",      "--model",          kModel,  "--frf", kFrf,
+      "--config", Path("short.yaml"), "--out", result,  "--checkpoint-seconds",
+      "1e-9",     "--quiet"};
+  test::CliResult r =
+      test::RunWithFileSizeLimit(kCli, fit, 64 * 1024, Path("stdout.txt"), Path("stderr.txt"));
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("error: " + result + ": cannot write"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(result));
   ASSERT_TRUE(fs::exists(checkpoint));
   std::vector<std::string> resume = fit;
   resume.insert(resume.end(), {"--resume", checkpoint, "--json"});
-  r = test::RunWithFileSizeLimit(kCli, resume, RLIM_INFINITY, Path("stdout.txt"), Path("stderr.txt"));
+  r = test::RunWithFileSizeLimit(kCli, resume, RLIM_INFINITY, Path("stdout.txt"),
+                                 Path("stderr.txt"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(fs::exists(result));
   EXPECT_FALSE(fs::exists(checkpoint));
@@ -282,8 +312,8 @@ TEST_F(WriteFailureCleanup, TemporaryFileOfAKilledProcessIsRemovedByTheNextWrite
   const std::string live = Path("other.h5.tmp." + std::to_string(::getppid()));
   std::ofstream(stale) << "half a file";
   std::ofstream(live) << "being written";
-  const test::CliResult r = Run({"simulate", "--model", kModel, "--posture", "milling", "--band", "1:2:1",
-                                 "--out", Path("frf.h5")});
+  const test::CliResult r = Run({"simulate", "--model", kModel, "--posture", "milling", "--band",
+                                 "1:2:1", "--out", Path("frf.h5")});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(live));
@@ -304,7 +334,8 @@ TEST(HistoryLogWriteFailure, FailedAppendIsAnErrorAndKeepsTheSyncedRows) {
     try {
       HistoryLog log = HistoryLog::Create(path);
       std::vector<HistoryRow> rows(10);
-      for (size_t k = 0; k < rows.size(); ++k) rows[k].best_cost = 1.0 / (k + 1.0), rows[k].evaluations = k;
+      for (size_t k = 0; k < rows.size(); ++k)
+        rows[k].best_cost = 1.0 / (k + 1.0), rows[k].evaluations = k;
       log.Append(0, rows);
       if (log.Sync() != 8 + 32 * 10) ::_exit(11);
       for (int k = 0; k < 100; ++k) log.Append(0, rows);  // 32 kB more than the limit allows
@@ -318,7 +349,8 @@ TEST(HistoryLogWriteFailure, FailedAppendIsAnErrorAndKeepsTheSyncedRows) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status)) << "the child died of a signal";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "11: wrong synced length, 12: no error, 13: error not naming the file";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "11: wrong synced length, 12: no error, 13: error not naming the file";
   const auto rows = HistoryLog::Read(path, 8 + 32 * 10, 1);
   ASSERT_EQ(rows[0].size(), 10u);
   EXPECT_EQ(rows[0][3].best_cost, 0.25);

@@ -59,7 +59,8 @@ TEST(MultiPostureKuka, ThreePosturesPinDownWhatOnePostureLeavesOpen) {
   auto spread = [&](const std::string& frfs) {
     std::vector<nlohmann::json> fits;
     for (int seed = 1; seed <= 6; ++seed) fits.push_back(Fit("kuka_kr90", frfs, seed));
-    std::sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a["cost"] < b["cost"]; });
+    std::sort(fits.begin(), fits.end(),
+              [](const auto& a, const auto& b) { return a["cost"] < b["cost"]; });
     std::vector<double> worst(model.num_parameters(), 0.0);
     for (int k = 0; k < 3; ++k)
       for (int p = 0; p < model.num_parameters(); ++p) {
@@ -134,7 +135,8 @@ TEST(MultiPostureLaw, LawFittedOnThreePosturesPredictsTheFourth) {
 // (the truth), not the peak picking used when no such parameters are known.
 TEST(MultiPostureLaw, ModalReferenceIsTheLawTheFrfsWereSynthesisedFrom) {
   const Model model = LoadModel(kRoot + "/datasets/paper_3dof_law/model.yaml");
-  const std::vector<double> truth = LoadParameters(kRoot + "/datasets/paper_3dof_law/params_truth.yaml", model);
+  const std::vector<double> truth =
+      LoadParameters(kRoot + "/datasets/paper_3dof_law/params_truth.yaml", model);
   ASSERT_LT(truth[model.FindParameter("k_z2_1")], 0.0);
   for (const char* name : {"milling", "reach", "folded"}) {
     const FrfSet measured =
@@ -143,7 +145,8 @@ TEST(MultiPostureLaw, ModalReferenceIsTheLawTheFrfsWereSynthesisedFrom) {
     std::string description;
     const std::vector<Mode> reference =
         ReferenceModes(model, posture, measured, measured.frequency_hz.back(), &description);
-    EXPECT_EQ(description, "modes of the model with the parameters the FRFs were synthesised from") << name;
+    EXPECT_EQ(description, "modes of the model with the parameters the FRFs were synthesised from")
+        << name;
     const std::vector<Mode> actual = ComputeModes(posture, Coefficients(model, truth, posture.q));
     ASSERT_EQ(reference.size(), actual.size()) << name;
     for (size_t k = 0; k < actual.size(); ++k) {

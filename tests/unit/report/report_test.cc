@@ -178,7 +178,8 @@ TEST_F(ReportTest, MacMapShowsEveryPairOfModes) {
   EXPECT_EQ(Count(html, "class=\"mac-off\""), 0u);
   const std::regex cell("<rect class=\"mac-cell( mac-pair)?\"[^>]* data-value=\"([^\"]+)\"");
   size_t k = 0;
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), cell); it != std::sregex_iterator(); ++it, ++k) {
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), cell); it != std::sregex_iterator();
+       ++it, ++k) {
     ASSERT_LT(k, mac.size());
     EXPECT_EQ(std::stod((*it)[2]), mac[k]) << "cell " << k;
     const size_t r = k / fitted_hz.size(), c = k % fitted_hz.size();
@@ -226,13 +227,17 @@ TEST_F(ReportTest, ResidualPlotShowsMagnitudeAndPhaseErrors) {
     H5Fclose(file);
   }
   html = Render();
-  const std::regex magnitude("class=\"residual-magnitude\" data-entry=\"(..)\" data-max-abs-db=\"([^\"]+)\"");
-  const std::regex phase("class=\"residual-phase\" data-entry=\"(..)\" data-max-abs-deg=\"([^\"]+)\"");
+  const std::regex magnitude(
+      "class=\"residual-magnitude\" data-entry=\"(..)\" data-max-abs-db=\"([^\"]+)\"");
+  const std::regex phase(
+      "class=\"residual-phase\" data-entry=\"(..)\" data-max-abs-deg=\"([^\"]+)\"");
   int entries = 0;
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), magnitude); it != std::sregex_iterator(); ++it, ++entries)
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), magnitude);
+       it != std::sregex_iterator(); ++it, ++entries)
     EXPECT_NEAR(std::stod((*it)[2]), 20.0 * std::log10(2.0), 1e-9) << (*it)[1];
   EXPECT_EQ(entries, 9);
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), phase); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), phase);
+       it != std::sregex_iterator(); ++it)
     EXPECT_LT(std::stod((*it)[2]), 1e-9) << (*it)[1];
 }
 

@@ -145,7 +145,10 @@ TEST_F(UffCli, PyuffByteCountIsReadWithAWarning) {
   std::ofstream(Path("pyuff.uff"), std::ios::binary) << text;
   r = Run({"convert", Path("pyuff.uff"), Path("pyuff.h5"), "--posture", "milling"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.err.rfind("warning: " + Path("pyuff.uff") + ": dataset 58b num_bytes: record(s) 1, 2, 3, 4, 5, 6, 7, 8, 9 ", 0), 0u)
+  EXPECT_EQ(r.err.rfind("warning: " + Path("pyuff.uff") +
+                            ": dataset 58b num_bytes: record(s) 1, 2, 3, 4, 5, 6, 7, 8, 9 ",
+                        0),
+            0u)
       << r.err;
   EXPECT_NE(r.err.find("pyuff"), std::string::npos) << r.err;
   ExpectEqualSets(ReadFrfSet(Path("pyuff.h5")), ReadFrfSet(kFrf));
@@ -153,8 +156,8 @@ TEST_F(UffCli, PyuffByteCountIsReadWithAWarning) {
   const size_t at = text.find("        1200     0");
   text.replace(at, 12, "         600");
   std::ofstream(Path("lie.uff"), std::ios::binary) << text;
-  ExpectRefused({"convert", Path("lie.uff"), Path("lie.h5"), "--posture", "milling"}, Path("lie.h5"),
-                "lie.uff: dataset 58b record 1.num_bytes");
+  ExpectRefused({"convert", Path("lie.uff"), Path("lie.h5"), "--posture", "milling"},
+                Path("lie.h5"), "lie.uff: dataset 58b record 1.num_bytes");
 }
 
 }  // namespace
