@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <numbers>
 #include <sstream>
+#include <initializer_list>
+#include <iterator>
 #include <tuple>
 
 #include "frfit/common/error.h"
@@ -108,6 +110,25 @@ std::string Path(const std::vector<double>& x, const std::vector<double>& y, con
   return d.empty() ? "M0 0" : d;
 }
 
+// Vertical grid lines over every panel (top, height) at about `ticks` round frequencies, their
+// labels under the last panel and "frequency [Hz]" at the bottom right of a plot `height` high.
+std::string FrequencyAxis(const Scale& sx, int ticks, std::initializer_list<std::pair<double, double>> panels,
+                          double height) {
+  std::ostringstream s;
+  const double bottom = std::prev(panels.end())->first + std::prev(panels.end())->second;
+  for (double t : NiceTicks(sx.d0, sx.d1, ticks)) {
+    const std::string x = Coord(sx(t));
+    for (auto [top, h] : panels)
+      s << "<line class=\"grid\" x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << top << "\" y2=\"" << top + h
+        << "\"/>";
+    s << "<text class=\"" << kAxes << "\" x=\"" << x << "\" y=\"" << bottom + 13 << "\" text-anchor=\"middle\">"
+      << Num(t, 6) << "</text>";
+  }
+  s << "<text class=\"" << kAxes << "\" x=\"" << sx.p1 << "\" y=\"" << height - 2
+    << "\" text-anchor=\"end\">frequency [Hz]</text>";
+  return s.str();
+}
+
 // Contiguous runs of lines whose weight exceeds the entry's smallest weight, as shaded bands.
 std::string WeightBands(const ReportPosture& p, int entry, const Scale& sx, double top, double height) {
   const int n = p.num_lines();
@@ -178,16 +199,7 @@ std::string FrfPlot(const ReportPosture& p, int i, int j) {
     s << WeightBands(p, entry, sx, ptop, ph);
   }
   // Grid and tick labels.
-  for (double t : NiceTicks(f0, f1, 6)) {
-    const std::string x = Coord(sx(t));
-    for (auto [ptop, ph] : {std::pair{mag_top, mag_h}, std::pair{phase_top, phase_h}})
-      s << "<line class=\"grid\" x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << ptop << "\" y2=\""
-        << ptop + ph << "\"/>";
-    s << "<text class=\"" << kAxes << "\" x=\"" << x << "\" y=\"" << phase_top + phase_h + 13
-      << "\" text-anchor=\"middle\">" << Num(t, 6) << "</text>";
-  }
-  s << "<text class=\"" << kAxes << "\" x=\"" << left + plot_w << "\" y=\"" << H - 2
-    << "\" text-anchor=\"end\">frequency [Hz]</text>";
+  s << FrequencyAxis(sx, 6, {{mag_top, mag_h}, {phase_top, phase_h}}, H);
   const int step = dhi - dlo > 4 ? 2 : 1;
   for (int k = dlo; k <= dhi; ++k) {
     const std::string y = Coord(sm(std::pow(10.0, k)));
@@ -276,16 +288,7 @@ std::string ResidualPlot(const ReportPosture& p) {
   for (auto [ptop, ph] : {std::pair{mag_top, mag_h}, std::pair{phase_top, phase_h}})
     s << "<rect class=\"panel\" x=\"" << left << "\" y=\"" << ptop << "\" width=\"" << plot_w
       << "\" height=\"" << ph << "\"/>";
-  for (double t : NiceTicks(f0, f1, 10)) {
-    const std::string x = Coord(sx(t));
-    for (auto [ptop, ph] : {std::pair{mag_top, mag_h}, std::pair{phase_top, phase_h}})
-      s << "<line class=\"grid\" x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << ptop << "\" y2=\""
-        << ptop + ph << "\"/>";
-    s << "<text class=\"" << kAxes << "\" x=\"" << x << "\" y=\"" << phase_top + phase_h + 13
-      << "\" text-anchor=\"middle\">" << Num(t, 6) << "</text>";
-  }
-  s << "<text class=\"" << kAxes << "\" x=\"" << left + plot_w << "\" y=\"" << H - 2
-    << "\" text-anchor=\"end\">frequency [Hz]</text>";
+  s << FrequencyAxis(sx, 10, {{mag_top, mag_h}, {phase_top, phase_h}}, H);
   for (auto [scale, limit, ptop, ph, label] :
        {std::tuple{sm, db_range, mag_top, mag_h, "|H| error [dB]"},
         std::tuple{sp, deg_range, phase_top, phase_h, "phase error [&#176;]"}}) {

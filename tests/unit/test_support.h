@@ -23,6 +23,15 @@
 
 namespace frfit::test {
 
+// A fit configuration for tests that need a fit with both phases and two cycles of a KUKA robot,
+// not an accurate one: it finishes in well under a second.
+inline constexpr const char* kTinyFitConfig = R"(format: frfit-fit-1
+cost: {band_hz: [0.2, 30], weights: {mode: peaks, peak_gain: 80, base_gain: 0.5}}
+genetic_algorithm: {population_size: 16, generations: 3}
+nelder_mead: {max_iterations: 150}
+fitter: {max_cycles: 2, stall_cycles: 1}
+)";
+
 // The whole file, byte for byte (binary, so that tests comparing files see them exactly); empty
 // when it cannot be opened, which the caller's own check then reports.
 inline std::string ReadText(const std::string& path) {

@@ -53,12 +53,7 @@ genetic_algorithm: {population_size: 100, generations: 20}
 nelder_mead: {max_iterations: 10000}
 fitter: {max_cycles: 6, stall_cycles: 2, fitness_tolerance: 1.0}
 )";
-const char* kTinyConfig = R"(format: frfit-fit-1
-cost: {band_hz: [0.2, 30], weights: {mode: peaks, peak_gain: 80, base_gain: 0.5}}
-genetic_algorithm: {population_size: 16, generations: 3}
-nelder_mead: {max_iterations: 150}
-fitter: {max_cycles: 2, stall_cycles: 1}
-)";
+const char* kTinyConfig = test::kTinyFitConfig;
 const char* kSlowerConfig = R"(format: frfit-fit-1
 cost: {band_hz: [0.2, 30], weights: {mode: peaks, peak_gain: 80, base_gain: 0.5}}
 genetic_algorithm: {population_size: 20, generations: 5}

@@ -36,12 +36,6 @@ const std::string kFrf = kRoot + "/datasets/paper_3dof/frf_milling_inertance.h5"
 const std::string kConfig = kRoot + "/datasets/paper_3dof/fit.yaml";
 const std::string kKuka = kRoot + "/datasets/kuka_kr90/model.yaml";
 const std::string kKukaParams = kRoot + "/datasets/kuka_kr90/params_from34.yaml";
-const char* kTinyFleetConfig = R"(format: frfit-fit-1
-cost: {band_hz: [0.2, 30], weights: {mode: peaks, peak_gain: 80, base_gain: 0.5}}
-genetic_algorithm: {population_size: 16, generations: 3}
-nelder_mead: {max_iterations: 150}
-fitter: {max_cycles: 2, stall_cycles: 1}
-)";
 
 // The room each command gets: half of what its largest output needs, so that HDF5 accepts the
 // datasets (it buffers them) and only the final flush fails, as on a real nearly full disk.
@@ -199,7 +193,7 @@ class WriteFailure : public test::TempDirTest,
                      Path("prep.out"), Path("prep.err"));
     ASSERT_EQ(r.status, 0) << r.err;
     fs::create_directories(in + "/fleet");
-    std::ofstream(in + "/tiny_fit.yaml") << kTinyFleetConfig;
+    std::ofstream(in + "/tiny_fit.yaml") << test::kTinyFitConfig;
     r = test::RunShell(test::Quote(kMakeFleet) + " --model " + test::Quote(kKuka) +
                            " --robots 2 --postures milling --params " + test::Quote(kKukaParams) +
                            " --config " + test::Quote(in + "/tiny_fit.yaml") + " --out " +
