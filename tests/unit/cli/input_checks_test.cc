@@ -30,6 +30,8 @@ struct BadInput {
   std::string expect;             // part of the error line; also listed in docs/input-checks.md
 };
 
+void PrintTo(const BadInput& c, std::ostream* os) { *os << c.name; }
+
 void Copy(const std::string& from, const std::string& to) {
   fs::copy_file(from, to, fs::copy_options::overwrite_existing);
 }

@@ -58,6 +58,9 @@ struct Writer {
   std::string program = kCli;
 };
 
+// What ctest and failure messages show of a parameter: its name, not its bytes.
+void PrintTo(const Writer& writer, std::ostream* os) { *os << writer.name; }
+
 std::vector<Writer> Writers() {
   return {
       {"FitResult",
