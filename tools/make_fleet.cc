@@ -1,5 +1,6 @@
 // build/frfit-make-fleet: a synthetic fleet of one model for tests and demonstrations
 // (docs/fleet.md). Deterministic for a seed.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fleet/fleet_generator.h"
+#include "frfit/io/atomic_file.h"
 
 namespace {
 
@@ -32,8 +34,9 @@ double ParseDouble(const std::string& text, const std::string& option) {
 
 long long ParseInt(const std::string& text, const std::string& option) {
   char* end = nullptr;
+  errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < 0)
+  if (text.empty() || *end != '\0' || v < 0 || errno == ERANGE)
     throw frfit::Error("frfit-make-fleet", option, "expected an integer >= 0, got '" + text + "'");
   return v;
 }
@@ -41,6 +44,7 @@ long long ParseInt(const std::string& text, const std::string& option) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  frfit::InstallTemporaryFileCleanup();
   try {
     std::map<std::string, std::string> values;
     const char* known[] = {"model", "robots", "seed", "postures", "q-postures", "params", "perturb",

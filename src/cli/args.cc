@@ -1,17 +1,30 @@
 #include "args.h"
 
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
+#include <cstring>
 
 #include "frfit/common/error.h"
+#include "help.h"
 
 namespace frfit::cli {
 
 Args::Args(const std::string& command, int argc, char** argv, std::set<std::string> valued,
-           std::set<std::string> flags)
+           std::set<std::string> flags, size_t max_positional)
     : command_(command) {
+  for (int i = 0; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h"))
+      throw HelpRequested{command, valued, flags};
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) {
+      if (positional_.size() == max_positional)
+        throw Error(
+            "frfit " + command, "'" + arg + "'",
+            std::string("unexpected argument (expected ") +
+                (max_positional == 0 ? "only --options" : "--options after the file names") +
+                "; in a usage line, [...] marks an optional part, not text to type)");
       positional_.push_back(arg);
       continue;
     }
@@ -53,10 +66,32 @@ long Args::GetInt(const std::string& name, long fallback) const {
   if (!Has(name)) return fallback;
   const std::string text = Get(name);
   char* end = nullptr;
+  errno = 0;
   const long value = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0')
     throw Error("frfit " + command_, "--" + name, "expected an integer, got '" + text + "'");
+  if (errno == ERANGE)  // strtol clamps to LONG_MIN/LONG_MAX
+    throw Error("frfit " + command_, "--" + name,
+                "expected an integer from " + std::to_string(LONG_MIN) + " to " +
+                    std::to_string(LONG_MAX) + ", got '" + text + "'");
   return value;
+}
+
+std::vector<std::string> Args::GetList(const std::string& name) const {
+  const std::string text = Get(name);
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    items.push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (items.back().empty())
+      throw Error("frfit " + command_, "--" + name,
+                  "item " + std::to_string(items.size()) +
+                      " is empty (expected a comma-separated list, got '" + text + "')");
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
 }
 
 double Args::GetDouble(const std::string& name, double fallback) const {

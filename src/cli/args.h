@@ -1,5 +1,6 @@
 // Command-line arguments of one subcommand: --name value pairs and --flags, nothing positional
-// unless the subcommand asks. Unknown options are errors, as unknown keys are in files.
+// unless the subcommand asks. Unknown options and stray words are errors, as unknown keys are in
+// files: a word pasted from a usage line ("[--json]") must not be silently ignored.
 #pragma once
 
 #include <map>
@@ -11,14 +12,16 @@ namespace frfit::cli {
 
 class Args {
  public:
-  // `valued` options take a value, `flags` do not.
+  // `valued` options take a value, `flags` do not; at most `max_positional` other words.
   Args(const std::string& command, int argc, char** argv, std::set<std::string> valued,
-       std::set<std::string> flags);
+       std::set<std::string> flags, size_t max_positional = 0);
 
   bool Has(const std::string& name) const;
   std::string Get(const std::string& name) const;  // throws when missing
   std::string Get(const std::string& name, const std::string& fallback) const;
-  long GetInt(const std::string& name, long fallback) const;
+  long GetInt(const std::string& name, long fallback) const;  // Error when out of range
+  // A comma-separated list; an empty item ("a.h5," or "a,,b") is an Error, not skipped.
+  std::vector<std::string> GetList(const std::string& name) const;
   double GetDouble(const std::string& name, double fallback) const;
   bool Flag(const std::string& name) const { return flags_.count(name) > 0; }
   const std::vector<std::string>& positional() const { return positional_; }

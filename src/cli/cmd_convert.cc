@@ -2,14 +2,15 @@
 // extensions; the output is written atomically and nothing is written when the input is bad.
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/io/output_path.h"
 #include "frfit/io/uff.h"
 
 namespace frfit::cli {
@@ -37,7 +38,7 @@ nlohmann::ordered_json Entries(const FrfSet& set) {
 
 int RunConvert(int argc, char** argv) {
   const Args args("convert", argc, argv, {"posture", "sensor-node", "format", "mapping"},
-                  {"binary", "json"});
+                  {"binary", "json"}, 2);
   const std::string cmd = "frfit convert";
   if (args.positional().size() != 2)
     throw Error(cmd, "arguments", "expected IN OUT (one UFF and one HDF5 file), got " +
@@ -47,6 +48,7 @@ int RunConvert(int argc, char** argv) {
   if (from == Kind::kUnknown || to == Kind::kUnknown || from == to)
     throw Error(cmd, "arguments", "expected one .uff/.unv and one .h5/.hdf5 file, got '" + in +
                                       "' and '" + out + "'");
+  RequireNotAnInput(cmd, "OUT", out, {in, args.Get("mapping", "")});
   std::optional<FrfFormat> format;
   if (args.Has("format")) {
     FrfFormat f;

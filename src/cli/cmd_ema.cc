@@ -97,7 +97,7 @@ nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
 int RunEma(int argc, char** argv) {
   const Args args("ema", argc, argv,
                   {"band", "max-order", "frequency-tolerance", "damping-tolerance", "min-mac",
-                   "max-damping", "min-stable", "out"},
+                   "max-damping", "min-stable", "min-contribution", "out"},
                   {"json"});
   if (args.positional().size() != 1)
     throw Error("frfit ema", "FRF.h5",

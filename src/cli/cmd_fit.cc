@@ -19,18 +19,11 @@
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/io/atomic_file.h"
+#include "frfit/io/output_path.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit::cli {
 namespace {
-
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) if (!item.empty()) items.push_back(item);
-  return items;
-}
 
 void CheckWritableDirectory(const std::string& path, const std::string& option) {
   const std::filesystem::path dir = std::filesystem::absolute(path).parent_path();
@@ -80,8 +73,15 @@ int RunFit(int argc, char** argv) {
 
   auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));
   const ParameterMap map(*model, options.parameters, config_source);
-  const std::vector<std::string> frf_files = SplitList(args.Get("frf"));
-  if (frf_files.empty()) throw Error("frfit fit", "--frf", "expected one or more FRF files (comma-separated)");
+  const std::vector<std::string> frf_files = args.GetList("frf");
+  std::vector<std::string> input_files = model->files;
+  input_files.insert(input_files.end(), frf_files.begin(), frf_files.end());
+  input_files.push_back(config_path);
+  if (!checkpoint_path.empty())
+    RequireNotAnInput("frfit fit", "--checkpoint", checkpoint_path, input_files);
+  input_files.push_back(checkpoint_path);  // --out must not be the checkpoint either
+  input_files.push_back(args.Get("resume", ""));
+  if (!out_path.empty()) RequireNotAnInput("frfit fit", "--out", out_path, input_files);
   const Problem problem = LoadProblem(model, frf_files, options, config_source);
 
   std::unique_ptr<Evaluator> evaluator = CreateEvaluator(evaluator_options);
@@ -98,7 +98,7 @@ int RunFit(int argc, char** argv) {
   evaluator->SetProblems({Pack(problem)});
 
   Fingerprint inputs;
-  inputs.MixFile(model->source);
+  for (const std::string& file : model->files) inputs.MixFile(file);
   for (const std::string& file : frf_files) inputs.MixFile(file);
   inputs.Mix(FitOptionsToYaml(options));
   inputs.Mix("seed=" + std::to_string(seed));
@@ -107,11 +107,10 @@ int RunFit(int argc, char** argv) {
   std::unique_ptr<FitRun> run;
   if (args.Has("resume")) {
     const std::string resume = args.Get("resume");
-    std::ifstream in(resume);
-    if (!in) throw Error(resume, "", "cannot open checkpoint for reading");
+    const std::string text = ReadFileBytes(resume);
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(in);
+      j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
       throw Error(resume, "", std::string("not a readable checkpoint (truncated?): ") + e.what());
     }

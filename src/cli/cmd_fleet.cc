@@ -1,6 +1,7 @@
 // frfit fleet: the nightly refit of every robot of a manifest in one batched drive (docs/fleet.md).
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -36,18 +37,55 @@ int RunFleet(int argc, char** argv) {
       args.GetDouble("checkpoint-seconds", options.checkpoint_every_seconds);
   const bool json = args.Flag("json");
   const bool quiet = args.Flag("quiet");
-  const bool progress = !json && !quiet && (args.Flag("progress") || ::isatty(STDERR_FILENO));
-  if (progress) {
-    const long every = args.GetInt("progress-every", 10);
-    if (every < 1) throw Error("frfit fleet", "--progress-every", "expected an integer >= 1");
-    options.progress_every_rounds = static_cast<int>(every);
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const bool progress = !json && !quiet && (args.Flag("progress") || terminal);
+  const long every = args.GetInt("progress-every", 10);
+  if (every < 1) throw Error("frfit fleet", "--progress-every", "expected an integer >= 1");
+  if (progress) options.progress_every_rounds = static_cast<int>(every);
+  // On a terminal: one line that updates in place (every round, at most a few times a second),
+  // as `frfit fit` shows; other lines end it first. Elsewhere: a line every --progress-every
+  // rounds.
+  using Clock = std::chrono::steady_clock;
+  bool line_open = false;
+  std::string unshown;  // the latest update the rate limit held back, shown at the end
+  auto last_shown = Clock::time_point();
+  auto end_line = [&] {
+    if (!unshown.empty()) std::fprintf(stderr, "\r\033[K%s", unshown.c_str());
+    if (line_open) std::fputc('\n', stderr);
+    line_open = false;
+    unshown.clear();
+  };
+  if (progress && terminal) {
+    options.progress_every_rounds = 1;
+    options.progress = [&](const std::string& line) {
+      const auto now = Clock::now();
+      if (line_open && now - last_shown < std::chrono::milliseconds(200)) {
+        unshown = line;
+        return;
+      }
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+      std::fflush(stderr);
+      line_open = true;
+      unshown.clear();
+      last_shown = now;
+    };
   }
   // Skipped robots and resume notes always reach stderr; progress lines only when asked for.
   options.log = [&](const std::string& line) {
-    if (!quiet || line.rfind("frfit fleet: skipping", 0) == 0) std::fprintf(stderr, "%s\n", line.c_str());
+    if (!quiet || line.rfind("frfit fleet: skipping", 0) == 0) {
+      end_line();
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
   };
 
-  const FleetReport report = RunFleet(options);
+  FleetReport report;
+  try {
+    report = RunFleet(options);
+  } catch (...) {
+    end_line();  // the error line starts on a line of its own
+    throw;
+  }
+  end_line();
 
   if (json) {
     std::printf("%s\n", FleetReportToJson(report).dump().c_str());
@@ -69,6 +107,11 @@ int RunFleet(int argc, char** argv) {
       int moved_modes = 0;
       for (const FleetDriftFrequency& d : r.drift_frequencies) moved_modes += d.flagged;
       if (moved_modes) drift += " +" + std::to_string(moved_modes) + " mode(s)";
+      if (r.cost_flagged()) {
+        char ratio[64];
+        std::snprintf(ratio, sizeof ratio, "HIGH COST (%.3g x the median)  ", r.cost_over_median);
+        drift = ratio + drift;
+      }
       std::printf("  %-16s %-8s %13.6e %11lld  %s\n", r.name.c_str(), r.status.c_str(), r.cost,
                   static_cast<long long>(r.evaluations), drift.c_str());
     }

@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "frfit/common/error.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 
@@ -13,12 +14,19 @@ int RunModal(int argc, char** argv) {
   const Args args("modal", argc, argv, {"model", "posture", "q", "params"}, {"json"});
   const ModelContext ctx = LoadModelContext(args);
   const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
-  const std::vector<Mode> modes = ComputeModes(posture, Coefficients(ctx.model, ctx.parameters, ctx.q));
+  const ModalAnalysis analysis =
+      AnalyseModes(posture, Coefficients(ctx.model, ctx.parameters, ctx.q));
+  const std::vector<Mode>& modes = analysis.modes;
+  // A DOF that does not oscillate (overdamped: two real eigenvalues) has no mode; say so rather
+  // than show fewer modes than DOFs without a word.
+  const int dofs = ctx.model.num_dofs();
+  const int not_oscillating = dofs - static_cast<int>(modes.size());
   if (args.Flag("json")) {
     nlohmann::ordered_json out;
     out["model"] = ctx.model.name;
     out["posture"] = ctx.posture_name;
     out["parameters_source"] = ctx.parameters_source;
+    out["dofs"] = dofs;
     out["modes"] = nlohmann::json::array();
     for (const Mode& m : modes) {
       nlohmann::ordered_json shape;
@@ -27,16 +35,32 @@ int RunModal(int argc, char** argv) {
                               {"damping_ratio", m.damping_ratio},
                               {"sensor_shape", shape}});
     }
+    out["overdamped_dofs"] = not_oscillating;
+    out["real_eigenvalues_1_per_s"] = analysis.real_eigenvalues;
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
   std::printf("model %s, posture %s, parameters: %s\n", ctx.model.name.c_str(),
               ctx.posture_name.c_str(), ctx.parameters_source.c_str());
-  std::printf("  mode  frequency [Hz]  damping [%%]   |sensor shape| x y z\n");
+  std::printf("  mode  damped f [Hz]  damping [%%]   |sensor shape| x y z\n");
   for (size_t k = 0; k < modes.size(); ++k)
-    std::printf("  %4zu  %14.4f  %11.3f   %.3f %.3f %.3f\n", k + 1, modes[k].frequency_hz,
+    std::printf("  %4zu  %13.4f  %11.3f   %.3f %.3f %.3f\n", k + 1, modes[k].frequency_hz,
                 100.0 * modes[k].damping_ratio, std::abs(modes[k].sensor_shape(0)),
                 std::abs(modes[k].sensor_shape(1)), std::abs(modes[k].sensor_shape(2)));
+  std::printf(
+      "  damped f = Im(lambda)/2pi, the frequency the mode rings at; damping = "
+      "-Re(lambda)/|lambda|\n");
+  if (not_oscillating > 0) {
+    std::string rates;
+    for (double v : analysis.real_eigenvalues) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.4g", v);
+      rates += (rates.empty() ? "" : ", ") + std::string(text);
+    }
+    std::printf(
+        "  %zu modes for %d DOFs: %d DOF%s overdamped (real eigenvalues %s 1/s), no frequency\n",
+        modes.size(), dofs, not_oscillating, not_oscillating == 1 ? " is" : "s are", rates.c_str());
+  }
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "frfit/common/error.h"
 #include "frfit/io/hdf5_file.h"
+#include "frfit/io/output_path.h"
 #include "frfit/report/ema_report.h"
 #include "frfit/report/html_report.h"
 
@@ -22,7 +23,7 @@ int RunReport(int argc, char** argv) {
     if (a == "-o") a = "--out";
   std::vector<char*> rewritten;
   for (std::string& a : storage) rewritten.push_back(a.data());
-  const Args args("report", argc, rewritten.data(), {"out"}, {"json"});
+  const Args args("report", argc, rewritten.data(), {"out"}, {"json"}, 1);
   if (args.positional().size() != 1)
     throw Error("frfit report", "RESULT.h5",
                 "expected exactly one fit or EMA result file (usage: frfit report RESULT.h5 -o "
@@ -32,6 +33,7 @@ int RunReport(int argc, char** argv) {
   const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
   if (!std::filesystem::is_directory(dir))
     throw Error("frfit report", "--out", "expected a path in an existing directory, got '" + out + "'");
+  RequireNotAnInput("frfit report", "--out", out, {result});
   // An EMA result (frfit ema --out) gets its own page; anything else must be a fit result.
   bool ema = false;
   {

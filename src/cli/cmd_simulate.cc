@@ -7,6 +7,7 @@
 #include "frfit/common/error.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/io/output_path.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 
@@ -24,6 +25,9 @@ int RunSimulate(int argc, char** argv) {
     throw Error("frfit simulate", "--format",
                 "expected receptance, mobility or inertance, got '" + format_text + "'");
   const ModelContext ctx = LoadModelContext(args);
+  std::vector<std::string> inputs = ctx.model.files;
+  inputs.push_back(args.Get("params", ""));
+  RequireNotAnInput("frfit simulate", "--out", out_path, inputs);
 
   const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
   FrfSet set = Synthesize(posture, Coefficients(ctx.model, ctx.parameters, ctx.q), band, format);

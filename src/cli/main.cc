@@ -6,6 +6,8 @@
 
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/io/atomic_file.h"
+#include "help.h"
 
 namespace {
 
@@ -15,14 +17,15 @@ constexpr const char* kUsage =
     "commands:\n"
     "  info      --model M.yaml [--json]                      model summary\n"
     "  modal     --model M.yaml --posture NAME [--q z2=70,..] [--params P.yaml] [--json]\n"
-    "  simulate  --model M.yaml --posture NAME [--params P.yaml] --band F0:F1:DF\n"
+    "  simulate  --model M.yaml --posture NAME [--q z2=70,..] [--params P.yaml] --band F0:F1:DF\n"
     "            --format receptance|mobility|inertance --out FRF.h5 [--json]\n"
     "  fit       --model M.yaml --frf FRF.h5[,FRF2.h5...] [--config FIT.yaml] [--seed N]\n"
     "            [--backend cpu|cuda|auto] [--threads N] [--out RESULT.h5] [--checkpoint C.json]\n"
     "            [--checkpoint-seconds S] [--resume C.json] [--progress|--quiet]\n"
     "            [--progress-every N] [--json]\n"
     "  convert   IN.uff OUT.h5 --posture NAME | IN.h5 OUT.uff [--binary]  UFF 58/58b <-> HDF5\n"
-    "            [--sensor-node N] [--format receptance|mobility|inertance] [--mapping MAP.yaml]\n"
+    "            [--sensor-node N] [--format receptance|mobility|inertance] [--mapping MAP.yaml] "
+    "[--json]\n"
     "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] "
     "[--threads N]\n"
     "            [--checkpoint-seconds S] [--checkpoint-every N] [--progress|--quiet]\n"
@@ -63,13 +66,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::string command = argv[1];
-  for (int a = 2; a < argc; ++a)
-    if (!std::strcmp(argv[a], "--help") || !std::strcmp(argv[a], "-h")) {
-      const std::string usage = CommandUsage(command);
-      if (usage.empty()) break;  // an unknown command: reported below
-      std::fputs((usage + "See README.md and docs/ for every option.\n").c_str(), stdout);
-      return 0;
-    }
+  frfit::InstallTemporaryFileCleanup();
   try {
     if (command == "info") return frfit::cli::RunInfo(argc - 2, argv + 2);
     if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);
@@ -85,6 +82,12 @@ int main(int argc, char** argv) {
                  "convert, report, ema, design)\n",
                  command.c_str());
     return 2;
+  } catch (const frfit::cli::HelpRequested& help) {
+    std::fputs((CommandUsage(command) + frfit::cli::OptionHelp(help) +
+                "\nSee README.md and docs/ for the details.\n")
+                   .c_str(),
+               stdout);
+    return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

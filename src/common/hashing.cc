@@ -1,5 +1,6 @@
 #include "frfit/common/hashing.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -22,10 +23,16 @@ void Fingerprint::Mix(std::string_view bytes) {
 void Fingerprint::MixFile(const std::string& path) { Mix(ReadFileBytes(path)); }
 
 std::string ReadFileBytes(const std::string& path) {
+  // A directory opens as a stream on Linux and fails only on the first read, with a message
+  // ("basic_filebuf::underflow") that names no file.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(path, "", "expected a file, got a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path, "", "cannot open file for reading");
   std::stringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) throw Error(path, "", "cannot read the file");
   return buffer.str();
 }
 

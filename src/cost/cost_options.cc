@@ -75,6 +75,9 @@ bool CostOptions::IsValid(std::string* error) const {
     return fail("cost.weights.min_prominence_db: expected >= 0 dB");
   if (w.ema_peaks && (w.mode != WeightMode::kPeaks || !w.peak_frequencies_hz.empty()))
     return fail("cost.weights.ema_peaks: expected mode peaks and no peak_frequencies_hz with it");
+  if (!(w.peak_floor_db > 0.0))
+    return fail("cost.weights.peak_floor_db: expected > 0 dB, got " +
+                FormatDouble(w.peak_floor_db));
   for (size_t b = 0; b < w.bands.size(); ++b)
     if (!(w.bands[b].to_hz >= w.bands[b].from_hz) || !(w.bands[b].gain >= 0.0))
       return fail("cost.weights.bands[" + std::to_string(b) +

@@ -54,7 +54,8 @@ CostOptions WithEmaPeaks(const FrfSet& prepared, const CostOptions& cost, const 
 
 }  // namespace
 
-std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prominence_db) {
+std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prominence_db,
+                           double floor_db) {
   const int n = static_cast<int>(magnitude.size());
   const double ratio = std::pow(10.0, min_prominence_db / 20.0);
   std::vector<int> peaks;
@@ -67,6 +68,10 @@ std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prom
     for (int r = k + 1; r < n && magnitude[r] <= m; ++r) right = std::min(right, magnitude[r]);
     if (m >= ratio * std::max(left, right)) peaks.push_back(k);
   }
+  double highest = 0.0;
+  for (int k : peaks) highest = std::max(highest, magnitude[k]);
+  const double floor = highest * std::pow(10.0, -floor_db / 20.0);
+  std::erase_if(peaks, [&](int k) { return magnitude[k] < floor; });
   return peaks;
 }
 
@@ -107,7 +112,7 @@ std::vector<double> ComputeWeights(const FrfSet& set, const CostOptions& cost) {
     for (int k = 0; k < lines; ++k)
       for (int i = 0; i < 3; ++i)
         if (fitted[EntryIndex(i, i)]) sum[k] += std::abs(set.at(k, i, i));
-    shared_peaks = FindPeaks(sum, w.min_prominence_db);
+    shared_peaks = FindPeaks(sum, w.min_prominence_db, w.peak_floor_db);
   }
   for (int e = 0; e < 9; ++e) {
     if (!fitted[e]) continue;
@@ -115,7 +120,7 @@ std::vector<double> ComputeWeights(const FrfSet& set, const CostOptions& cost) {
     if (w.peak_frequencies_hz.empty() && w.peaks_per_entry) {
       std::vector<double> magnitude(lines);
       for (int k = 0; k < lines; ++k) magnitude[k] = std::abs(set.H[k * 9 + e]);
-      peaks = FindPeaks(magnitude, w.min_prominence_db);
+      peaks = FindPeaks(magnitude, w.min_prominence_db, w.peak_floor_db);
     }
     for (int peak : peaks) mark(peak, e);
   }

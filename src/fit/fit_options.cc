@@ -1,6 +1,8 @@
 #include "frfit/fit/fit_options.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 #include "frfit/common/error.h"
 #include "frfit/frf/frf_set.h"
@@ -23,9 +25,9 @@ std::array<bool, 9> ParseEntries(const YamlReader& r, const YAML::Node& node, co
 
 void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string& path,
                   WeightOptions* w) {
-  r.RequireMap(node, path, {"mode", "peak_gain", "base_gain", "peak_halfwidth_lines",
-                            "min_prominence_db", "peaks_per_entry", "peak_frequencies_hz", "bands",
-                            "ema_peaks"});
+  r.RequireMap(node, path,
+               {"mode", "peak_gain", "base_gain", "peak_halfwidth_lines", "min_prominence_db",
+                "peak_floor_db", "peaks_per_entry", "peak_frequencies_hz", "bands", "ema_peaks"});
   if (r.Has(node, "mode")) {
     const std::string mode = r.String(node["mode"], JoinPath(path, "mode"));
     if (!FromString(mode, &w->mode))
@@ -37,6 +39,8 @@ void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string
     w->peak_halfwidth_lines = r.Integer(node["peak_halfwidth_lines"], JoinPath(path, "peak_halfwidth_lines"));
   if (r.Has(node, "min_prominence_db"))
     w->min_prominence_db = r.Number(node["min_prominence_db"], JoinPath(path, "min_prominence_db"));
+  if (r.Has(node, "peak_floor_db"))
+    w->peak_floor_db = r.Number(node["peak_floor_db"], JoinPath(path, "peak_floor_db"));
   if (r.Has(node, "peaks_per_entry"))
     w->peaks_per_entry = r.Boolean(node["peaks_per_entry"], JoinPath(path, "peaks_per_entry"));
   if (r.Has(node, "peak_frequencies_hz"))
@@ -249,6 +253,32 @@ FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
   return options;
 }
 
+// yaml-cpp prints doubles with 17 significant digits ("0.20000000000000001"); the settings are
+// shown to people (reports) as they were written: each number the shortest text that reads back
+// as the same double ("0.2").
+std::string ShortestNumbers(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const bool starts = (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '-') &&
+                        (i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) ||
+                                     text[i - 1] == '_' || text[i - 1] == '.'));
+    if (starts) {
+      char* end = nullptr;
+      const double value = std::strtod(text.c_str() + i, &end);
+      const size_t n = static_cast<size_t>(end - (text.c_str() + i));
+      const char next = i + n < text.size() ? text[i + n] : '\n';
+      if (n > 0 &&
+          !(std::isalnum(static_cast<unsigned char>(next)) || next == '_' || next == '.')) {
+        out += FormatDouble(value);
+        i += n;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string ToString(InitialGuess guess) { return guess == InitialGuess::kModel ? "model" : "random"; }
@@ -308,11 +338,7 @@ FitOptions LoadFitOptions(const std::string& path) {
 }
 
 FitOptions ParseFitOptionsText(const std::string& yaml_text, const std::string& source) {
-  try {
-    return ParseFitOptions(YAML::Load(yaml_text), source);
-  } catch (const YAML::ParserException& e) {
-    throw Error(source, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
-  }
+  return ParseFitOptions(YamlReader::LoadText(yaml_text, source), source);
 }
 
 std::string FitOptionsToYaml(const FitOptions& o) {
@@ -340,6 +366,7 @@ std::string FitOptionsToYaml(const FitOptions& o) {
   out << YAML::Key << "base_gain" << YAML::Value << w.base_gain;
   out << YAML::Key << "peak_halfwidth_lines" << YAML::Value << w.peak_halfwidth_lines;
   out << YAML::Key << "min_prominence_db" << YAML::Value << w.min_prominence_db;
+  out << YAML::Key << "peak_floor_db" << YAML::Value << w.peak_floor_db;
   out << YAML::Key << "peaks_per_entry" << YAML::Value << w.peaks_per_entry;
   if (!w.peak_frequencies_hz.empty())
     out << YAML::Key << "peak_frequencies_hz" << YAML::Value << YAML::Flow << w.peak_frequencies_hz;
@@ -416,7 +443,7 @@ std::string FitOptionsToYaml(const FitOptions& o) {
     out << YAML::EndMap;
   }
   out << YAML::EndMap;
-  return out.c_str();
+  return ShortestNumbers(out.c_str());
 }
 
 }  // namespace frfit

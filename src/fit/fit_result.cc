@@ -7,7 +7,6 @@
 #include "frfit/fit/identifiability_io.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/frf/synthesize.h"
-#include "frfit/io/atomic_file.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/hdf5_file.h"
@@ -112,9 +111,8 @@ FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, con
 }
 
 void WriteFitResult(const std::string& path, const FitResult& r) {
-  AtomicFile atomic(path);
+  Hdf5File f(path, Hdf5File::Mode::kCreate);  // in memory until Save
   {
-    Hdf5File f(atomic.temp_path(), Hdf5File::Mode::kCreate);
     f.SetAttribute("/", "frfit_file", "fit_result");
     f.SetAttribute("/", "frfit_version", r.frfit_version);
     f.SetAttribute("/", "model", r.model_name);
@@ -199,9 +197,17 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
                      "reference_frequency_hz, reference_damping_ratio, fitted_frequency_hz, "
                      "fitted_damping_ratio, frequency_error_percent, damping_error_percent, mac");
       if (p.modal.ema) WriteEmaGroup(&f, g + "/ema", *p.modal.ema, false);
+      // Every reference mode against every fitted mode in the band, row-major [reference][fitted].
+      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mac =
+          p.modal.mac;
+      f.WriteDoubles(g + "/mac",
+                     {static_cast<hsize_t>(mac.rows()), static_cast<hsize_t>(mac.cols())},
+                     mac.data());
+      f.WriteDoubles(g + "/mac_fitted_frequency_hz", {p.modal.mac_fitted_frequency_hz.size()},
+                     p.modal.mac_fitted_frequency_hz.data());
     }
   }
-  atomic.Commit();
+  f.Save();
 }
 
 FitResult ReadFitResultSummary(const std::string& path) {

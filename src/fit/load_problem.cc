@@ -1,6 +1,7 @@
 #include "frfit/fit/load_problem.h"
 
 #include "frfit/common/error.h"
+#include "frfit/common/warning.h"
 #include "frfit/io/frf_hdf5.h"
 
 namespace frfit {
@@ -12,6 +13,13 @@ Problem LoadProblem(std::shared_ptr<const Model> model, const std::vector<std::s
   problem.cost = options.cost;
   for (const std::string& file : frf_files) {
     const FrfSet measured = ReadFrfSet(file);
+    // FRFs synthesised from another model are legitimate input (a model error study), but rarely
+    // what a user meant: say so.
+    for (const auto& [key, value] : measured.provenance)
+      if (key == "model" && value != model->name)
+        Warn(file, "/provenance@model",
+             "the FRFs were synthesised from model '" + value + "', this fit uses model '" +
+                 model->name + "' (" + model->source + ")");
     if (model->FindPosture(measured.posture) < 0)
       throw Error(file, "/@posture", "model '" + model->name + "' has no posture '" + measured.posture + "'");
     for (const ProblemPosture& other : problem.postures)

@@ -1,5 +1,6 @@
 #include "frfit/fit/modal_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -22,8 +23,11 @@ bool ParametersFromProvenance(const Model& model, const std::string& text, std::
     if (index < 0) return false;
     (*out)[index] = std::strtod(item.substr(eq + 1).c_str(), nullptr);
   }
-  for (double v : *out)
-    if (!(v > 0.0)) return false;
+  // Every parameter given and finite; positive where the model requires it (a stiffness-law
+  // coefficient other than the constant may be zero or negative, as in LoadParameters).
+  for (int i = 0; i < model.num_parameters(); ++i)
+    if (!std::isfinite((*out)[i]) || (model.parameters[i].log_scale && !((*out)[i] > 0.0)))
+      return false;
   return true;
 }
 
@@ -91,6 +95,26 @@ ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vect
       if (a.squaredNorm() > 0.0 && b.squaredNorm() > 0.0) row.mac = Mac({a}, {b})(0, 0);
     }
     out.rows.push_back(row);
+  }
+  double highest = 0.0;
+  for (const Mode& ref : reference) highest = std::max(highest, ref.frequency_hz);
+  std::vector<const Mode*> columns;
+  for (const Mode& f : fitted) {
+    bool paired = false;
+    for (const ModalComparisonRow& row : out.rows)
+      paired = paired || row.fitted_frequency_hz == f.frequency_hz;
+    if (paired || f.frequency_hz <= 1.2 * highest) columns.push_back(&f);
+  }
+  out.mac.resize(static_cast<Eigen::Index>(reference.size()),
+                 static_cast<Eigen::Index>(columns.size()));
+  for (size_t c = 0; c < columns.size(); ++c) {
+    out.mac_fitted_frequency_hz.push_back(columns[c]->frequency_hz);
+    for (size_t r = 0; r < reference.size(); ++r) {
+      const bool shapes = reference[r].sensor_shape.squaredNorm() > 0.0 &&
+                          columns[c]->sensor_shape.squaredNorm() > 0.0;
+      out.mac(r, c) = shapes ? Mac({reference[r].sensor_shape}, {columns[c]->sensor_shape})(0, 0)
+                             : std::nan("");
+    }
   }
   return out;
 }

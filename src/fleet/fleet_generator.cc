@@ -10,13 +10,14 @@
 #include <sstream>
 
 #include "frfit/common/error.h"
+#include "frfit/common/hashing.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/io/yaml_reader.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
-#include "frfit/common/hashing.h"
 #include "frfit/optim/rng.h"
 #include "frfit/posture/posture.h"
 
@@ -34,7 +35,7 @@ std::string RobotName(int index, int count) {
 // The model file with the extra postures added (yaml-cpp's emitter; comments are not kept).
 std::string ModelWithPostures(const std::string& path, const Model& model,
                               const std::vector<std::pair<std::string, std::string>>& extra) {
-  YAML::Node root = YAML::Load(ReadFileBytes(path));
+  YAML::Node root = YamlReader::LoadFile(path);
   for (const auto& [name, assignments] : extra) {
     if (model.FindPosture(name) >= 0)
       throw Error("--q-postures", name, "model '" + model.name + "' already has a posture of this name");

@@ -22,11 +22,12 @@
 #include "frfit/fit/load_problem.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/io/output_path.h"
 #include "frfit/modal/modal.h"
-#include "frfit/report/fleet_index.h"
-#include "frfit/report/html_report.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
+#include "frfit/report/fleet_index.h"
+#include "frfit/report/html_report.h"
 
 namespace frfit {
 namespace {
@@ -190,6 +191,8 @@ std::string Percent(double v) {
 
 }  // namespace
 
+bool FleetRobotOutcome::cost_flagged() const { return cost_over_median > kFleetHighCostFactor; }
+
 bool FleetRobotOutcome::drift_flagged() const {
   for (const FleetDriftParameter& d : drift_parameters)
     if (d.flagged) return true;
@@ -245,6 +248,8 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
     o["warm_start"] = r.warm_start;
     o["result"] = r.result_file;
     o["cost"] = r.cost;
+    o["cost_over_median"] = JsonNum(r.cost_over_median);
+    o["cost_flagged"] = r.cost_flagged();
     o["evaluations"] = r.evaluations;
     o["cycles"] = r.cycles;
     o["termination"] = r.termination;
@@ -338,6 +343,27 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     }
   }
 
+  // No output may be an input: a resumed run's directory, or a previous result named there.
+  InputFileSet inputs;
+  inputs.Add(manifest.path);
+  for (const FleetRobot& robot : manifest.robots) {
+    for (const std::string& file : {robot.model, robot.config, robot.previous}) inputs.Add(file);
+    for (const std::string& file : robot.frf) inputs.Add(file);
+  }
+  for (const auto& [path, model] : models)
+    for (const std::string& file : model->files) inputs.Add(file);
+  std::vector<std::string> outputs = {checkpoint_path, history_path};
+  for (const char* name : {"drift.json", "drift.txt", "index.html", "summary.csv", "summary.json"})
+    outputs.push_back((run_dir / name).string());
+  for (const auto& r : ready)
+    for (const char* extension : {".h5", ".html"})
+      outputs.push_back((run_dir / (manifest.robots[r->index].name + extension)).string());
+  for (const std::string& output : outputs)
+    if (const std::string* input = inputs.Find(output))
+      throw Error(
+          "frfit fleet", "--out",
+          "expected a run directory that holds no input; " + output + " would overwrite " + *input);
+
   std::unique_ptr<Evaluator> evaluator;
   std::unique_ptr<RoundEvaluator> rounds;
   if (!ready.empty()) {
@@ -426,7 +452,10 @@ FleetReport RunFleet(const FleetRunOptions& options) {
                       "evaluations %lld  (%.0f/s)",
                       static_cast<long long>(round), running, ready.size(), in_ga, in_nm, best.front(),
                       best[best.size() / 2], best.back(), static_cast<long long>(evaluations), rate);
-      log(buffer);
+      if (options.progress)
+        options.progress(buffer);
+      else
+        log(buffer);
     };
     rounds = std::make_unique<RoundEvaluator>(evaluator.get(), [&](std::int64_t round) {
       if (options.progress_every_rounds > 0 && (round == 1 || round % options.progress_every_rounds == 0))
@@ -521,6 +550,18 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       }
     }
   }
+  // Each fitted robot's cost against the fleet's median (the middle of the sorted costs; the mean
+  // of the two middle ones for an even count).
+  std::vector<double> costs;
+  for (const FleetRobotOutcome& r : report.robots)
+    if (r.status == "ok") costs.push_back(r.cost);
+  if (!costs.empty()) {
+    std::sort(costs.begin(), costs.end());
+    const size_t m = costs.size() / 2;
+    const double median = costs.size() % 2 ? costs[m] : 0.5 * (costs[m - 1] + costs[m]);
+    for (FleetRobotOutcome& r : report.robots)
+      if (r.status == "ok" && median > 0.0) r.cost_over_median = r.cost / median;
+  }
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   // --- fleet outputs (atomic each); the summary last, as the mark of a finished run ----------
@@ -553,8 +594,12 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   for (const FleetRobotOutcome& r : report.robots) {
     FleetIndexRow row;
     row.robot = r.name;
-    row.status = r.status == "ok" ? (r.drift_flagged() ? "drift" : "ok") : "skipped: " + r.reason;
+    row.status = r.status != "ok"    ? "skipped: " + r.reason
+                 : r.cost_flagged()  ? "high cost"
+                 : r.drift_flagged() ? "drift"
+                                     : "ok";
     row.cost = r.status == "ok" ? r.cost : std::nan("");
+    row.cost_over_median = r.cost_over_median;
     if (r.status == "ok") {
       row.result_file = r.name + ".h5";
       row.report_link = r.name + ".html";

@@ -1,7 +1,6 @@
 #include "frfit/io/frf_hdf5.h"
 
 #include "frfit/common/error.h"
-#include "frfit/io/atomic_file.h"
 #include "frfit/io/hdf5_file.h"
 
 namespace frfit {
@@ -18,9 +17,8 @@ void WriteFrfMatrix(Hdf5File* file, const std::string& dataset, const FrfSet& se
 
 void WriteFrfSet(const std::string& path, const FrfSet& set) {
   Validate(set, path);
-  AtomicFile atomic(path);
+  Hdf5File file(path, Hdf5File::Mode::kCreate);
   {
-    Hdf5File file(atomic.temp_path(), Hdf5File::Mode::kCreate);
     const hsize_t lines = set.frequency_hz.size();
     file.WriteDoubles("/frequency_hz", {lines}, set.frequency_hz.data());
     WriteFrfMatrix(&file, "/H", set);
@@ -35,7 +33,7 @@ void WriteFrfSet(const std::string& path, const FrfSet& set) {
     file.CreateGroup("/provenance");
     for (const auto& [key, value] : set.provenance) file.SetAttribute("/provenance", key, value);
   }
-  atomic.Commit();
+  file.Save();
 }
 
 FrfSet ReadFrfSet(const std::string& path) {
@@ -56,7 +54,12 @@ FrfSet ReadFrfSet(const std::string& path) {
                                 std::to_string(dims[3]) + "]");
   const std::vector<std::int64_t> present = file.ReadInts("/present", 2, &dims);
   if (dims[0] != 3 || dims[1] != 3) throw Error(path, "/present", "expected shape [3][3]");
-  for (int e = 0; e < 9; ++e) set.present[e] = present[e] != 0;
+  for (int e = 0; e < 9; ++e) {
+    if (present[e] != 0 && present[e] != 1)
+      throw Error(path, "/present[" + std::to_string(e / 3) + "][" + std::to_string(e % 3) + "]",
+                  "expected 0 (not measured) or 1 (measured), got " + std::to_string(present[e]));
+    set.present[e] = present[e] == 1;
+  }
   set.H.resize(set.frequency_hz.size() * 9);
   // Non-finite values are kept: whether a bad line is an error or dropped is the cost's decision
   // (fit configuration), which names the line.

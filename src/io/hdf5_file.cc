@@ -2,7 +2,11 @@
 
 #include <hdf5_hl.h>
 
+#include <atomic>
+#include <filesystem>
+
 #include "frfit/common/error.h"
+#include "frfit/io/atomic_file.h"
 
 namespace frfit {
 namespace {
@@ -26,9 +30,18 @@ struct Handle {
 
 Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
   if (mode == Mode::kCreate) {
-    file_ = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    // The name only identifies the image among open files; nothing is created under it.
+    static std::atomic<long> counter{0};
+    const std::string name = path + ":memory:" + std::to_string(counter++);
+    Handle access{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
+    if (access.id < 0 || H5Pset_fapl_core(access.id, 1 << 20, 0) < 0)
+      throw Error(path, "", "cannot set up an HDF5 file in memory");
+    file_ = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id);
     if (file_ < 0) throw Error(path, "", "cannot create HDF5 file");
   } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw Error(path, "", "expected a file, got a directory");
     if (H5Fis_hdf5(path.c_str()) <= 0) {
       FILE* f = std::fopen(path.c_str(), "rb");
       if (!f) throw Error(path, "", "cannot open file for reading");
@@ -42,6 +55,16 @@ Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
 
 Hdf5File::~Hdf5File() {
   if (file_ >= 0) H5Fclose(file_);
+}
+
+void Hdf5File::Save() {
+  if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error(path_, "", "cannot finish the HDF5 file");
+  const ssize_t size = H5Fget_file_image(file_, nullptr, 0);
+  if (size < 0) throw Error(path_, "", "cannot finish the HDF5 file");
+  std::string image(static_cast<size_t>(size), '\0');
+  if (H5Fget_file_image(file_, image.data(), image.size()) != size)
+    throw Error(path_, "", "cannot finish the HDF5 file");
+  WriteFileAtomically(path_, image);
 }
 
 bool Hdf5File::Exists(const std::string& object) const {

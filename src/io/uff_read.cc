@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "frfit/common/error.h"
+#include "frfit/common/hashing.h"
+#include "frfit/common/warning.h"
 #include "frfit/io/uff.h"
 
 namespace frfit::uff {
@@ -150,7 +152,7 @@ class Parser {
                     "expected a dataset number after '-1', got " + Show(id));
       ds.number = static_cast<int>(n);
       if (ds.number == 58) {
-        ds.record = ++records;
+        ds.record = ds_record_ = ++records;
         where_ = std::string("dataset 58") + (ds.binary ? "b" : "") + " record " +
                  std::to_string(ds.record);
         ds.function = ParseFunction(tokens, ds.binary);
@@ -160,10 +162,29 @@ class Parser {
       file.datasets.push_back(std::move(ds));
     }
     if (file.datasets.empty()) throw Error(source_, "", "empty file: no UFF dataset found");
+    if (!pyuff_records_.empty()) {
+      std::string list;
+      for (int r : pyuff_records_) list += (list.empty() ? "" : ", ") + std::to_string(r);
+      Warn(source_, "dataset 58b num_bytes",
+           "record(s) " + list +
+               " give points × value size, not points × values × value size, as pyuff " +
+               "writes for complex data; read as record 7 and the data agree");
+    }
     return file;
   }
 
  private:
+  // Whether the data hold exactly `bytes` bytes and then the dataset's closing "-1".
+  bool BytesThenDelimiter(size_t bytes) const {
+    Cursor probe = cur_;
+    if (bytes > probe.remaining()) return false;
+    probe.Take(bytes);
+    std::string_view l;
+    while (probe.Next(&l))
+      if (!Trim(l).empty()) return IsDelimiter(l);
+    return false;
+  }
+
   [[noreturn]] void Fail(const std::string& field, const std::string& message) const {
     throw Error(source_, where_ + (field.empty() ? "" : "." + field), message);
   }
@@ -336,8 +357,20 @@ class Parser {
     if (binary) {
       const size_t size = f.is_double() ? 8 : 4;
       unsigned long expected_bytes = 0;
-      if (__builtin_mul_overflow(static_cast<unsigned long>(n), per_point * size, &expected_bytes) ||
-          expected_bytes != static_cast<unsigned long>(n_bytes))
+      const bool overflow =
+          __builtin_mul_overflow(static_cast<unsigned long>(n), per_point * size, &expected_bytes);
+      // pyuff writes points × value size as the count even when a point holds several values
+      // (complex data, uneven abscissa). Such a record is read when record 7's count is what
+      // the file holds: exactly that many bytes, then the closing "-1".
+      const bool pyuff_count =
+          !overflow && expected_bytes > static_cast<unsigned long>(n_bytes) &&
+          static_cast<unsigned long>(n) * size == static_cast<unsigned long>(n_bytes) &&
+          BytesThenDelimiter(expected_bytes);
+      if (pyuff_count) {
+        pyuff_records_.push_back(ds_record_);
+        n_bytes = static_cast<long>(expected_bytes);
+      }
+      if (overflow || expected_bytes != static_cast<unsigned long>(n_bytes))
         Fail("num_bytes", "header says " + std::to_string(n_bytes) + " bytes but record 7 gives " +
                               std::to_string(n) + " points of " + std::to_string(per_point) + "×" +
                               std::to_string(size) + " bytes");
@@ -428,6 +461,8 @@ class Parser {
   Cursor cur_;
   std::string source_;
   std::string where_;
+  int ds_record_ = 0;               // the 58/58b record being read
+  std::vector<int> pyuff_records_;  // records read despite pyuff's byte count
 };
 
 }  // namespace
@@ -441,14 +476,7 @@ std::vector<const Function58*> File::functions() const {
 
 File Parse(std::string_view bytes, const std::string& source) { return Parser(bytes, source).Run(); }
 
-File Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "", "cannot open the file for reading");
-  std::stringstream s;
-  s << in.rdbuf();
-  const std::string bytes = s.str();
-  return Parse(bytes, path);
-}
+File Read(const std::string& path) { return Parse(ReadFileBytes(path), path); }
 
 std::string FunctionTypeName(int t) {
   static const char* kNames[] = {"general or unknown function",

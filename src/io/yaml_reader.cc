@@ -1,9 +1,11 @@
 #include "frfit/io/yaml_reader.h"
 
 #include <cmath>
-#include <fstream>
+#include <map>
+#include <utility>
 
 #include "frfit/common/error.h"
+#include "frfit/common/hashing.h"
 
 namespace frfit {
 
@@ -15,15 +17,50 @@ std::string JoinPath(const std::string& path, size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
-YAML::Node YamlReader::LoadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path, "", "cannot open file for reading");
-  try {
-    return YAML::Load(in);
-  } catch (const YAML::Exception& e) {
-    throw Error(path, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) +
-                              "): " + e.msg);
+namespace {
+
+// Every mapping of the document, depth first, without recursion (a document may nest deeply).
+void RequireUniqueKeys(const YAML::Node& root, const std::string& source) {
+  std::vector<std::pair<YAML::Node, std::string>> pending = {{root, ""}};
+  while (!pending.empty()) {
+    const auto [node, path] = pending.back();
+    pending.pop_back();
+    if (node.IsSequence()) {
+      for (size_t i = 0; i < node.size(); ++i) pending.emplace_back(node[i], JoinPath(path, i));
+    } else if (node.IsMap()) {
+      std::map<std::string, int> first_line;
+      for (const auto& item : node) {
+        const std::string key = item.first.IsScalar() ? item.first.Scalar() : "";
+        const int line = item.first.Mark().line + 1;
+        if (item.first.IsScalar()) {
+          const auto [it, fresh] = first_line.emplace(key, line);
+          if (!fresh)
+            throw Error(source, JoinPath(path, key) + " (line " + std::to_string(line) + ")",
+                        "given twice (first at line " + std::to_string(it->second) +
+                            "); expected each key once in a mapping");
+        }
+        pending.emplace_back(item.second, JoinPath(path, key));
+      }
+    }
   }
+}
+
+}  // namespace
+
+YAML::Node YamlReader::LoadText(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(source, "",
+                "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
+  }
+  RequireUniqueKeys(root, source);
+  return root;
+}
+
+YAML::Node YamlReader::LoadFile(const std::string& path) {
+  return LoadText(ReadFileBytes(path), path);
 }
 
 void YamlReader::Fail(const YAML::Node& node, const std::string& path,

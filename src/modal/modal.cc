@@ -4,10 +4,15 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace frfit {
 
 std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& coefficients) {
+  return AnalyseModes(posture, coefficients).modes;
+}
+
+ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coefficients) {
   const int n = posture.n;
   using Cplx = std::complex<double>;
   const Eigen::MatrixXcd M = posture.mass.cast<Cplx>();
@@ -21,9 +26,12 @@ std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& 
   A.bottomRightCorner(n, n) = -lu.solve(C);
   const Eigen::ComplexEigenSolver<Eigen::MatrixXcd> solver(A);
 
-  std::vector<Mode> modes;
+  ModalAnalysis out;
+  std::vector<Mode>& modes = out.modes;
   for (int k = 0; k < 2 * n; ++k) {
     const Cplx lambda = solver.eigenvalues()(k);
+    if (!(std::abs(lambda.imag()) > 1e-9 * std::abs(lambda)))
+      out.real_eigenvalues.push_back(lambda.real());
     if (!(lambda.imag() > 1e-9 * std::abs(lambda))) continue;
     Mode mode;
     mode.eigenvalue = lambda;
@@ -39,7 +47,8 @@ std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& 
   }
   std::sort(modes.begin(), modes.end(),
             [](const Mode& a, const Mode& b) { return a.frequency_hz < b.frequency_hz; });
-  return modes;
+  std::sort(out.real_eigenvalues.begin(), out.real_eigenvalues.end(), std::greater<double>());
+  return out;
 }
 
 Eigen::MatrixXd Mac(const std::vector<Eigen::VectorXcd>& a,

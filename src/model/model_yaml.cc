@@ -2,11 +2,14 @@
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
 #include "frfit/common/error.h"
+#include "frfit/common/hashing.h"
 #include "frfit/io/yaml_reader.h"
 #include "frfit/model/urdf.h"
 
@@ -393,22 +396,36 @@ double CoordinateToFileUnits(const Model& model, int coordinate, double value) {
 }
 
 Model LoadModel(const std::string& path) {
-  const YAML::Node root = YamlReader::LoadFile(path);
+  // A URDF (or its xacro source) given directly: say what frfit needs instead of a YAML error.
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string text = ReadFileBytes(path);
+  const size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+  const bool xml = first != std::string::npos && text[first] == '<';
+  if (extension == ".xacro")
+    throw Error(
+        path, "",
+        "is a xacro file; expected a model YAML or a URDF overlay: expand it (xacro " + path +
+            " > robot.urdf), then write an overlay naming its flexible joints, sensor and postures "
+            "(docs/urdf.md)");
+  if (extension == ".urdf" || xml)
+    throw Error(path, "",
+                "is a URDF (XML) robot description; expected a model YAML or a URDF overlay: write "
+                "an overlay "
+                "naming its flexible joints, sensor and postures (docs/urdf.md, e.g. "
+                "datasets/paper_3dof/model_urdf.yaml)");
+  const YAML::Node root = YamlReader::LoadText(text, path);
   // A URDF overlay (docs/urdf.md) is read by its own loader.
   if (root.IsMap() && root["format"] && root["format"].IsScalar() &&
       root["format"].Scalar() == kUrdfOverlayFormat)
     return LoadUrdfModel(path);
-  return ParseModel(root, path);
+  Model model = ParseModel(root, path);
+  model.files = {path};
+  return model;
 }
 
 Model ParseModelText(const std::string& yaml_text, const std::string& source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw Error(source, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
-  }
-  return ParseModel(root, source);
+  return ParseModel(YamlReader::LoadText(yaml_text, source), source);
 }
 
 std::vector<double> LoadParameters(const std::string& path, const Model& model) {
@@ -438,11 +455,19 @@ std::vector<double> LoadParameters(const std::string& path, const Model& model) 
 
 std::vector<double> ParseCoordinateAssignments(const std::string& text, const Model& model,
                                                std::vector<double> base, const std::string& what) {
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
+  // Split by hand: getline drops a trailing empty item ("z2=60,"), which must be an error too.
+  std::vector<std::string> items(1);
+  for (char c : text) {
+    if (c == ',')
+      items.emplace_back();
+    else
+      items.back().push_back(c);
+  }
+  for (const std::string& item : items) {
     const auto eq = item.find('=');
-    if (eq == std::string::npos) throw Error(what, item, "expected name=value");
+    if (eq == std::string::npos)
+      throw Error(what, "'" + item + "'",
+                  "expected name=value (a comma-separated list, got '" + text + "')");
     const std::string name = item.substr(0, eq);
     const int c = model.FindCoordinate(name);
     if (c < 0) throw Error(what, name, "unknown coordinate of model '" + model.name + "'");

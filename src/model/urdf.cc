@@ -18,12 +18,15 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "frfit/common/error.h"
+#include "frfit/common/warning.h"
 #include "frfit/io/yaml_reader.h"
 #include "frfit/model/model_yaml.h"
+#include "urdf_scan.h"
 
 namespace frfit {
 namespace {
@@ -70,8 +73,49 @@ class CaptureHandler : public console_bridge::OutputHandler {
 
 std::mutex g_console_mutex;  // console_bridge's handler is process-wide
 
+// Far deeper than any robot description (robot > link > inertial > mass is 4), far shallower
+// than what overflows the stack of liburdfdom's recursive parser.
+constexpr int kMaxUrdfDepth = 256;
+
+// A number liburdfdom would read, or nullopt: the whole text (blanks around it aside), finite.
+std::optional<double> StrictNumber(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return std::nullopt;
+  const std::string trimmed = text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+  char* end = nullptr;
+  const double value = std::strtod(trimmed.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// What liburdfdom does not check (urdf_scan.h): nesting depth and the text of inertial numbers.
+UrdfScan CheckUrdfText(const std::string& urdf_path, const std::string& text) {
+  UrdfScan scan = ScanUrdf(text, kMaxUrdfDepth);
+  if (scan.depth_exceeded_at_line > 0)
+    throw Error(urdf_path, "line " + std::to_string(scan.depth_exceeded_at_line),
+                "expected XML elements nested at most " + std::to_string(kMaxUrdfDepth) +
+                    " deep; this document nests deeper (not read)");
+  for (const auto& [link, values] : scan.inertial) {
+    const std::string field = "link[" + link + "].inertial";
+    const auto mass = values.find("mass");
+    if (mass == values.end())
+      throw Error(urdf_path, field + ".mass", "missing: expected <mass value=\"...\"/> in kg");
+    const std::optional<double> kg = StrictNumber(mass->second);
+    if (!kg || *kg < 0.0)
+      throw Error(urdf_path, field + ".mass",
+                  "expected a positive mass in kg (a finite number; 0 for a massless link), got '" +
+                      mass->second + "'");
+    for (const auto& [key, text_value] : values)
+      if (key != "mass" && !StrictNumber(text_value))
+        throw Error(urdf_path, field + ".inertia." + key,
+                    "expected a finite number in kg*m^2, got '" + text_value + "'");
+  }
+  return scan;
+}
+
 urdf::ModelInterfaceSharedPtr ParseUrdf(const std::string& urdf_path, const YamlReader& r,
-                                        const YAML::Node& urdf_node) {
+                                        const YAML::Node& urdf_node,
+                                        std::vector<std::string>* without_inertial) {
   std::error_code ec;
   if (!fs::is_regular_file(urdf_path, ec))
     r.Fail(urdf_node, "urdf", "expected an existing URDF file, '" + urdf_path + "' does not exist");
@@ -79,6 +123,8 @@ urdf::ModelInterfaceSharedPtr ParseUrdf(const std::string& urdf_path, const Yaml
   if (!in) r.Fail(urdf_node, "urdf", "cannot read URDF file '" + urdf_path + "'");
   std::stringstream text;
   text << in.rdbuf();
+  for (const auto& [link, has] : CheckUrdfText(urdf_path, text.str()).has_inertial)
+    if (!has) without_inertial->push_back(link);
   CaptureHandler capture;
   urdf::ModelInterfaceSharedPtr robot;
   std::string exception_text;
@@ -215,6 +261,13 @@ class Converter {
 
   // Joint name → its motion coordinate (-1 for a fixed joint).
   std::map<std::string, int> joint_coordinate;
+  // A rigid joint that mimics another (Panda's second finger): its coordinate follows the
+  // other's in every posture, q = multiplier · q_master + offset.
+  struct Mimic {
+    std::string master;
+    double multiplier = 1.0, offset = 0.0;
+  };
+  std::map<std::string, Mimic> mimic;
 
  private:
   std::string LinkField(const std::string& name, const std::string& rest) const {
@@ -259,9 +312,12 @@ class Converter {
       throw Error(urdf_path_, field + ".type",
                   std::string("expected revolute, continuous, prismatic or fixed, got ") +
                       JointTypeName(joint.type));
+    if (joint.mimic && fj)
+      r_.Fail(fj->node["joint"], JoinPath(fj->path, "joint"),
+              "URDF joint '" + joint.name + "' mimics '" + joint.mimic->joint_name + "' in " +
+                  urdf_path_ + "; expected a joint that moves on its own to make flexible");
     if (joint.mimic)
-      throw Error(urdf_path_, field + ".mimic",
-                  "mimic joints are not supported (expected independent joints)");
+      mimic[joint.name] = {joint.mimic->joint_name, joint.mimic->multiplier, joint.mimic->offset};
     const bool rotational = joint.type != urdf::Joint::PRISMATIC;
     Eigen::Vector3d axis(joint.axis.x, joint.axis.y, joint.axis.z);
     if (!(axis.norm() > 0.0) || !axis.allFinite())
@@ -379,7 +435,14 @@ Model ParseOverlay(const YAML::Node& root, const std::string& source, const std:
   fs::path urdf_path = r.String(urdf_node, "urdf");
   if (urdf_path.is_relative() && !base_dir.empty()) urdf_path = fs::path(base_dir) / urdf_path;
   const std::string urdf_file = urdf_path.lexically_normal().string();
-  const urdf::ModelInterfaceSharedPtr robot = ParseUrdf(urdf_file, r, urdf_node);
+  std::vector<std::string> without_inertial;
+  const urdf::ModelInterfaceSharedPtr robot = ParseUrdf(urdf_file, r, urdf_node, &without_inertial);
+  // The root link is the fixed ground: its mass never matters.
+  if (robot->getRoot()) std::erase(without_inertial, robot->getRoot()->name);
+  if (!without_inertial.empty())
+    Warn(urdf_file, "links without <inertial>",
+         NameList(without_inertial) + ": treated as massless (frames without a body)");
+  model.files.push_back(urdf_file);
   std::vector<std::string> joint_names, link_names;
   for (const auto& [name, joint] : robot->joints_) joint_names.push_back(name);
   for (const auto& [name, link] : robot->links_) link_names.push_back(name);
@@ -513,9 +576,23 @@ Model ParseOverlay(const YAML::Node& root, const std::string& source, const std:
                      " or a DOF name)");
         if (!seen.insert(c).second)
           r.Fail(entry.first, epath, "coordinate '" + name + "' is given twice");
+        if (const auto m = converter.mimic.find(name); m != converter.mimic.end())
+          r.Fail(entry.first, epath,
+                 "URDF joint '" + name + "' mimics '" + m->second.master +
+                     "' and follows it; expected no value of its own");
         spec.q[c] = CoordinateFromFileUnits(model, c, r.Number(entry.second, epath));
       }
     }
+    // Mimic joints follow their masters (in as many passes as a chain of them needs).
+    for (size_t pass = 0; pass < converter.mimic.size(); ++pass)
+      for (const auto& [joint, m] : converter.mimic) {
+        const auto master = converter.joint_coordinate.find(m.master);
+        if (master == converter.joint_coordinate.end() || master->second < 0)
+          throw Error(urdf_file, "joint[" + joint + "].mimic",
+                      "expected a movable joint to follow, got '" + m.master + "'");
+        spec.q[converter.joint_coordinate.at(joint)] =
+            m.multiplier * spec.q[master->second] + m.offset;
+      }
     model.postures.push_back(spec);
   }
   FinalizeModel(&model);
@@ -526,18 +603,14 @@ Model ParseOverlay(const YAML::Node& root, const std::string& source, const std:
 
 Model LoadUrdfModel(const std::string& overlay_path) {
   const YAML::Node root = YamlReader::LoadFile(overlay_path);
-  return ParseOverlay(root, overlay_path, fs::path(overlay_path).parent_path().string());
+  Model model = ParseOverlay(root, overlay_path, fs::path(overlay_path).parent_path().string());
+  model.files.insert(model.files.begin(), overlay_path);
+  return model;
 }
 
 Model ParseUrdfOverlayText(const std::string& yaml_text, const std::string& source,
                            const std::string& base_dir) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw Error(source, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
-  }
-  return ParseOverlay(root, source, base_dir);
+  return ParseOverlay(YamlReader::LoadText(yaml_text, source), source, base_dir);
 }
 
 }  // namespace frfit

@@ -49,10 +49,21 @@ Posture Linearize(const Model& model, const std::vector<double>& q, const std::s
   for (int p = 0; p < n; ++p) posture.sensor_jacobian.col(p) = sensor.d[p].block<3, 1>(0, 3);
   posture.sensor_basis = posture.sensor_jacobian.transpose() * posture.sensor_rotation;
 
-  if (Eigen::LLT<Eigen::MatrixXd>(posture.mass).info() != Eigen::Success)
-    throw Error(model.source, "posture " + name,
-                "the mass matrix is singular here: some elastic DOF moves no body (check the "
-                "frames the bodies are attached to)");
+  if (Eigen::LLT<Eigen::MatrixXd>(posture.mass).info() != Eigen::Success) {
+    // Name the DOFs that move no mass at all: a zero diagonal entry of M0.
+    const double largest = posture.mass.diagonal().cwiseAbs().maxCoeff();
+    std::string massless;
+    for (int j = 0; j < n; ++j)
+      if (!(posture.mass(j, j) > 1e-12 * largest))
+        massless += (massless.empty() ? "" : ", ") + model.dofs[j].name;
+    throw Error(
+        model.source, "posture " + name,
+        "the mass matrix is singular here: " +
+            (massless.empty() ? std::string("some elastic DOFs move the same mass")
+                              : "elastic DOF " + massless + " moves no mass") +
+            " (check the frames the bodies are attached to; a URDF link without <inertial> is "
+            "massless)");
+  }
   return posture;
 }
 

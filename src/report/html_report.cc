@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <numbers>
 #include <sstream>
+#include <initializer_list>
+#include <iterator>
+#include <tuple>
 
 #include "frfit/common/error.h"
 #include "frfit/io/atomic_file.h"
@@ -108,6 +111,25 @@ std::string Path(const std::vector<double>& x, const std::vector<double>& y, con
   return d.empty() ? "M0 0" : d;
 }
 
+// Vertical grid lines over every panel (top, height) at about `ticks` round frequencies, their
+// labels under the last panel and "frequency [Hz]" at the bottom right of a plot `height` high.
+std::string FrequencyAxis(const Scale& sx, int ticks, std::initializer_list<std::pair<double, double>> panels,
+                          double height) {
+  std::ostringstream s;
+  const double bottom = std::prev(panels.end())->first + std::prev(panels.end())->second;
+  for (double t : NiceTicks(sx.d0, sx.d1, ticks)) {
+    const std::string x = Coord(sx(t));
+    for (auto [top, h] : panels)
+      s << "<line class=\"grid\" x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << top << "\" y2=\"" << top + h
+        << "\"/>";
+    s << "<text class=\"" << kAxes << "\" x=\"" << x << "\" y=\"" << bottom + 13 << "\" text-anchor=\"middle\">"
+      << Num(t, 6) << "</text>";
+  }
+  s << "<text class=\"" << kAxes << "\" x=\"" << sx.p1 << "\" y=\"" << height - 2
+    << "\" text-anchor=\"end\">frequency [Hz]</text>";
+  return s.str();
+}
+
 // Contiguous runs of lines whose weight exceeds the entry's smallest weight, as shaded bands.
 std::string WeightBands(const ReportPosture& p, int entry, const Scale& sx, double top, double height) {
   const int n = p.num_lines();
@@ -178,16 +200,7 @@ std::string FrfPlot(const ReportPosture& p, int i, int j) {
     s << WeightBands(p, entry, sx, ptop, ph);
   }
   // Grid and tick labels.
-  for (double t : NiceTicks(f0, f1, 6)) {
-    const std::string x = Coord(sx(t));
-    for (auto [ptop, ph] : {std::pair{mag_top, mag_h}, std::pair{phase_top, phase_h}})
-      s << "<line class=\"grid\" x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << ptop << "\" y2=\""
-        << ptop + ph << "\"/>";
-    s << "<text class=\"" << kAxes << "\" x=\"" << x << "\" y=\"" << phase_top + phase_h + 13
-      << "\" text-anchor=\"middle\">" << Num(t, 6) << "</text>";
-  }
-  s << "<text class=\"" << kAxes << "\" x=\"" << left + plot_w << "\" y=\"" << H - 2
-    << "\" text-anchor=\"end\">frequency [Hz]</text>";
+  s << FrequencyAxis(sx, 6, {{mag_top, mag_h}, {phase_top, phase_h}}, H);
   const int step = dhi - dlo > 4 ? 2 : 1;
   for (int k = dlo; k <= dhi; ++k) {
     const std::string y = Coord(sm(std::pow(10.0, k)));
@@ -229,6 +242,89 @@ std::string Legend() {
     << "\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/><text x=\"160\" y=\"15\">fitted</text>"
     << "<rect class=\"weight-band\" x=\"226\" y=\"3\" width=\"30\" height=\"16\"/>"
     << "<text x=\"262\" y=\"15\">lines weighted above the base weight</text></svg>";
+  return s.str();
+}
+
+// The residual of every present entry against frequency: the magnitude error
+// 20·log10(|H_fit| / |H_measured|) in dB over the phase error arg(H_fit / H_measured) in degrees
+// (wrapped into (−180°, 180°]) — the two parts of the log-FRF cost, so that a fit that is off in
+// some band shows where and how much, which overlaid curves spanning decades hide.
+std::string ResidualPlot(const ReportPosture& p) {
+  static const char* kEntryColours[9] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                         "#8c564b", "#e377c2", "#7f7f7f", "#17becf"};
+  const int n = p.num_lines();
+  const double W = 1100, H = 360, left = 70, right = 190, top = 24, gap = 16;
+  const double mag_h = 150, phase_h = 120, plot_w = W - left - right;
+  const double mag_top = top, phase_top = top + mag_h + gap;
+  std::vector<std::vector<double>> db(9), deg(9);
+  double db_max = 0.0, deg_max = 0.0;
+  for (int e = 0; e < 9; ++e) {
+    if (!p.present[e]) continue;
+    db[e].resize(n), deg[e].resize(n);
+    for (int k = 0; k < n; ++k) {
+      const std::complex<double> ratio = p.fitted[k * 9 + e] / p.measured[k * 9 + e];
+      db[e][k] = 20.0 * std::log10(std::abs(ratio));
+      deg[e][k] = std::arg(ratio) * 180.0 / std::numbers::pi;
+      if (std::isfinite(db[e][k])) db_max = std::max(db_max, std::abs(db[e][k]));
+      if (std::isfinite(deg[e][k])) deg_max = std::max(deg_max, std::abs(deg[e][k]));
+    }
+  }
+  // Symmetric ranges on round numbers, at least ±1 dB and ±5°, so that a good fit looks flat.
+  auto range = [](double v, double least) {
+    for (double r : {1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0})
+      if (std::max(v, least) <= r) return r;
+    return 1000.0;
+  };
+  const double db_range = range(db_max, 1.0), deg_range = std::min(180.0, range(deg_max, 5.0));
+  const double f0 = n ? p.frequency_hz.front() : 0.0, f1 = n > 1 ? p.frequency_hz.back() : f0 + 1.0;
+  const Scale sx{f0, f1, left, left + plot_w};
+  const Scale sm{-db_range, db_range, mag_top + mag_h, mag_top};
+  const Scale sp{-deg_range, deg_range, phase_top + phase_h, phase_top};
+  std::ostringstream s;
+  s << "<svg class=\"residual-plot\" id=\"residual-" << IdPart(p.name)
+    << "\" xmlns=\"http://www.w3.org/2000/svg\" "
+    << "width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
+    << "\" role=\"img\" aria-label=\"magnitude and phase error of the fitted FRFs against "
+       "frequency\">";
+  for (auto [ptop, ph] : {std::pair{mag_top, mag_h}, std::pair{phase_top, phase_h}})
+    s << "<rect class=\"panel\" x=\"" << left << "\" y=\"" << ptop << "\" width=\"" << plot_w
+      << "\" height=\"" << ph << "\"/>";
+  s << FrequencyAxis(sx, 10, {{mag_top, mag_h}, {phase_top, phase_h}}, H);
+  for (auto [scale, limit, ptop, ph, label] :
+       {std::tuple{sm, db_range, mag_top, mag_h, "|H| error [dB]"},
+        std::tuple{sp, deg_range, phase_top, phase_h, "phase error [&#176;]"}}) {
+    for (double t : NiceTicks(-limit, limit, 4)) {
+      const std::string y = Coord(scale(t));
+      s << "<line class=\"" << (t == 0.0 ? "zero" : "grid") << "\" x1=\"" << left << "\" x2=\""
+        << left + plot_w << "\" y1=\"" << y << "\" y2=\"" << y << "\"/>";
+      s << "<text class=\"" << kAxes << "\" x=\"" << left - 4 << "\" y=\"" << Coord(scale(t) + 3.5)
+        << "\" text-anchor=\"end\">" << Num(t, 4) << "</text>";
+    }
+    s << "<text class=\"" << kAxes << "\" transform=\"translate(14," << ptop + ph / 2
+      << ") rotate(-90)\" text-anchor=\"middle\">" << label << "</text>";
+  }
+  int row = 0;
+  for (int e = 0; e < 9; ++e) {
+    if (!p.present[e]) continue;
+    const std::string entry = std::string(kAxisNames[e / 3]) + kAxisNames[e % 3];
+    double worst_db = 0.0, worst_deg = 0.0;
+    for (int k = 0; k < n; ++k) {
+      if (std::isfinite(db[e][k])) worst_db = std::max(worst_db, std::abs(db[e][k]));
+      if (std::isfinite(deg[e][k])) worst_deg = std::max(worst_deg, std::abs(deg[e][k]));
+    }
+    s << "<path class=\"residual-magnitude\" data-entry=\"" << entry << "\" data-max-abs-db=\""
+      << Exact(worst_db) << "\" stroke=\"" << kEntryColours[e] << "\" d=\""
+      << Path(p.frequency_hz, db[e], sx, sm) << "\"/>";
+    s << "<path class=\"residual-phase\" data-entry=\"" << entry << "\" data-max-abs-deg=\""
+      << Exact(worst_deg) << "\" stroke=\"" << kEntryColours[e] << "\" d=\""
+      << Path(p.frequency_hz, deg[e], sx, sp, 180.0) << "\"/>";
+    const double ly = top + 8 + 17 * row++, lx = left + plot_w + 14;
+    s << "<line x1=\"" << lx << "\" x2=\"" << lx + 22 << "\" y1=\"" << ly << "\" y2=\"" << ly
+      << "\" stroke=\"" << kEntryColours[e] << "\" stroke-width=\"2\"/><text x=\"" << lx + 28
+      << "\" y=\"" << ly + 4 << "\">H" << entry << " max " << Num(worst_db, 2) << " dB, "
+      << Num(worst_deg, 2) << "&#176;</text>";
+  }
+  s << "</svg>";
   return s.str();
 }
 
@@ -345,44 +441,61 @@ std::string MacColour(double mac) {
   return buffer;
 }
 
-// The paired MACs of the modal comparison on the diagonal of a reference × fitted grid. The
-// result file keeps one MAC per pair, so off-diagonal cells are shown as not stored.
+// Reference modes (rows) against fitted modes (columns), the MAC in every cell as a number and a
+// shade, the pairs of the modal table outlined: a clean fit is a dark outlined diagonal and pale
+// elsewhere; two swapped modes show as dark cells off the outline. Results written before the
+// whole matrix was stored have the paired MACs only, shown on the diagonal.
 std::string MacMap(const ReportPosture& p) {
-  const int n = static_cast<int>(p.modes.size());
-  const double cell = 46, left = 104, top = 64;
-  const double W = std::max(left + n * cell + 90, 330.0), H = top + n * cell + 20;
+  const int rows = static_cast<int>(p.modes.size());
+  const bool full =
+      !p.mac_fitted_hz.empty() && p.mac.size() == p.modes.size() * p.mac_fitted_hz.size();
+  const int cols = full ? static_cast<int>(p.mac_fitted_hz.size()) : rows;
+  const double cell = 54, left = 118, top = 58;
+  const double W = std::max(left + cols * cell + 70, 330.0), H = top + rows * cell + 24;
+  auto fitted_hz = [&](int c) {
+    return full ? p.mac_fitted_hz[c] : p.modes[c].fitted_frequency_hz;
+  };
   std::ostringstream s;
-  s << "<svg class=\"mac-map\" id=\"mac-" << IdPart(p.name) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\""
-    << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
-    << "\" role=\"img\" aria-label=\"MAC of each reference mode with its paired fitted mode\">";
-  s << "<text class=\"" << kAxes << "\" x=\"" << left + n * cell / 2 << "\" y=\"14\" text-anchor=\"middle\">"
-       "fitted mode [Hz]</text>";
-  for (int c = 0; c < n; ++c)
-    s << "<text class=\"" << kAxes << "\" transform=\"translate(" << Coord(left + (c + 0.5) * cell + 3) << ","
-      << top - 6 << ") rotate(-50)\">" << c + 1 << ": " << Num(p.modes[c].fitted_frequency_hz, 4) << "</text>";
-  s << "<text class=\"" << kAxes << "\" transform=\"translate(12," << top + n * cell / 2
-    << ") rotate(-90)\" text-anchor=\"middle\">reference mode [Hz]</text>";
-  for (int r = 0; r < n; ++r) {
-    s << "<text class=\"" << kAxes << "\" x=\"" << left - 5 << "\" y=\"" << Coord(top + (r + 0.5) * cell + 4)
-      << "\" text-anchor=\"end\">" << r + 1 << ": " << Num(p.modes[r].reference_frequency_hz, 4) << "</text>";
-    for (int c = 0; c < n; ++c) {
+  s << "<svg class=\"mac-map\" id=\"mac-" << IdPart(p.name)
+    << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+    << "\" viewBox=\"0 0 " << W << " " << H
+    << "\" role=\"img\" aria-label=\"MAC of every reference mode with every fitted mode\">";
+  s << "<text class=\"" << kAxes << "\" x=\"" << left + cols * cell / 2
+    << "\" y=\"16\" text-anchor=\"middle\">"
+       "fitted modes [Hz]</text>";
+  for (int c = 0; c < cols; ++c)
+    s << "<text class=\"mac-label\" x=\"" << Coord(left + (c + 0.5) * cell) << "\" y=\"" << top - 10
+      << "\" text-anchor=\"middle\">" << Num(fitted_hz(c), 4) << "</text>";
+  s << "<text class=\"" << kAxes << "\" transform=\"translate(14," << top + rows * cell / 2
+    << ") rotate(-90)\" text-anchor=\"middle\">reference modes [Hz]</text>";
+  for (int r = 0; r < rows; ++r) {
+    s << "<text class=\"mac-label\" x=\"" << left - 8 << "\" y=\""
+      << Coord(top + (r + 0.5) * cell + 4) << "\" text-anchor=\"end\">"
+      << Num(p.modes[r].reference_frequency_hz, 4) << "</text>";
+    for (int c = 0; c < cols; ++c) {
       const double x = left + c * cell, y = top + r * cell;
-      if (r == c) {
-        const double mac = p.modes[r].mac;
-        s << "<rect class=\"mac-cell\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\""
-          << cell << "\" fill=\"" << MacColour(mac) << "\" data-value=\"" << Exact(mac) << "\"><title>reference "
-          << r + 1 << " / fitted " << c + 1 << ": MAC " << Num(mac, 4) << "</title></rect>";
-        s << "<text x=\"" << x + cell / 2 << "\" y=\"" << y + cell / 2 + 4 << "\" text-anchor=\"middle\" fill=\""
-          << (std::isfinite(mac) && mac > 0.55 ? "#ffffff" : "#222222") << "\">"
-          << (std::isfinite(mac) ? Fixed(mac, 2) : std::string("n/a")) << "</text>";
-      } else {
-        s << "<rect class=\"mac-off\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\""
-          << cell << "\"><title>not stored: the result keeps the MAC of paired modes only</title></rect>";
+      const bool paired = full ? fitted_hz(c) == p.modes[r].fitted_frequency_hz : r == c;
+      if (!full && !paired) {
+        s << "<rect class=\"mac-off\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell
+          << "\" height=\"" << cell
+          << "\"><title>not stored: this result keeps the MAC of paired modes only</title></rect>";
+        continue;
       }
+      const double mac = full ? p.mac[r * cols + c] : p.modes[r].mac;
+      s << "<rect class=\"mac-cell" << (paired ? " mac-pair" : "") << "\" x=\"" << x << "\" y=\""
+        << y << "\" width=\"" << cell << "\" height=\"" << cell << "\" fill=\"" << MacColour(mac)
+        << "\" data-value=\"" << Exact(mac) << "\"><title>reference "
+        << Num(p.modes[r].reference_frequency_hz, 4) << " Hz / fitted " << Num(fitted_hz(c), 4)
+        << " Hz: MAC " << Num(mac, 4) << (paired ? " (paired)" : "") << "</title></rect>";
+      // A class, not a fill attribute: the page's "svg text" rule would win over an attribute.
+      s << "<text class=\"mac-value" << (std::isfinite(mac) && mac > 0.55 ? " on-dark" : "")
+        << "\" x=\"" << x + cell / 2 << "\" y=\"" << y + cell / 2 + 4
+        << "\" text-anchor=\"middle\">" << (std::isfinite(mac) ? Fixed(mac, 2) : std::string("n/a"))
+        << "</text>";
     }
   }
   // Colour bar.
-  const double bx = left + n * cell + 24, bh = std::max(n * cell, 80.0);
+  const double bx = left + cols * cell + 20, bh = std::max(rows * cell, 80.0);
   s << "<defs><linearGradient id=\"macgrad-" << IdPart(p.name) << "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">"
     << "<stop offset=\"0\" stop-color=\"" << MacColour(0) << "\"/><stop offset=\"1\" stop-color=\""
     << MacColour(1) << "\"/></linearGradient></defs>";
@@ -565,10 +678,12 @@ svg .grid{stroke:#e3e6ea;stroke-width:0.7}
 svg .weight-band{fill:#ffd54f;fill-opacity:0.35;stroke:none}
 svg path.measured{fill:none;stroke:var(--measured);stroke-width:1.5}
 svg path.fitted{fill:none;stroke:var(--fitted);stroke-width:1.5;stroke-dasharray:6 3}
+svg path.residual-magnitude,svg path.residual-phase{fill:none;stroke-width:1.3}svg .zero{stroke:#6a717b;stroke-width:0.9}
 svg .phase-ga{fill:#dbe8f6}svg .phase-nm{fill:#fde3cc}svg .phase-lm{fill:#dff3dc}
 svg .cycle-boundary{stroke:#4a4f57;stroke-width:1;stroke-dasharray:4 3}
 svg .best-cost{fill:none;stroke:#111;stroke-width:1.8}
 svg .mac-off{fill:#f4f5f7;stroke:#fff;stroke-width:1}svg .mac-cell{stroke:#fff;stroke-width:1}
+svg .mac-pair{stroke:#d7301f;stroke-width:2.5}svg .mac-value{font-size:12px}svg .mac-value.on-dark{fill:#fff}svg .mac-label{font-size:11.5px}
 footer{margin-top:36px;color:var(--muted);font-size:12px}
 )CSS";
 
@@ -663,10 +778,17 @@ std::string RenderReportHtml(const ReportData& d) {
     s << " &#183; " << p.dropped_hz.size() << " dropped &#183; posture cost <span class=\"posture-cost\" data-value=\""
       << Exact(p.cost) << "\">" << Sci(p.cost) << "</span></p>\n";
     s << Legend() << "\n" << RenderFrfGrid(p);
-    s << "\n<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
+    s << "\n<h3>Residual</h3>\n<p class=\"note\">Magnitude error "
+         "20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / |H<sub>measured</sub>|) and phase error "
+         "arg(H<sub>fit</sub> / H<sub>measured</sub>) of every measured entry at every fitted line: "
+         "the two parts of the log-FRF cost. A good fit stays near zero everywhere; a band where it "
+         "does not is where the model and the measurement disagree.</p>\n"
+      << ResidualPlot(p) << "\n";
+    s << "<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
       << ". Each reference mode is paired with the nearest fitted mode; errors are 100&#183;(fitted &#8722; "
-         "reference)/reference. The MAC map shows the MAC of each pair on its diagonal: the result file keeps "
-         "only paired MACs, so the off-diagonal cells (grey) are not available.</p>\n"
+         "reference)/reference. The MAC map compares every reference mode with every fitted mode in the "
+         "band; the pairs of the table are outlined. A good fit is a dark outlined diagonal, pale "
+         "elsewhere; n/a where the reference has no mode shapes.</p>\n"
       << "<div class=\"modal-block\">" << ModalTable(p) << MacMap(p) << "</div>\n";
     if (p.ema) s << EmaReferenceHtml(p) << "\n";
     s << "</section>\n";

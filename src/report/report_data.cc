@@ -67,7 +67,12 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   RequireDims(f, g + "/weights", dims, {lines, 3, 3});
   const std::vector<double> present = f.ReadDoubles(g + "/present", 2, &dims);
   RequireDims(f, g + "/present", dims, {3, 3});
-  for (int e = 0; e < 9; ++e) p.present[e] = present[e] != 0.0;
+  for (int e = 0; e < 9; ++e) {
+    if (present[e] != 0.0 && present[e] != 1.0)
+      throw Error(f.path(), g + "/present",
+                  "expected 0 or 1 per entry, got " + FormatDouble(present[e]));
+    p.present[e] = present[e] == 1.0;
+  }
   p.cost = Scalar(f, g + "/cost", false);
   if (f.Exists(g + "/dropped_hz")) p.dropped_hz = f.ReadDoubles(g + "/dropped_hz", 1, &dims);
   if (f.Exists(g + "/modal_comparison")) {
@@ -79,6 +84,11 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
     }
   }
   if (f.Exists(g + "/ema")) p.ema = std::make_shared<const EmaResult>(ReadEmaGroup(f, g + "/ema"));
+  if (f.Exists(g + "/mac") && f.Exists(g + "/mac_fitted_frequency_hz")) {
+    p.mac_fitted_hz = f.ReadDoubles(g + "/mac_fitted_frequency_hz", 1, &dims);
+    p.mac = f.ReadDoubles(g + "/mac", 2, &dims);
+    RequireDims(f, g + "/mac", dims, {p.modes.size(), p.mac_fitted_hz.size()});
+  }
   for (size_t i = 1; i < p.frequency_hz.size(); ++i)
     if (!(p.frequency_hz[i] > p.frequency_hz[i - 1]))
       throw Error(f.path(), g + "/frequency_hz", "expected strictly increasing frequencies");

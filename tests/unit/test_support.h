@@ -1,11 +1,15 @@
 // Helpers shared by the unit tests that run the built `frfit` command line or need a scratch
-// directory: ReadText, Quote, CliResult, RunShell / RunCli, and the TempDirTest fixture base.
+// directory: ReadText, Quote, CliResult, RunShell / RunCli / RunWithFileSizeLimit, and the
+// TempDirTest fixture base.
 // They used to be copied into each test file; one copy keeps the capture rules (stdin from
 // /dev/null, stdout and stderr in files, -1 for a run that did not exit) the same everywhere.
 // Only the test binary includes this: it needs FRFIT_CLI_PATH from tests/CMakeLists.txt.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +22,15 @@
 #include <vector>
 
 namespace frfit::test {
+
+// A fit configuration for tests that need a fit with both phases and two cycles of a KUKA robot,
+// not an accurate one: it finishes in well under a second.
+inline constexpr const char* kTinyFitConfig = R"(format: frfit-fit-1
+cost: {band_hz: [0.2, 30], weights: {mode: peaks, peak_gain: 80, base_gain: 0.5}}
+genetic_algorithm: {population_size: 16, generations: 3}
+nelder_mead: {max_iterations: 150}
+fitter: {max_cycles: 2, stall_cycles: 1}
+)";
 
 // The whole file, byte for byte (binary, so that tests comparing files see them exactly); empty
 // when it cannot be opened, which the caller's own check then reports.
@@ -63,6 +76,42 @@ inline std::string CliCommand(const std::vector<std::string>& args) {
 
 inline CliResult RunCli(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
   return RunShell(CliCommand(args), out, err);
+}
+
+// Runs `program` with `args` as RunShell does, but with every file it writes limited to
+// `max_file_bytes` (RLIMIT_FSIZE, SIGXFSZ ignored, so a write past the limit fails with EFBIG as
+// a full disk fails with ENOSPC). Needs no privileges: it is how a container without mount
+// rights tests what happens when a write cannot complete.
+inline CliResult RunWithFileSizeLimit(const std::string& program,
+                                      const std::vector<std::string>& args, rlim_t max_file_bytes,
+                                      const std::string& out, const std::string& err) {
+  std::vector<char*> argv = {const_cast<char*>(program.c_str())};  // built before fork: the
+  for (const auto& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));  // child may not allocate
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return {};
+  if (pid == 0) {
+    const int in_fd = ::open("/dev/null", O_RDONLY);
+    const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in_fd < 0 || out_fd < 0 || err_fd < 0) ::_exit(126);
+    ::dup2(in_fd, 0);
+    ::dup2(out_fd, 1);
+    ::dup2(err_fd, 2);
+    const struct rlimit limit = {max_file_bytes, max_file_bytes};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::signal(SIGXFSZ, SIG_IGN);
+    ::execv(program.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int raw = 0;
+  ::waitpid(pid, &raw, 0);
+  CliResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = ReadText(out);
+  r.err = ReadText(err);
+  return r;
 }
 
 // A fixture with a fresh directory per test, named after the test and the process id (ctest runs

@@ -23,7 +23,7 @@ class Fingerprint {
   std::uint64_t hash_ = 1469598103934665603ULL;
 };
 
-// The whole file as bytes; Error naming the file if it cannot be opened.
+// The whole file as bytes; Error naming the file if it cannot be read (or is a directory).
 std::string ReadFileBytes(const std::string& path);
 
 }  // namespace frfit

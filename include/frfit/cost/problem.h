@@ -3,6 +3,7 @@
 // evaluators. Preparing is where bad measured data are caught, with the line named.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,8 +41,9 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
 std::vector<double> ComputeWeights(const FrfSet& prepared, const CostOptions& cost);
 
 // Indices of the local maxima of `magnitude` standing at least min_prominence_db above the
-// higher of their two surrounding valleys.
-std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prominence_db);
+// higher of their two surrounding valleys and at most floor_db below the highest of them.
+std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prominence_db,
+                           double floor_db = std::numeric_limits<double>::infinity());
 
 PackedProblem Pack(const Problem& problem);
 

@@ -27,6 +27,11 @@ struct ModalComparison {
   std::string reference;  // where the reference modes came from
   std::vector<ModalComparisonRow> rows;
   std::shared_ptr<const EmaResult> ema;  // the estimation, when the reference came from EMA
+  // The MAC of every reference mode with every fitted mode up to 1.2 × the highest reference
+  // frequency (and every paired one): a fit that swapped two modes shows off the diagonal, which
+  // the paired MACs alone cannot. [reference][fitted]; NaN where a mode has no shape.
+  std::vector<double> mac_fitted_frequency_hz;
+  Eigen::MatrixXd mac;
 };
 
 // Reference modes of a measured set: when its provenance names the parameters it was synthesised

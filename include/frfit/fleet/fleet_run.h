@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -32,8 +33,10 @@ struct FleetRunOptions {
   std::int64_t checkpoint_every_evaluations = 0;
   double checkpoint_every_seconds = 60.0;
   // Lines for the user (stderr): skipped robots, resume notes and, when progress_every_rounds > 0,
-  // a progress line every that many rounds.
+  // a progress line every that many rounds (and one at the end) — to `progress` when set (a
+  // terminal shows them as one line that updates in place), else to `log`.
   std::function<void(const std::string&)> log;
+  std::function<void(const std::string&)> progress;
   int progress_every_rounds = 0;
 };
 
@@ -70,7 +73,14 @@ struct FleetRobotOutcome {
   std::vector<FleetDriftParameter> drift_parameters;
   std::vector<FleetDriftFrequency> drift_frequencies;
   bool drift_flagged() const;
+  // cost / the median cost of the fleet's fitted robots (NaN when not fitted). A robot far above
+  // the median (kFleetHighCostFactor) fits its data much worse than its siblings: wrong data,
+  // another model, a local minimum. Flagged in the index, the table and summary.json.
+  double cost_over_median = std::numeric_limits<double>::quiet_NaN();
+  bool cost_flagged() const;
 };
+
+inline constexpr double kFleetHighCostFactor = 10.0;
 
 struct FleetReport {
   std::string run_id;

@@ -13,13 +13,19 @@ namespace frfit {
 
 class Hdf5File {
  public:
+  // kCreate builds the file in memory (HDF5's core driver, no backing store): HDF5 never writes
+  // to the disk itself, so a full disk cannot fail inside H5Fclose, where the error would be lost
+  // and the library's state left damaged. Save() writes the finished image with
+  // WriteFileAtomically; a file never saved leaves nothing behind.
   enum class Mode { kRead, kCreate };
-  Hdf5File(const std::string& path, Mode mode);  // kCreate truncates
+  Hdf5File(const std::string& path, Mode mode);
   ~Hdf5File();
   Hdf5File(const Hdf5File&) = delete;
   Hdf5File& operator=(const Hdf5File&) = delete;
 
   const std::string& path() const { return path_; }
+  // kCreate: writes the file to path() atomically (io/atomic_file.h); throws Error on failure.
+  void Save();
   bool Exists(const std::string& object) const;
   // Throws Error unless the root attribute frfit_file equals `kind` ("frf_set", "fit_result");
   // `what` names the kind in the message ("an frfit FRF set").

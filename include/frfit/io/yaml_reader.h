@@ -13,8 +13,12 @@ namespace frfit {
 
 class YamlReader {
  public:
-  // Parses `path`; a missing file or a syntax error throws Error naming the file.
+  // Parses `path`; a missing file, a directory, a syntax error or a key given twice in one
+  // mapping (YAML forbids it; yaml-cpp would keep both, and readers disagree on which wins)
+  // throws Error naming the file.
   static YAML::Node LoadFile(const std::string& path);
+  // The same for text held in memory; `source` names it in messages.
+  static YAML::Node LoadText(const std::string& text, const std::string& source);
 
   explicit YamlReader(std::string file) : file_(std::move(file)) {}
   const std::string& file() const { return file_; }

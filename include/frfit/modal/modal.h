@@ -21,6 +21,15 @@ struct Mode {
 // Oscillating modes sorted by frequency; overdamped (real) eigenvalues are left out.
 std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& coefficients);
 
+// The whole eigenvalue picture: the oscillating modes (as ComputeModes), and the real eigenvalues
+// of the 2n of the pencil, which belong to no mode — an overdamped DOF gives two, sorted from the
+// slowest decay. n − modes.size() DOFs do not oscillate.
+struct ModalAnalysis {
+  std::vector<Mode> modes;
+  std::vector<double> real_eigenvalues;  // 1/s
+};
+ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coefficients);
+
 // MAC(a_i, b_j) = |a_iᴴ b_j|² / ((a_iᴴ a_i)(b_jᴴ b_j)), rows a, columns b.
 Eigen::MatrixXd Mac(const std::vector<Eigen::VectorXcd>& a, const std::vector<Eigen::VectorXcd>& b);
 

@@ -110,6 +110,7 @@ struct ParameterSpec {
 struct Model {
   std::string name;
   std::string source;                       // file it was read from (for messages and provenance)
+  std::vector<std::string> files;           // every file read: source, and an overlay's URDF
   Eigen::Vector3d gravity_m_s2 = Eigen::Vector3d(0.0, 0.0, -9.81);  // in the ground frame
   DampingModel damping_model = DampingModel::kViscous;
   std::vector<Dof> dofs;

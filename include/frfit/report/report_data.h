@@ -44,6 +44,10 @@ struct ReportPosture {
   std::vector<double> dropped_hz;
   std::vector<ReportModalRow> modes;
   std::shared_ptr<const EmaResult> ema;  // /postures/<name>/ema: the reference's diagram, if any
+  // /mac: every reference mode (row) against every fitted mode in mac_fitted_hz; empty in results
+  // written before it was stored.
+  std::vector<double> mac_fitted_hz;
+  std::vector<double> mac;  // [reference][fitted]
   int num_lines() const { return static_cast<int>(frequency_hz.size()); }
 };
 

@@ -231,5 +231,75 @@ TEST_F(CliTest, CommandHelpPrintsThatCommandsUsage) {
   EXPECT_NE(unknown.err.find("unknown command 'fitt'"), std::string::npos) << unknown.err;
 }
 
+// Every option a command accepts (the list its unknown-option error gives) is in its --help,
+// with a description.
+TEST_F(CliTest, CommandHelpListsEveryOptionWithWhatItDoes) {
+  for (const std::string command :
+       {"info", "modal", "simulate", "fit", "convert", "fleet", "report", "ema", "design"}) {
+    const Result bad = Run({command, "--no-such-option"});
+    const size_t list = bad.err.find("expected one of:");
+    ASSERT_NE(list, std::string::npos) << bad.err;
+    std::istringstream accepted(bad.err.substr(list + 16, bad.err.find(')', list) - list - 16));
+    const Result help = Run({command, "--help"});
+    EXPECT_EQ(help.status, 0) << help.err;
+    EXPECT_EQ(help.out.rfind("usage: frfit " + command + " ", 0), 0u) << help.out;
+    int options = 0;
+    for (std::string option; accepted >> option; ++options) {
+      const size_t at = help.out.find("\n  " + option + " ");
+      ASSERT_NE(at, std::string::npos) << command << " --help does not list " << option << ":\n"
+                                       << help.out;
+      const std::string line = help.out.substr(at + 1, help.out.find('\n', at + 1) - at - 1);
+      EXPECT_GT(line.size(), 40u) << "no description: " << line;
+    }
+    EXPECT_GE(options, 2) << command;
+  }
+}
+
+// A DOF damped past critical has no oscillating mode: modal says how many DOFs do not oscillate
+// and gives their real eigenvalues, and its table says that the frequencies are damped ones.
+TEST_F(CliTest, ModalReportsOverdampedDofsAndLabelsDampedFrequencies) {
+  std::string params = ReadText(kParams);
+  params.replace(params.find("d_z1: 1200"), 10, "d_z1: 1.0e8");
+  std::ofstream(Path("overdamped.yaml")) << params;
+  Result r = Run({"modal", "--model", kModel, "--posture", "milling", "--params",
+                  Path("overdamped.yaml"), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["dofs"], 3);
+  EXPECT_EQ(j["modes"].size(), 2u);
+  EXPECT_EQ(j["overdamped_dofs"], 1);
+  ASSERT_EQ(j["real_eigenvalues_1_per_s"].size(), 2u);
+  for (const auto& v : j["real_eigenvalues_1_per_s"]) EXPECT_LT(v.get<double>(), 0.0);
+  r = Run(
+      {"modal", "--model", kModel, "--posture", "milling", "--params", Path("overdamped.yaml")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("damped f [Hz]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 modes for 3 DOFs: 1 DOF is overdamped"), std::string::npos) << r.out;
+  // With the paper's parameters every DOF oscillates: no such line.
+  r = Run({"modal", "--model", kModel, "--posture", "milling", "--params", kParams});
+  EXPECT_EQ(r.out.find("overdamped"), std::string::npos) << r.out;
+}
+
+// Fitting one model to FRFs whose provenance names another is allowed, with a warning.
+TEST_F(CliTest, FitWarnsWhenTheFrfsWereSynthesisedFromAnotherModel) {
+  const std::string law = kRoot + "/datasets/paper_3dof_law/frf_milling_inertance.h5";
+  std::ofstream(Path("quick.yaml"))
+      << "format: frfit-fit-1\ngenetic_algorithm: {population_size: 8, generations: 1}\n"
+         "nelder_mead: {max_iterations: 5}\nfitter: {max_cycles: 1}\n";
+  Result r =
+      Run({"fit", "--model", kModel, "--frf", law, "--config", Path("quick.yaml"), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: " + law +
+                       ": /provenance@model: the FRFs were synthesised from model "
+                       "'paper_3dof_law', this fit uses model 'paper_3dof'"),
+            std::string::npos)
+      << r.err;
+  r = Run({"fit", "--model", kModel, "--frf",
+           kRoot + "/datasets/paper_3dof/frf_milling_inertance.h5", "--config", Path("quick.yaml"),
+           "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace frfit

@@ -213,6 +213,7 @@ std::string Craft(const std::string& path, Fill fill, bool attributes = true) {
       file.SetAttribute("/", "posture", "milling");
     }
     fill(file);
+    file.Save();
   }
   return path;
 }

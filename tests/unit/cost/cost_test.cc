@@ -189,17 +189,22 @@ std::vector<std::pair<int, int>> Runs(const std::vector<double>& w, int entry, d
 
 // The documented peak rule, written out here: a local maximum (higher than the line before, not
 // lower than the line after) whose height is at least 10^(dB/20) times the higher of its two
-// valleys, each valley being the lowest line between it and the nearest higher line (or the end).
-std::vector<int> RefPeaks(const std::vector<double>& m, double db) {
-  std::vector<int> out;
+// valleys, each valley being the lowest line between it and the nearest higher line (or the end),
+// and at most peak_floor_db (60 dB by default) below the highest such maximum of the curve.
+std::vector<int> RefPeaks(const std::vector<double>& m, double db, double floor_db = 60.0) {
+  std::vector<int> candidates, out;
   const int n = static_cast<int>(m.size());
   for (int k = 1; k + 1 < n; ++k) {
     if (!(m[k] > m[k - 1] && m[k] >= m[k + 1])) continue;
     double left = m[k], right = m[k];
     for (int i = k - 1; i >= 0 && m[i] <= m[k]; --i) left = std::min(left, m[i]);
     for (int i = k + 1; i < n && m[i] <= m[k]; ++i) right = std::min(right, m[i]);
-    if (20.0 * std::log10(m[k] / std::max(left, right)) >= db) out.push_back(k);
+    if (20.0 * std::log10(m[k] / std::max(left, right)) >= db) candidates.push_back(k);
   }
+  double highest = 0.0;
+  for (int k : candidates) highest = std::max(highest, m[k]);
+  for (int k : candidates)
+    if (20.0 * std::log10(highest / m[k]) <= floor_db) out.push_back(k);
   return out;
 }
 
@@ -235,9 +240,8 @@ TEST(CostWeights, PeaksPerEntrySitAtTheModalFrequencies) {
       for (int k = 0; k < 150; ++k) m[k] = std::abs(set.H[k * 9 + e]);
       for (int peak : RefPeaks(m, db)) {
         const double f = pp.measured.frequency_hz[peak];
-        // Cross FRFs yz/zy have a hump below their 2.2 Hz anti-resonance; every other marked
-        // peak lies at a mode of the model.
-        if (f < 2.0 && (e == 5 || e == 7)) continue;
+        // Every marked peak lies at a mode of the model: the hump of the cross FRFs yz/zy below
+        // their 2.2 Hz anti-resonance, 113 dB below their highest peak, is no longer marked.
         int nearest = 0;
         for (int j = 1; j < 3; ++j)
           if (std::abs(f - modes[j].frequency_hz) < std::abs(f - modes[nearest].frequency_hz)) nearest = j;
@@ -247,6 +251,14 @@ TEST(CostWeights, PeaksPerEntrySitAtTheModalFrequencies) {
     }
     // Every mode is weighted in some entry.
     for (int m = 0; m < 3; ++m) EXPECT_TRUE(mode_marked[m]) << "mode " << m + 1 << " at " << db << " dB";
+    // The hump: a local maximum standing out from its valleys, yet far below the resonances.
+    std::vector<double> yz(150);
+    for (int k = 0; k < 150; ++k) yz[k] = std::abs(set.H[k * 9 + 5]);
+    const std::vector<int> without_floor = RefPeaks(yz, db, INFINITY);
+    ASSERT_FALSE(without_floor.empty());
+    ASSERT_LT(pp.measured.frequency_hz[without_floor.front()], 2.0);
+    EXPECT_EQ(pp.weights[without_floor.front() * 9 + 5], 0.5)
+        << "the hump at 1.6 Hz is weighted as a peak";
   }
   // With no prominence threshold, H_xx is marked at all three modes (the first two runs touch).
   CostOptions cost = PaperCost();

@@ -3,6 +3,7 @@
 // that are never reused, and the drift report.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,12 +53,7 @@ genetic_algorithm: {population_size: 100, generations: 20}
 nelder_mead: {max_iterations: 10000}
 fitter: {max_cycles: 6, stall_cycles: 2, fitness_tolerance: 1.0}
 )";
-const char* kTinyConfig = R"(format: frfit-fit-1
-cost: {band_hz: [0.2, 30], weights: {mode: peaks, peak_gain: 80, base_gain: 0.5}}
-genetic_algorithm: {population_size: 16, generations: 3}
-nelder_mead: {max_iterations: 150}
-fitter: {max_cycles: 2, stall_cycles: 1}
-)";
+const char* kTinyConfig = test::kTinyFitConfig;
 const char* kSlowerConfig = R"(format: frfit-fit-1
 cost: {band_hz: [0.2, 30], weights: {mode: peaks, peak_gain: 80, base_gain: 0.5}}
 genetic_algorithm: {population_size: 20, generations: 5}
@@ -429,6 +425,112 @@ TEST_F(FleetTest, FleetSkipsBadRobotsAndRefusesToReuseARunId) {
     EXPECT_NE(err.find("--checkpoint-seconds"), std::string::npos) << err;
     EXPECT_FALSE(fs::exists(Path("runs/n2"))) << period;
   }
+}
+
+// A resumed run whose directory holds an input under an output's name (here a robot's FRF file
+// named like its result) is refused before any work, and the input is left as it was.
+TEST_F(FleetTest, FleetRefusesARunDirectoryWhoseOutputWouldOverwriteAnInput) {
+  Generate("fleet", 1, kTinyConfig);
+  fs::create_directories(Path("runs/night"));
+  fs::copy_file(Path("fleet/robot_000/frf_milling.h5"), Path("runs/night/good.h5"));
+  std::ofstream(Path("fleet/fleet.yaml"))
+      << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nrobots:\n"
+         "  - {name: good, frf: [../runs/night/good.h5]}\n";
+  const std::string before = ReadText(Path("runs/night/good.h5"));
+  FleetRunOptions o;
+  o.manifest = Path("fleet/fleet.yaml");
+  o.out = Path("runs");
+  o.run_id = "night";
+  o.resume = true;
+  try {
+    RunFleet(o);
+    ADD_FAILURE() << "the run overwrote its own input";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("would overwrite"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ReadText(Path("runs/night/good.h5")), before);
+}
+
+// On a terminal the progress is one line that updates in place (carriage return, erase line),
+// as `frfit fit` shows it, not a new line every --progress-every rounds.
+TEST_F(FleetTest, FleetProgressOnATerminalIsOneUpdatingLine) {
+  const std::string manifest = Generate("fleet", 2, kTinyConfig);
+  int terminal = -1;
+  const std::string runs = Path("runs");
+  std::vector<char*> argv;
+  std::vector<std::string> args = {kCli,       "fleet", "--manifest", manifest, "--out",     runs,
+                                   "--run-id", "tty",   "--backend",  "cpu",    "--threads", "2"};
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::forkpty(&terminal, nullptr, nullptr, nullptr);
+  ASSERT_GE(pid, 0) << "no pseudo-terminal here";
+  if (pid == 0) {  // stderr is the terminal; stdout (the summary table) goes nowhere
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::execv(kCli.c_str(), argv.data());
+    ::_exit(127);
+  }
+  std::string seen;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(terminal, buffer, sizeof buffer)) > 0;) seen.append(buffer, n);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(terminal);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << seen;
+  int updates = 0;
+  for (size_t at = 0; (at = seen.find("round ", at)) != std::string::npos; at += 6, ++updates)
+    EXPECT_EQ(seen.compare(at - 4, 4, "\r\033[K"), 0)
+        << "an update that does not rewrite the line: " << seen;
+  EXPECT_GE(updates, 2) << seen;
+  // The backend line and the end of the progress line; nothing else starts a new line.
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), '\n'), 2) << seen;
+}
+
+// A robot whose data its model cannot explain (here its FRFs ten times too large, as after a
+// wrong calibration) fits much worse than its siblings: the index, the table and summary.json
+// flag it against the fleet's median cost instead of calling it "ok".
+TEST_F(FleetTest, FleetFlagsARobotWhoseCostIsFarAboveTheMedian) {
+  // The paper's 3-joint robots: their fits converge in under a second each, so the costs of the
+  // good robots are the noise floor and comparable.
+  FleetGeneratorOptions g;
+  g.model = kRoot + "/datasets/paper_3dof/model.yaml";
+  g.params = kRoot + "/datasets/paper_3dof/params_table1.yaml";
+  g.config = kRoot + "/datasets/paper_3dof/fit.yaml";
+  g.robots = 3;
+  g.postures = {"milling"};
+  g.out = Path("fleet");
+  GenerateFleet(g);
+  FrfSet scaled = ReadFrfSet(Path("fleet/robot_002/frf_milling.h5"));
+  for (auto& h : scaled.H) h *= 10.0;
+  WriteFrfSet(Path("fleet/robot_002/frf_scaled.h5"), scaled);
+  std::ofstream(Path("fleet/fleet.yaml"))
+      << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nrobots:\n"
+         "  - {name: a, frf: [robot_000/frf_milling.h5]}\n"
+         "  - {name: b, frf: [robot_001/frf_milling.h5]}\n"
+         "  - {name: miscalibrated, frf: [robot_002/frf_scaled.h5]}\n";
+  std::string err;
+  ASSERT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(Path("fleet/fleet.yaml")) + " --out " +
+                      Quote(Path("runs")) + " --run-id n --backend cpu --threads 2 --quiet",
+                  &err),
+            0)
+      << err;
+  const nlohmann::json summary = ReadJson(Path("runs/n/summary.json"));
+  const double bad = RobotOf(summary, "miscalibrated")["cost_over_median"].get<double>();
+  EXPECT_GT(bad, kFleetHighCostFactor);
+  EXPECT_TRUE(RobotOf(summary, "miscalibrated")["cost_flagged"].get<bool>());
+  for (const char* good : {"a", "b"}) {
+    EXPECT_LT(RobotOf(summary, good)["cost_over_median"].get<double>(), kFleetHighCostFactor)
+        << good;
+    EXPECT_FALSE(RobotOf(summary, good)["cost_flagged"].get<bool>()) << good;
+  }
+  const std::string index = ReadText(Path("runs/n/index.html"));
+  const size_t row = index.find("<td class=\"robot\">miscalibrated</td>");
+  ASSERT_NE(row, std::string::npos) << index;
+  EXPECT_NE(index.rfind("<tr class=\"fleet-row status-high_cost\">", row), std::string::npos);
+  EXPECT_EQ(index.find("fleet-row status-high_cost"), index.rfind("fleet-row status-high_cost"))
+      << index;
+  const std::string table = ReadText(Path("out.txt"));
+  EXPECT_NE(table.find("HIGH COST"), std::string::npos) << table;
 }
 
 // --- drift ----------------------------------------------------------------------------------------

@@ -162,13 +162,107 @@ TEST_F(ReportTest, HistoryPlotAndMacMap) {
   EXPECT_EQ(Count(html, "class=\"mac-map\""), 1u);
   Hdf5File f(result_, Hdf5File::Mode::kRead);
   std::vector<hsize_t> dims;
-  const std::vector<double> modal = f.ReadDoubles("/postures/milling/modal_comparison", 2, &dims);
-  ASSERT_EQ(dims[1], 7u);
-  EXPECT_EQ(Count(html, "class=\"mac-cell\""), dims[0]);
-  EXPECT_EQ(Count(html, "class=\"mac-off\""), dims[0] * dims[0] - dims[0]);
   const std::vector<double> cycles = f.ReadDoubles("/history/cycle", 1, &dims);
   std::set<double> distinct(cycles.begin(), cycles.end());
   EXPECT_EQ(Count(html, "<line class=\"cycle-boundary\""), distinct.size() - 1 + 1);  // + legend
+}
+
+// The MAC map shows every reference mode against every fitted mode in the band, each cell's
+// number the result's; the paired cells (the modal table's) are outlined and hold the table's MAC.
+// Distinct modes of the 3-joint model are nearly orthogonal at the sensor: a fitted model that is
+// right shows a dark diagonal and pale cells elsewhere.
+TEST_F(ReportTest, MacMapShowsEveryPairOfModes) {
+  const std::string html = Render();
+  std::vector<hsize_t> dims, mac_dims;
+  std::vector<double> modal, fitted_hz, mac;
+  {
+    Hdf5File f(result_, Hdf5File::Mode::kRead);
+    modal = f.ReadDoubles("/postures/milling/modal_comparison", 2, &dims);
+    fitted_hz = f.ReadDoubles("/postures/milling/mac_fitted_frequency_hz", 1, &mac_dims);
+    mac = f.ReadDoubles("/postures/milling/mac", 2, &mac_dims);
+  }
+  const size_t rows = dims[0];
+  ASSERT_EQ(rows, 3u);
+  ASSERT_EQ(mac_dims, (std::vector<hsize_t>{rows, fitted_hz.size()}));
+  ASSERT_GE(fitted_hz.size(), rows);
+  EXPECT_EQ(Count(html, "<rect class=\"mac-cell"), rows * fitted_hz.size());
+  EXPECT_EQ(Count(html, "<rect class=\"mac-cell mac-pair\""), rows);
+  EXPECT_EQ(Count(html, "class=\"mac-off\""), 0u);
+  const std::regex cell("<rect class=\"mac-cell( mac-pair)?\"[^>]* data-value=\"([^\"]+)\"");
+  size_t k = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), cell); it != std::sregex_iterator();
+       ++it, ++k) {
+    ASSERT_LT(k, mac.size());
+    EXPECT_EQ(std::stod((*it)[2]), mac[k]) << "cell " << k;
+    const size_t r = k / fitted_hz.size(), c = k % fitted_hz.size();
+    if ((*it)[1].matched) {
+      EXPECT_EQ(fitted_hz[c], modal[r * 7 + 2]) << "the outlined cell is the modal table's pair";
+      EXPECT_EQ(mac[k], modal[r * 7 + 6]);
+      EXPECT_GT(mac[k], 0.99);
+    } else {
+      EXPECT_LT(mac[k], 0.5) << "reference " << r << " against fitted " << c;
+    }
+  }
+  EXPECT_EQ(k, mac.size());
+  // A result written before the whole matrix was stored: the paired MACs on the diagonal.
+  {
+    const hid_t file = H5Fopen(result_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    EXPECT_GE(H5Ldelete(file, "/postures/milling/mac", H5P_DEFAULT), 0);
+    H5Fclose(file);
+  }
+  const std::string old = Render();
+  EXPECT_EQ(Count(old, "<rect class=\"mac-cell"), rows);
+  EXPECT_EQ(Count(old, "class=\"mac-off\""), rows * rows - rows);
+}
+
+// The residual plot shows the magnitude and phase error of each measured entry; a fitted FRF
+// twice the measured one is 20·log10(2) dB off at every line, with no phase error.
+TEST_F(ReportTest, ResidualPlotShowsMagnitudeAndPhaseErrors) {
+  std::string html = Render();
+  EXPECT_EQ(Count(html, "class=\"residual-plot\""), 1u);
+  EXPECT_EQ(Count(html, "<path class=\"residual-magnitude\""), 9u);
+  EXPECT_EQ(Count(html, "<path class=\"residual-phase\""), 9u);
+  std::vector<double> h;
+  {
+    Hdf5File f(result_, Hdf5File::Mode::kRead);
+    std::vector<hsize_t> dims;
+    h = f.ReadDoubles("/postures/milling/measured_H", 4, &dims);
+  }
+  for (double& v : h) v *= 2.0;
+  {
+    const hid_t file = H5Fopen(result_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    const hid_t set = H5Dopen2(file, "/postures/milling/fitted_H", H5P_DEFAULT);
+    EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, h.data()), 0);
+    H5Dclose(set);
+    H5Fclose(file);
+  }
+  html = Render();
+  const std::regex magnitude(
+      "class=\"residual-magnitude\" data-entry=\"(..)\" data-max-abs-db=\"([^\"]+)\"");
+  const std::regex phase(
+      "class=\"residual-phase\" data-entry=\"(..)\" data-max-abs-deg=\"([^\"]+)\"");
+  int entries = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), magnitude);
+       it != std::sregex_iterator(); ++it, ++entries)
+    EXPECT_NEAR(std::stod((*it)[2]), 20.0 * std::log10(2.0), 1e-9) << (*it)[1];
+  EXPECT_EQ(entries, 9);
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), phase);
+       it != std::sregex_iterator(); ++it)
+    EXPECT_LT(std::stod((*it)[2]), 1e-9) << (*it)[1];
+}
+
+// The settings section shows numbers as a person wrote them: 0.2, not 0.20000000000000001.
+TEST_F(ReportTest, SettingsShowNumbersAsWritten) {
+  const std::string html = Render();
+  const size_t at = html.find("<pre class=\"settings\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string settings = html.substr(at, html.find("</pre>", at) - at);
+  EXPECT_NE(settings.find("band_hz: [0.2, 30]"), std::string::npos) << settings;
+  EXPECT_NE(settings.find("mutation_scale: 0.1\n"), std::string::npos) << settings;
+  EXPECT_NE(settings.find("crossover_fraction: 0.8\n"), std::string::npos) << settings;
+  EXPECT_FALSE(std::regex_search(settings, std::regex("[0-9]\\.[0-9]{12,}"))) << settings;
 }
 
 TEST_F(ReportTest, ModalTableMatchesTheResult) {

@@ -131,5 +131,34 @@ TEST_F(UffCli, BadInputLeavesNoFile) {
                 Path("o9.h5"), "badmap.yaml: directions.1");
 }
 
+// pyuff writes a 58b byte count of points × 8 for complex double data (half of what follows).
+// Such a file is read when record 7 and the data agree, with one warning naming the file; a
+// count that matches neither stays an error.
+TEST_F(UffCli, PyuffByteCountIsReadWithAWarning) {
+  Result r = Run({"convert", kFrf, Path("frfit.uff"), "--binary"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string text = ReadText(Path("frfit.uff"));
+  int patched = 0;
+  for (size_t at; (at = text.find("        2400     0")) != std::string::npos; ++patched)
+    text.replace(at, 12, "        1200");  // 150 points × 8 bytes, pyuff's count
+  ASSERT_EQ(patched, 9);
+  std::ofstream(Path("pyuff.uff"), std::ios::binary) << text;
+  r = Run({"convert", Path("pyuff.uff"), Path("pyuff.h5"), "--posture", "milling"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("warning: " + Path("pyuff.uff") +
+                            ": dataset 58b num_bytes: record(s) 1, 2, 3, 4, 5, 6, 7, 8, 9 ",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("pyuff"), std::string::npos) << r.err;
+  ExpectEqualSets(ReadFrfSet(Path("pyuff.h5")), ReadFrfSet(kFrf));
+  // Half of pyuff's count again: neither what record 7 says nor what pyuff writes.
+  const size_t at = text.find("        1200     0");
+  text.replace(at, 12, "         600");
+  std::ofstream(Path("lie.uff"), std::ios::binary) << text;
+  ExpectRefused({"convert", Path("lie.uff"), Path("lie.h5"), "--posture", "milling"},
+                Path("lie.h5"), "lie.uff: dataset 58b record 1.num_bytes");
+}
+
 }  // namespace
 }  // namespace frfit

@@ -401,5 +401,59 @@ TEST_F(UrdfCli, BrokenUrdfGivesOneErrorLine) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// What ros-industrial descriptions bring (issue: links without <inertial>, mimic joints).
+
+// A link without <inertial> is massless and said so, once, by name; the root link (the ground)
+// is not mentioned: its mass never matters.
+TEST_F(UrdfCli, LinksWithoutInertialAreMasslessWithOneWarning) {
+  const std::string overlay = Files(ChainUrdf(), Overlay(OneFlexible(), "  p: {z1: 0}\n"));
+  const test::CliResult r =
+      test::RunCli({"info", "--model", overlay, "--json"}, Path("out.txt"), Path("err.txt"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["bodies"].size(), 4u);
+  EXPECT_EQ(r.err.rfind("warning: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("robot.urdf"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tool: treated as massless"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("base"), std::string::npos) << r.err;
+}
+
+// A flexible DOF whose links are all massless makes M0 singular: the error names that DOF.
+TEST_F(UrdfCli, DofThatMovesNoMassIsNamed) {
+  const std::string urdf = "<robot name=\"r\"><link name=\"base\"/><link name=\"l1\">" +
+                           Inertial() + "</link><link name=\"l2\"/><link name=\"tool\"/>" +
+                           Joint("j1", "revolute", "base", "l1", "0 0 0.4", "0 0 0", "0 0 1") +
+                           Joint("j2", "revolute", "l1", "l2", "0.5 0 0", "0 0 0", "0 1 0") +
+                           Joint("j5", "fixed", "l2", "tool", "0.3 0 0", "0 0 0", "1 0 0") +
+                           "</robot>";
+  const std::string overlay =
+      Files(urdf, Overlay(OneFlexible() + OneFlexible("j2", "z2"), "  p: {z1: 0}\n"));
+  const test::CliResult r = test::RunCli({"modal", "--model", overlay, "--posture", "p"},
+                                         Path("out.txt"), Path("err.txt"));
+  EXPECT_GT(r.status, 0);
+  EXPECT_NE(r.err.find("error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("elastic DOF z2 moves no mass"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("without <inertial>"), std::string::npos) << r.err;
+}
+
+// Panda's second finger mimics the first: a rigid mimic joint is accepted and follows its master
+// in every posture (q = multiplier · q_master + offset); it may not be given its own value.
+TEST_F(UrdfConversion, RigidMimicJointFollowsItsMaster) {
+  std::string urdf = ChainUrdf();
+  const std::string j3 = "<joint name=\"j3\" type=\"revolute\">";
+  urdf.replace(urdf.find(j3), j3.size(),
+               j3 + "<mimic joint=\"j2\" multiplier=\"2\" offset=\"0.1\"/>");
+  const Model m =
+      LoadUrdfModel(Files(urdf, Overlay(OneFlexible(), "  p: {z1: 10, j2: 30, j4: 0.25}\n")));
+  ASSERT_EQ(m.rigid_coordinates, (std::vector<std::string>{"j2", "j3", "j4"}));
+  const PostureSpec& p = m.posture("p");
+  EXPECT_NEAR(p.q[1], 30 * M_PI / 180.0, 1e-15);
+  EXPECT_NEAR(p.q[2], 2 * 30 * M_PI / 180.0 + 0.1, 1e-15);
+  EXPECT_EQ(p.q[3], 0.25);
+  EXPECT_URDF_ERROR(
+      LoadUrdfModel(Files(urdf, Overlay(OneFlexible(), "  p: {z1: 10, j2: 30, j3: 5}\n"))),
+      "overlay.yaml", "postures.p.j3", "follows it");
+}
+
 }  // namespace
 }  // namespace frfit

@@ -1,0 +1,120 @@
+#include "help.h"
+
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+namespace frfit::cli {
+namespace {
+
+struct OptionText {
+  const char* name;   // "model", or "command.name" where a command's meaning differs
+  const char* value;  // what follows the option; "" for a flag
+  const char* text;
+};
+
+// Listed in this order; a command's own entry ("fit.out") replaces the shared one ("out").
+const std::vector<OptionText> kOptionHelp = {
+    {"model", "M.yaml",
+     "the model: a frfit model file or a URDF overlay (docs/model-format.md, docs/urdf.md)"},
+    {"manifest", "FLEET.yaml",
+     "the fleet manifest: robots, their FRF files, models, configurations (docs/fleet.md)"},
+    {"frf", "A.h5[,B.h5...]",
+     "measured FRF sets, one per posture, comma-separated (docs/file-formats.md)"},
+    {"config", "FIT.yaml",
+     "fit configuration (docs/fit-config.md); default: the built-in settings"},
+    {"posture", "NAME", "a posture of the model"},
+    {"convert.posture", "NAME",
+     "the model posture the measurement was taken at (UFF -> HDF5, required)"},
+    {"q", "z2=70,...",
+     "coordinates (degrees, metres) set on top of --posture, or on zeros without it"},
+    {"params", "P.yaml|R.h5",
+     "parameters: a parameter file or a fit result; default: the model's initial values"},
+    {"band", "F0:F1:DF", "frequency lines from F0 to F1 Hz in steps of DF"},
+    {"simulate.format", "F", "receptance, mobility or inertance (default inertance)"},
+    {"convert.format", "F",
+     "receptance, mobility or inertance: the format to write (UFF -> HDF5: overrides detection)"},
+    {"seed", "N",
+     "random seed, an integer >= 0 (default 1): the same seed gives the same bits on either "
+     "backend"},
+    {"backend", "cpu|cuda|auto",
+     "evaluator backend (default auto: the GPU when one is usable, and it says which)"},
+    {"threads", "N", "cpu backend threads (default: all cores); results do not depend on it"},
+    {"simulate.out", "FRF.h5", "the FRF set to write (required)"},
+    {"fit.out", "RESULT.h5",
+     "the result file to write (docs/file-formats.md); also names the default checkpoint"},
+    {"report.out", "REPORT.html", "the report to write (-o is the same); required"},
+    {"fleet.out", "DIR", "directory of run directories; the run writes DIR/<run-id>/ (required)"},
+    {"checkpoint", "C.json", "checkpoint file (default: RESULT.h5.checkpoint.json with --out)"},
+    {"checkpoint-seconds", "S",
+     "write a checkpoint every S seconds of wall time (default 60; 0: never by time)"},
+    {"checkpoint-every", "N",
+     "also write a checkpoint every N evaluations of all robots (default 0: never by count)"},
+    {"resume", "C.json", "continue the fit a checkpoint describes (the same inputs and seed)"},
+    {"fleet.resume", "", "continue the run named by --run-id from its checkpoint"},
+    {"run-id", "ID", "the run's name and directory (default: the UTC time, 2026-11-21T031500Z)"},
+    {"progress", "", "progress lines on stderr also when it is not a terminal"},
+    {"quiet", "", "no progress and no backend line on stderr"},
+    {"fit.progress-every", "N",
+     "Nelder-Mead iterations between progress lines (default 50; every GA generation gets one)"},
+    {"fleet.progress-every", "N",
+     "rounds between progress lines when stderr is not a terminal (default 10)"},
+    {"sensor-node", "N",
+     "UFF node of the sensor (default: the one node the records use; HDF5 -> UFF: 1)"},
+    {"mapping", "MAP.yaml", "which UFF records and directions form the FRF matrix (docs/uff.md)"},
+    {"binary", "", "write UFF 58b (binary) instead of 58 (ASCII)"},
+    {"ema.band", "F0:F1", "estimate poles from the lines between F0 and F1 Hz (default: all)"},
+    {"max-order", "N", "highest model order of the stabilisation diagram (docs/ema.md)"},
+    {"min-stable", "N", "stable poles a column needs to be chosen as a mode (docs/ema.md)"},
+    {"frequency-tolerance", "F",
+     "relative frequency change that still counts as stable between orders (docs/ema.md)"},
+    {"damping-tolerance", "F",
+     "relative damping change that still counts as stable between orders (docs/ema.md)"},
+    {"min-mac", "M", "MAC a pole's shape needs with the order below to count as stable"},
+    {"max-damping", "Z", "damping ratio above which a pole is not a mode (a fraction)"},
+    {"min-contribution", "C", "share of the FRFs a mode must explain to be kept (docs/ema.md)"},
+    {"ema.out", "EMA.h5", "write the estimate, its diagram and FRFs (docs/file-formats.md)"},
+    {"result", "RESULT.h5", "a fit result (frfit fit --out) to plan the next measurement for"},
+    {"candidates", "NAME,...",
+     "model postures to rank (default: every model posture the fit does not use)"},
+    {"q-candidates", "'a:z2=60;b:..'",
+     "candidate postures by coordinates (model file units; unspecified ones 0)"},
+    {"json", "", "print one JSON object on stdout (errors stay one line on stderr)"},
+};
+
+}  // namespace
+
+std::string OptionHelp(const HelpRequested& help) {
+  std::vector<std::pair<std::string, std::string>> lines;  // "--name VALUE", text
+  std::set<std::string> own, done;  // names with an entry of this command's; names listed
+  for (const OptionText& o : kOptionHelp)
+    if (std::string(o.name).rfind(help.command + ".", 0) == 0)
+      own.insert(o.name + help.command.size() + 1);
+  for (const OptionText& o : kOptionHelp) {
+    std::string name = o.name;
+    const size_t dot = name.find('.');
+    if (dot != std::string::npos) {
+      if (name.substr(0, dot) != help.command) continue;
+      name = name.substr(dot + 1);
+    } else if (own.count(name)) {
+      continue;
+    }
+    const bool valued = help.valued.count(name) > 0, flag = help.flags.count(name) > 0;
+    if ((!valued && !flag) || !done.insert(name).second) continue;
+    lines.emplace_back("--" + name + (valued ? std::string(" ") + o.value : ""), o.text);
+  }
+  // Options without a line above still appear, so that the list is complete.
+  for (const auto* set : {&help.valued, &help.flags})
+    for (const std::string& name : *set)
+      if (done.insert(name).second)
+        lines.emplace_back("--" + name + (set == &help.valued ? " VALUE" : ""), "");
+  std::string out = "\noptions:\n";
+  for (const auto& [option, text] : lines) {
+    char line[512];
+    std::snprintf(line, sizeof line, "  %-26s %s\n", option.c_str(), text.c_str());
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace frfit::cli
