@@ -140,11 +140,11 @@ std::vector<LineKernels> SupportedLineKernels() {
 LineKernels FindLineKernels(const std::string& name) {
   std::string want = name;
   if (want.empty()) {
-    // The widest vectors the processor has; on AVX2 two registers per vector (avx2x8) measured
-    // faster than one (benchmarks/RESULTS.md).
+    // The widest registers the processor has, one vector per register: two AVX2 registers per
+    // vector (avx2x8) measured slower than one (benchmarks/RESULTS.md).
     want = "sse2";
     for (const LineKernels& k : SupportedLineKernels())
-      if (std::string(k.name) != "scalar") want = k.name;
+      if (std::string(k.name) == "avx2" || std::string(k.name) == "avx512") want = k.name;
   }
   std::string known;
   for (const Variant& v : Variants()) {
