@@ -1,5 +1,7 @@
 // A fixed set of threads that stay for the evaluator's life, so that an Evaluate call — a
-// Levenberg–Marquardt round takes well under a millisecond — pays no thread start.
+// Nelder–Mead step or a Levenberg–Marquardt round takes a fraction of a millisecond — pays no
+// thread start. Between calls a worker polls for new work for a few tens of microseconds before it
+// sleeps, so that back-to-back small calls do not pay a wake-up each.
 #pragma once
 
 #include <atomic>
@@ -34,11 +36,11 @@ class ThreadPool {
   void TakeJobs(int thread);
 
   std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable done_;
-  std::uint64_t round_ = 0;  // incremented by every Run that wakes the workers
-  bool stop_ = false;
-  int running_ = 0;  // workers still in the current round
+  std::condition_variable wake_;  // a new round (or stop) for sleeping workers
+  std::condition_variable done_;  // the last worker of a round finished
+  std::atomic<std::uint64_t> round_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<int> running_{0};  // workers still in the current round
   const std::function<void(std::size_t, int)>* job_ = nullptr;
   std::size_t jobs_ = 0;
   std::atomic<std::size_t> next_{0};
