@@ -235,20 +235,26 @@ FRFIT_HOST_DEVICE inline MaskOf<Real> SolveLineTeam(const Team& team,
       team.Sync();
     }
     const ComplexOf<Real> inverse = Reciprocal(z[p * n + p]);
-    if (team.lane() == 0) scratch.inverse_pivot[p] = inverse;
+    if (team.lane() == 0) {  // part by part, as the factors below (a whole copy is slower)
+      scratch.inverse_pivot[p].re = inverse.re;
+      scratch.inverse_pivot[p].im = inverse.im;
+    }
     team.ForRange(p + 1, n, [&](int r) { z[r * n + p] = Mul(z[r * n + p], inverse); });
     team.Sync();
     const int rest = n - p - 1;
     team.ForGrid(rest, rest, [&](int dr) {
       ComplexOf<Real>* const row = z + (p + 1 + dr) * n;
-      return [row, f = row[p], pivot_row = z + p * n, p](int dc) {
-        row[p + 1 + dc] = Sub(row[p + 1 + dc], Mul(f, pivot_row[p + 1 + dc]));
+      // The factor's parts are captured one by one: a copy of the whole complex of vectors went
+      // through memory in pieces the loop then could not load at full speed.
+      return [row, f_re = row[p].re, f_im = row[p].im, pivot_row = z + p * n, p](int dc) {
+        row[p + 1 + dc] = Sub(row[p + 1 + dc], Mul(ComplexOf<Real>{f_re, f_im}, pivot_row[p + 1 + dc]));
       };
     });
     team.ForGrid(rest, 3, [&](int dr) {
       ComplexOf<Real>* const row = x + (p + 1 + dr) * 3;
-      return [row, f = z[(p + 1 + dr) * n + p], pivot_row = x + p * 3](int j) {
-        row[j] = Sub(row[j], Mul(f, pivot_row[j]));
+      const ComplexOf<Real> f = z[(p + 1 + dr) * n + p];
+      return [row, f_re = f.re, f_im = f.im, pivot_row = x + p * 3](int j) {
+        row[j] = Sub(row[j], Mul(ComplexOf<Real>{f_re, f_im}, pivot_row[j]));
       };
     });
     team.Sync();
