@@ -140,11 +140,12 @@ std::vector<LineKernels> SupportedLineKernels() {
 LineKernels FindLineKernels(const std::string& name) {
   std::string want = name;
   if (want.empty()) {
-    // The widest registers the processor has, one vector per register: two AVX2 registers per
-    // vector (avx2x8) measured slower than one (benchmarks/RESULTS.md).
+    // avx2 wherever it runs, AVX-512 machines included: 8-line vectors measured 3–4 times slower
+    // than 4-line ones on AVX2 (avx2x8), GCC 12 compares some of their slots one by one under
+    // AVX-512 too, and the avx512 variant has not been timed (docs/cpu-backend.md).
     want = "sse2";
     for (const LineKernels& k : SupportedLineKernels())
-      if (std::string(k.name) == "avx2" || std::string(k.name) == "avx512") want = k.name;
+      if (std::string(k.name) == "avx2") want = k.name;
   }
   std::string known;
   for (const Variant& v : Variants()) {

@@ -61,7 +61,7 @@ struct LineKernels {
 // Every variant this processor runs, narrowest first. "scalar" (Real = double) is always there.
 std::vector<LineKernels> SupportedLineKernels();
 
-// The variant called `name` ("" = the cpu backend's default: avx512, else avx2, else sse2).
+// The variant called `name` ("" = the cpu backend's default: avx2, else sse2).
 // Throws Error for a name that does not exist or that this processor cannot run.
 LineKernels FindLineKernels(const std::string& name);
 
