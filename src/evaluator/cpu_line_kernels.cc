@@ -27,15 +27,17 @@ kernels::LineTargetOf<Real> BlockTarget(const LineBlocks& lines, int block) {
 }
 
 // Status bits of every slot, or-ed.
-template <typename Real>
-unsigned FoldStatus(kernels::StatusOf<Real> status) {
-  if constexpr (kernels::WidthOf<Real>() == 1) {
-    return status;
-  } else {
-    unsigned all = 0;
-    for (int i = 0; i < kernels::WidthOf<Real>(); ++i) all |= static_cast<unsigned>(status[i]);
-    return all;
-  }
+inline unsigned FoldStatus(unsigned status) { return status; }
+template <typename Int>
+unsigned FoldStatus(const Int& status) {
+  unsigned all = 0;
+  for (size_t i = 0; i < sizeof(Int) / sizeof(status[0]); ++i)
+    all |= static_cast<unsigned>(status[i]);
+  return all;
+}
+template <int W>
+unsigned FoldStatus(const kernels::SimdIntPair<W>& status) {
+  return FoldStatus(status.lo) | FoldStatus(status.hi);
 }
 
 template <typename Real>
@@ -48,7 +50,7 @@ inline void CostLines(const BlockRange& range, double* line_costs, unsigned* sta
                                         range.cost_kind, range.phase_mode, &slots);
     kernels::Store(line_costs + static_cast<size_t>(b) * w, cost);
   }
-  *status |= FoldStatus<Real>(slots);
+  *status |= FoldStatus(slots);
 }
 
 template <typename Real>
@@ -61,7 +63,7 @@ inline void NormalLines(const BlockRange& range, const double* sensitivity, int 
                              BlockTarget<Real>(*range.lines, b), range.fit_order,
                              range.cost_kind, range.phase_mode,
                              terms + static_cast<size_t>(b) * w, stride, &slots);
-  *status |= FoldStatus<Real>(slots);
+  *status |= FoldStatus(slots);
 }
 
 #define FRFIT_LINE_KERNELS(suffix, attributes, Real)                                            \
@@ -79,7 +81,7 @@ FRFIT_LINE_KERNELS(Scalar, __attribute__((flatten)), double)
 FRFIT_LINE_KERNELS(Sse2, __attribute__((flatten)), kernels::SimdReal<2>)
 #if defined(__x86_64__)
 FRFIT_LINE_KERNELS(Avx2, __attribute__((target("avx2"), flatten)), kernels::SimdReal<4>)
-FRFIT_LINE_KERNELS(Avx2x8, __attribute__((target("avx2"), flatten)), kernels::SimdReal<8>)
+FRFIT_LINE_KERNELS(Avx2x8, __attribute__((target("avx2"), flatten)), kernels::SimdPair<4>)
 FRFIT_LINE_KERNELS(Avx512, __attribute__((target("avx512f,avx512dq"), flatten)),
                    kernels::SimdReal<8>)
 #endif
@@ -137,16 +139,22 @@ std::vector<LineKernels> SupportedLineKernels() {
   return out;
 }
 
-LineKernels FindLineKernels(const std::string& name) {
+namespace {
+
+// The largest n for which two registers per vector (avx2x8) beat one (avx2).
+constexpr int kMaxDofsForPairs = 9;
+
+bool Runs(const std::string& name) {
+  for (const LineKernels& k : SupportedLineKernels())
+    if (name == k.name) return true;
+  return false;
+}
+
+}  // namespace
+
+LineKernels ChooseLineKernels(const std::string& name, int n) {
   std::string want = name;
-  if (want.empty()) {
-    // avx2 wherever it runs, AVX-512 machines included: 8-line vectors measured 3–4 times slower
-    // than 4-line ones on AVX2 (avx2x8), GCC 12 compares some of their slots one by one under
-    // AVX-512 too, and the avx512 variant has not been timed (docs/cpu-backend.md).
-    want = "sse2";
-    for (const LineKernels& k : SupportedLineKernels())
-      if (std::string(k.name) == "avx2") want = k.name;
-  }
+  if (want.empty()) want = !Runs("avx2") ? "sse2" : n <= kMaxDofsForPairs ? "avx2x8" : "avx2";
   std::string known;
   for (const Variant& v : Variants()) {
     if (want == v.kernels.name) {
@@ -157,6 +165,15 @@ LineKernels FindLineKernels(const std::string& name) {
     known += (known.empty() ? "" : ", ") + std::string(v.kernels.name);
   }
   throw Error("", "cpu simd", "expected one of " + known + ", got '" + name + "'");
+}
+
+std::string DescribeLineKernels(const std::string& name) {
+  if (name.empty() && Runs("avx2"))
+    return "avx2 (8 lines per vector up to " + std::to_string(kMaxDofsForPairs) +
+           " DOFs, 4 above)";
+  const LineKernels k = ChooseLineKernels(name, 1);
+  return std::string(k.name) + " (" + std::to_string(k.width) +
+         (k.width == 1 ? " line" : " lines") + " per vector)";
 }
 
 }  // namespace frfit::cpu

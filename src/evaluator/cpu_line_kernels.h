@@ -61,8 +61,15 @@ struct LineKernels {
 // Every variant this processor runs, narrowest first. "scalar" (Real = double) is always there.
 std::vector<LineKernels> SupportedLineKernels();
 
-// The variant called `name` ("" = the cpu backend's default: avx2, else sse2).
-// Throws Error for a name that does not exist or that this processor cannot run.
-LineKernels FindLineKernels(const std::string& name);
+// The variant called `name`, or for "" the cpu backend's choice for n DOFs: with AVX2, avx2x8
+// (two registers per vector, whose independent halves hide the latency of log and atan2) up to
+// n = 9 and avx2 above, where the elimination's register pressure makes one register better
+// (benchmarks/RESULTS.md); sse2 without AVX2. Throws Error for a name that does not exist or that
+// this processor cannot run.
+LineKernels ChooseLineKernels(const std::string& name, int n);
+
+// What ChooseLineKernels(name, n) runs, in words, e.g. "avx2 (8 lines per vector up to 9 DOFs,
+// 4 above)".
+std::string DescribeLineKernels(const std::string& name);
 
 }  // namespace frfit::cpu

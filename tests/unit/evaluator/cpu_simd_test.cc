@@ -72,35 +72,39 @@ std::vector<double> AwkwardValues() {
   return v;
 }
 
-template <int W>
+template <typename V>
 void CheckDetMath() {
-  using V = kernels::SimdReal<W>;
+  constexpr int w = kernels::WidthOf<V>();
   const std::vector<double> values = AwkwardValues();
-  std::mt19937_64 rng(W);
+  std::mt19937_64 rng(w);
   int checked = 0;
   for (int round = 0; round < 3000; ++round) {
-    V x, y;
-    for (int s = 0; s < W; ++s) {
+    double x[w], y[w], log[w], log_abs[w], atan2[w];
+    for (int s = 0; s < w; ++s) {
       x[s] = values[rng() % values.size()];
       y[s] = values[rng() % values.size()];
     }
-    const V log = det::Log(x), log_abs = det::LogAbs(x, y), atan2 = det::Atan2(y, x);
-    for (int s = 0; s < W; ++s) {
-      ASSERT_TRUE(Same(log[s], det::Log(x[s]))) << W << " slots: Log(" << x[s] << ")";
+    const V vx = kernels::Load<V>(x), vy = kernels::Load<V>(y);
+    kernels::Store(log, det::Log(vx));
+    kernels::Store(log_abs, det::LogAbs(vx, vy));
+    kernels::Store(atan2, det::Atan2(vy, vx));
+    for (int s = 0; s < w; ++s) {
+      ASSERT_TRUE(Same(log[s], det::Log(x[s]))) << w << " slots: Log(" << x[s] << ")";
       ASSERT_TRUE(Same(log_abs[s], det::LogAbs(x[s], y[s])))
-          << W << " slots: LogAbs(" << x[s] << ", " << y[s] << ")";
+          << w << " slots: LogAbs(" << x[s] << ", " << y[s] << ")";
       ASSERT_TRUE(Same(atan2[s], det::Atan2(y[s], x[s])))
-          << W << " slots: Atan2(" << y[s] << ", " << x[s] << ")";
+          << w << " slots: Atan2(" << y[s] << ", " << x[s] << ")";
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 3000 * W);
+  EXPECT_EQ(checked, 3000 * w);
 }
 
 TEST(CpuSimdDetMath, EverySlotRoundsAsTheScalarFunction) {
-  CheckDetMath<2>();
-  CheckDetMath<4>();
-  CheckDetMath<8>();
+  CheckDetMath<kernels::SimdReal<2>>();
+  CheckDetMath<kernels::SimdReal<4>>();
+  CheckDetMath<kernels::SimdReal<8>>();
+  CheckDetMath<kernels::SimdPair<4>>();
 }
 
 // The scalar functions against the C library (an independent reference): within 4 ulp of the
@@ -275,7 +279,7 @@ TEST(CpuSimdLines, EveryVariantGivesTheOneLineBitsAndStatus) {
   const std::vector<LineCase> cases = LineCases();
   int singular = 0, non_finite = 0, lines_checked = 0;
   for (const std::string& name : Variants()) {
-    const cpu::LineKernels kernels = cpu::FindLineKernels(name);
+    const cpu::LineKernels kernels = cpu::ChooseLineKernels(name, 1);
     for (const LineCase& c : cases) {
       const PackedPosture& posture = c.problem.postures[0];
       const cpu::LineBlocks blocks = cpu::MakeLineBlocks(posture, kernels.width);
@@ -326,7 +330,7 @@ TEST(CpuSimdLines, EveryVariantGivesTheOneLineNormalTerms) {
   const std::vector<LineCase> cases = LineCases();
   std::mt19937_64 rng(17);
   for (const std::string& name : Variants()) {
-    const cpu::LineKernels kernels = cpu::FindLineKernels(name);
+    const cpu::LineKernels kernels = cpu::ChooseLineKernels(name, 1);
     for (size_t k = 0; k < cases.size(); ++k) {
       const LineCase& c = cases[k];
       if (c.problem.n > 12 && k % 3 && c.what.rfind("random", 0) == 0) continue;  // time
