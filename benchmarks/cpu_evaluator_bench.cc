@@ -15,7 +15,8 @@
 //                            3 right-hand sides, H = BᵀX, (iω)^order, and Σ w·|log H_s − log H|²
 //                            with std::log/std::arg (wrapped phase) — single thread
 //   cpu/<case>/<simd>/threads:{1,2}   CreateCpuEvaluator(threads, simd) for every vector variant
-//                            this processor runs (scalar, sse2, avx2, avx2x8, avx512)
+//                            this processor runs (scalar, sse2, avx2, avx2x8, avx512) and for
+//                            "default", the evaluator's own choice by problem size
 //   nm/<case>/<simd>/threads:{1,2}   Evaluate of one individual (a Nelder–Mead step)
 //   lm/<case>/<simd>/points:{1,8}/threads:{1,2}   EvaluateNormalEquations of a Levenberg–Marquardt
 //                            round: 1 or 8 points, every free parameter of the dataset's fit.yaml
@@ -292,7 +293,7 @@ void BM_EigenBaseline(benchmark::State& state, const std::string& name) {
 void BM_Cpu(benchmark::State& state, const std::string& name, const std::string& simd, int threads,
             int points) {
   const Case& c = GetCase(name);
-  auto evaluator = CreateCpuEvaluator(threads, simd);
+  auto evaluator = CreateCpuEvaluator(threads, simd == "default" ? "" : simd);
   evaluator->SetProblems({c.problem});
   std::vector<double> costs(points);
   std::vector<EvalStatus> status(points);
@@ -330,7 +331,7 @@ void BM_Cpu(benchmark::State& state, const std::string& name, const std::string&
 void BM_Lm(benchmark::State& state, const std::string& name, const std::string& simd, int points,
            int threads) {
   const Case& c = GetCase(name);
-  auto evaluator = CreateCpuEvaluator(threads, simd);
+  auto evaluator = CreateCpuEvaluator(threads, simd == "default" ? "" : simd);
   evaluator->SetProblems({c.problem});
   const size_t stride = static_cast<size_t>(c.problem.num_postures()) * c.problem.coefficient_stride();
   const std::span<const double> coefficients(c.coefficients.data(), points * stride);
@@ -357,7 +358,8 @@ void BM_Lm(benchmark::State& state, const std::string& name, const std::string& 
 
 int main(int argc, char** argv) {
   using namespace frfit;
-  std::vector<std::string> variants;
+  // "default" is what CreateCpuEvaluator picks when not told (by problem size).
+  std::vector<std::string> variants = {"default"};
   for (const cpu::LineKernels& k : cpu::SupportedLineKernels()) variants.push_back(k.name);
   for (int threads : {1, 2})
     benchmark::RegisterBenchmark("peak_fp64", BM_PeakFp64)->Arg(threads)->ArgName("threads")

@@ -27,12 +27,24 @@ for n in 3 9 18; do
 done
 numpy_pass "$tmp/numpy_first.jsonl"
 FRFIT_NUMPY_BASELINE="$tmp/numpy_first.jsonl" "$build/benchmarks/cpu_evaluator_bench" \
-  --benchmark_counters_tabular=true "$@"
+  --benchmark_counters_tabular=true --benchmark_out="$tmp/bench.json" --benchmark_out_format=json "$@"
 numpy_pass "$tmp/numpy_second.jsonl"
-python3 - "$tmp/numpy_first.jsonl" "$tmp/numpy_second.jsonl" <<'PY'
+python3 - "$tmp/numpy_first.jsonl" "$tmp/numpy_second.jsonl" "$tmp/bench.json" <<'PY'
 import json, sys
 first = [json.loads(l) for l in open(sys.argv[1])]
 second = [json.loads(l) for l in open(sys.argv[2])]
+bench = json.load(open(sys.argv[3]))
+print(f"\nSummary (medians where repetitions were asked for; load average at start "
+      f"{bench['context'].get('load_avg', ['?'])[0]})")
+print(f"{'row':<44} {'ms':>8} {'line-solves/s':>14} {'GFLOP/s':>8} {'of peak':>8} {'x numpy solve':>14} {'x numpy cost':>13}")
+for b in bench["benchmarks"]:
+    if b.get("aggregate_name", "median") != "median" or "error_occurred" in b:
+        continue
+    name = b["run_name"].replace("/real_time", "").replace("/iterations:3", "")
+    rate = b.get("line_solves_per_s")
+    cell = lambda key, fmt: format(b[key], fmt) if key in b else ""
+    print(f"{name:<44} {b['real_time']:8.3f} {cell('line_solves_per_s', '14.4g')} {cell('gflops', '8.2f')} "
+          f"{cell('peak_fraction', '8.1%')} {cell('x_numpy_solve', '14.2f')} {cell('x_numpy_cost', '13.2f')}")
 print(f"\nNumPy {first[0]['numpy']} (line-solves/s; x_numpy_* above divide by the first pass)")
 print(f"{'n':>3} {'solve, 1st':>12} {'solve, 2nd':>12} {'cost, 1st':>12} {'cost, 2nd':>12} {'rel diff vs cpu':>16}")
 for a, b in zip(first, second):
