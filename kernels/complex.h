@@ -42,7 +42,7 @@ FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Reciprocal(ComplexOf<Real> a) {
 // Pivot size: |re| + |im| orders candidates like |z| does to within a factor √2 and is exact.
 template <typename Real>
 FRFIT_HOST_DEVICE FRFIT_INLINE Real Magnitude1(ComplexOf<Real> a) {
-  return Select(a.re < 0.0, -a.re, a.re) + Select(a.im < 0.0, -a.im, a.im);
+  return Abs(a.re) + Abs(a.im);
 }
 // The complex number (re, im) in every slot.
 template <typename Real>

@@ -86,8 +86,8 @@ template <typename Real>
 FRFIT_HOST_DEVICE FRFIT_INLINE Real Atan2(Real y, Real x) {
   using T = kernels::RealTraits<Real>;
   using kernels::Select;
-  const Real ay = Select(y < 0.0, -y, y);
-  const Real ax = Select(x < 0.0, -x, x);
+  const Real ay = kernels::Abs(y);
+  const Real ax = kernels::Abs(x);
   // Angle in the first quadrant, from the smaller over the larger so the ratio is in [0, 1].
   const auto steep = ay > ax;
   const Real unit = AtanUnit(Select(steep, ax, ay) / Select(steep, ay, ax));
@@ -104,8 +104,8 @@ template <typename Real>
 FRFIT_HOST_DEVICE FRFIT_INLINE Real LogAbs(Real re, Real im) {
   using T = kernels::RealTraits<Real>;
   using kernels::Select;
-  const Real are = Select(re < 0.0, -re, re);
-  const Real aim = Select(im < 0.0, -im, im);
+  const Real are = kernels::Abs(re);
+  const Real aim = kernels::Abs(im);
   const Real big = Select(are > aim, are, aim);
   kernels::IntOf<Real> e;
   SplitExponent(big, &e);

@@ -80,6 +80,12 @@ FRFIT_HOST_DEVICE FRFIT_INLINE T Select(M m, T a, T b) {
   return m ? a : b;
 }
 
+// |x| as x < 0 ? −x : x, per slot: −0 stays −0 (unlike fabs), as the scalar code always had it.
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real Abs(Real x) {
+  return Select(x < 0.0, -x, x);
+}
+
 // Mask algebra that means the same for bool and for integer vectors of 0 / −1.
 template <typename M>
 FRFIT_HOST_DEVICE FRFIT_INLINE M And(M a, M b) {

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -363,17 +364,11 @@ TEST(CpuSimdLines, EveryVariantGivesTheOneLineNormalTerms) {
 
 // ---- the evaluator: variants, threads and splits ---------------------------------------------
 
-struct Batch {
-  std::vector<PackedProblem> problems;
-  std::vector<int> individuals;
-  std::vector<double> coefficients;
+// A batch of the bench's kind with, per problem, free parameters and the points' sensitivities.
+struct Batch : bench::Batch {
   std::vector<int> dims;
   std::vector<double> sensitivities;
-  size_t points() const {
-    size_t s = 0;
-    for (int i : individuals) s += i;
-    return s;
-  }
+  size_t points() const { return std::accumulate(individuals.begin(), individuals.end(), size_t{0}); }
 };
 
 // Problems of several sizes, postures and kinds; `per_problem` points each, one of them singular.
