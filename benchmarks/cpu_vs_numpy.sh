@@ -40,7 +40,7 @@ print(f"{'row':<44} {'ms':>8} {'line-solves/s':>14} {'GFLOP/s':>8} {'of peak':>8
 for b in bench["benchmarks"]:
     if b.get("aggregate_name", "median") != "median" or "error_occurred" in b:
         continue
-    name = b["run_name"].replace("/real_time", "").replace("/iterations:3", "")
+    name = b["run_name"].replace("/real_time", "").replace("/iterations:10", "")
     rate = b.get("line_solves_per_s")
     cell = lambda key, fmt: format(b[key], fmt) if key in b else ""
     print(f"{name:<44} {b['real_time']:8.3f} {cell('line_solves_per_s', '14.4g')} {cell('gflops', '8.2f')} "

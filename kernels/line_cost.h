@@ -272,20 +272,18 @@ FRFIT_HOST_DEVICE inline MaskOf<Real> SolveLineTeam(const Team& team,
   return singular;
 }
 
-// fit_order: 0 receptance, 1 mobility, 2 inertance. Returns the weighted line cost, the same on
-// every lane of `team`; on a singular system returns 0 and sets kLineSingular in *status (the
-// caller turns the individual's cost into +inf). The team shares `scratch`; each lane passes its
-// own status. The nine entries are scored by one lane each and summed in one lane in entry order;
-// an unweighted entry is not added (with vectors: not in that slot).
+// Steps 3–4 for a line that SolveLineTeam has solved into scratch.x, `singular` being what it
+// returned. fit_order: 0 receptance, 1 mobility, 2 inertance. Returns the weighted line cost, the
+// same on every lane of `team`; on a singular system returns 0 and sets kLineSingular in *status
+// (the caller turns the individual's cost into +inf). Each lane passes its own status. The nine
+// entries are scored by one lane each and summed in one lane in entry order; an unweighted entry
+// is not added (with vectors: not in that slot). Reads scratch.x, writes scratch.terms.
 template <typename Team, typename Real>
-FRFIT_HOST_DEVICE inline Real LineCostTeam(const Team& team, const LineScratchOf<Real>& scratch,
-                                           const PostureArrays& posture,
-                                           const double* coefficients,
-                                           const LineTargetOf<Real>& line, int fit_order,
-                                           int cost_kind, int phase_mode,
-                                           StatusOf<Real>* status) {
-  const MaskOf<Real> singular =
-      SolveLineTeam(team, scratch, posture, coefficients, line.omega_rad_s);
+FRFIT_HOST_DEVICE inline Real ScoreLineTeam(const Team& team, const LineScratchOf<Real>& scratch,
+                                            const PostureArrays& posture,
+                                            const LineTargetOf<Real>& line, int fit_order,
+                                            int cost_kind, int phase_mode, MaskOf<Real> singular,
+                                            StatusOf<Real>* status) {
   if (Any<Real>(singular)) {
     MarkStatus<Real>(status, singular, kLineSingular);
     if (All<Real>(singular)) return Splat<Real>(0.0);
@@ -306,6 +304,19 @@ FRFIT_HOST_DEVICE inline Real LineCostTeam(const Team& team, const LineScratchOf
   cost = Select(singular, Splat<Real>(0.0), cost);
   MarkStatus<Real>(status, AndNot(cost - cost != 0.0, singular), kLineNonFinite);
   return cost;
+}
+
+// Steps 1–4: the weighted cost of one line (see ScoreLineTeam), the team sharing `scratch`.
+template <typename Team, typename Real>
+FRFIT_HOST_DEVICE inline Real LineCostTeam(const Team& team, const LineScratchOf<Real>& scratch,
+                                           const PostureArrays& posture,
+                                           const double* coefficients,
+                                           const LineTargetOf<Real>& line, int fit_order,
+                                           int cost_kind, int phase_mode,
+                                           StatusOf<Real>* status) {
+  return ScoreLineTeam(team, scratch, posture, line, fit_order, cost_kind, phase_mode,
+                       SolveLineTeam(team, scratch, posture, coefficients, line.omega_rad_s),
+                       status);
 }
 
 // The line cost computed by one thread with its scratch on the stack (the cpu backend, the GPU's

@@ -36,30 +36,27 @@ FRFIT_HOST_DEVICE FRFIT_INLINE int NormalTermIndex(int p, int j, int k) {
   return 1 + p + j * p - j * (j - 1) / 2 + (k - j);
 }
 
-// One line's terms (see the file comment), by one thread with its scratch on the stack.
-// `sensitivity` is D, row-major [3n + 1][p] in the coefficient order of CoefficientStride.
-// Sets *status like LineCost; on a singular system every term is 0. With W lines per Real
-// (kernels/real.h) term t of the W lines is out[t·stride .. t·stride + W).
+// One line's terms (see the file comment) from its solution X = Z⁻¹B (x, row-major n×3, as
+// SolveLineTeam leaves it; `singular` is what that returned), by one thread. `sensitivity` is D,
+// row-major [3n + 1][p] in the coefficient order of CoefficientStride. Sets *status like
+// LineCost; on a singular system every term is 0. With W lines per Real (kernels/real.h) term t
+// of the W lines is out[t·stride .. t·stride + W).
 template <int kCapacity = kMaxDofs, typename Real>
-FRFIT_HOST_DEVICE inline void LineNormalTerms(const PostureArrays& posture,
-                                              const double* coefficients,
-                                              const double* sensitivity, int p,
-                                              const LineTargetOf<Real>& line, int fit_order,
-                                              int cost_kind, int phase_mode, double* out,
-                                              long long stride, StatusOf<Real>* status) {
+FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture,
+                                                    const ComplexOf<Real>* x,
+                                                    const double* sensitivity, int p,
+                                                    const LineTargetOf<Real>& line, int fit_order,
+                                                    int cost_kind, int phase_mode, double* out,
+                                                    long long stride, MaskOf<Real> singular,
+                                                    StatusOf<Real>* status) {
   using C = ComplexOf<Real>;
   const int terms = NormalTermCount(p);
   for (int t = 0; t < terms; ++t) Store(out + t * stride, Splat<Real>(0.0));
-  C z[kCapacity * kCapacity];
-  C x[kCapacity * 3];
-  C inverse_pivot[kCapacity];
-  const LineScratchOf<Real> scratch{z, x, inverse_pivot, nullptr};
-  const Real omega = line.omega_rad_s;
-  const MaskOf<Real> singular = SolveLineTeam(SerialTeam{}, scratch, posture, coefficients, omega);
   if (Any<Real>(singular)) {
     MarkStatus<Real>(status, singular, kLineSingular);
     if (All<Real>(singular)) return;
   }
+  const Real omega = line.omega_rad_s;
   const int n = posture.n;
   const double* const d_alpha = sensitivity + 3 * n * p;
 
@@ -140,6 +137,25 @@ FRFIT_HOST_DEVICE inline void LineNormalTerms(const PostureArrays& posture,
     for (int t = 0; t < terms; ++t)
       Store(out + t * stride, Select(singular, Splat<Real>(0.0), Load<Real>(out + t * stride)));
   MarkStatus<Real>(status, AndNot(non_finite, singular), kLineNonFinite);
+}
+
+// One line's terms, solve included, by one thread with its scratch on the stack (see
+// NormalTermsOfSolution).
+template <int kCapacity = kMaxDofs, typename Real>
+FRFIT_HOST_DEVICE inline void LineNormalTerms(const PostureArrays& posture,
+                                              const double* coefficients,
+                                              const double* sensitivity, int p,
+                                              const LineTargetOf<Real>& line, int fit_order,
+                                              int cost_kind, int phase_mode, double* out,
+                                              long long stride, StatusOf<Real>* status) {
+  ComplexOf<Real> z[kCapacity * kCapacity];
+  ComplexOf<Real> x[kCapacity * 3];
+  ComplexOf<Real> inverse_pivot[kCapacity];
+  const MaskOf<Real> singular =
+      SolveLineTeam(SerialTeam{}, LineScratchOf<Real>{z, x, inverse_pivot, nullptr}, posture,
+                    coefficients, line.omega_rad_s);
+  NormalTermsOfSolution<kCapacity>(posture, x, sensitivity, p, line, fit_order, cost_kind,
+                                   phase_mode, out, stride, singular, status);
 }
 
 }  // namespace frfit::kernels

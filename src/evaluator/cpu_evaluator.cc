@@ -31,17 +31,15 @@ constexpr size_t kChunksPerThread = 8;
 class CpuEvaluator final : public Evaluator {
  public:
   CpuEvaluator(int threads, const std::string& simd)
-      : simd_(simd),
+      : kernels_(cpu::FindLineKernels(simd)),
         pool_(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
-        scratch_(pool_.threads()) {
-    cpu::ChooseLineKernels(simd_, 1);  // an unknown or unsupported name fails here
-  }
+        scratch_(pool_.threads()) {}
 
   BackendType backend() const override { return BackendType::kCpu; }
   std::string description() const override {
     const int threads = pool_.threads();
     return "cpu, " + std::to_string(threads) + (threads == 1 ? " thread, " : " threads, ") +
-           cpu::DescribeLineKernels(simd_);
+           kernels_.Describe();
   }
 
   void SetProblems(std::vector<PackedProblem> problems) override {
@@ -51,12 +49,10 @@ class CpuEvaluator final : public Evaluator {
                                        " elastic DOFs, got " + std::to_string(p.n));
     problems_ = std::move(problems);
     blocks_.clear();
-    kernels_.clear();
     for (const PackedProblem& p : problems_) {
-      kernels_.push_back(cpu::ChooseLineKernels(simd_, p.n));
       blocks_.emplace_back();
       for (const PackedPosture& posture : p.postures)
-        blocks_.back().push_back(cpu::MakeLineBlocks(posture, kernels_.back().width));
+        blocks_.back().push_back(cpu::MakeLineBlocks(posture, kernels_.width));
     }
   }
 
@@ -65,8 +61,7 @@ class CpuEvaluator final : public Evaluator {
     CheckCall(individuals, coefficients, costs, status);
     const std::vector<Point> points = Points(individuals, {});
     auto run_chunk = [&](const Chunk& c, double* line_costs, unsigned* line_status) {
-      const Point& point = points[c.point];
-      kernels_[point.problem].cost(Range(point, c, coefficients.data()), line_costs, line_status);
+      kernels_.cost(Range(points[c.point], c, coefficients.data()), line_costs, line_status);
     };
     auto reduce = [&](size_t i, double* line_costs, unsigned line_status) {
       const PackedProblem& problem = problems_[points[i].problem];
@@ -94,7 +89,7 @@ class CpuEvaluator final : public Evaluator {
       const int dim = batch.dims[point.problem];
       const size_t sensitivity_stride =
           static_cast<size_t>(problems_[point.problem].coefficient_stride()) * dim;
-      kernels_[point.problem].normal(Range(point, c, batch.coefficients.data()),
+      kernels_.normal(Range(point, c, batch.coefficients.data()),
                       batch.sensitivities.data() + point.sensitivities + c.posture * sensitivity_stride,
                       dim, line_terms, PaddedLines(point.problem, c.posture), line_status);
     };
@@ -247,8 +242,7 @@ class CpuEvaluator final : public Evaluator {
                                                 : EvalStatus::kOk;
   }
 
-  std::string simd_;                       // "" = cpu::ChooseLineKernels' choice by size
-  std::vector<cpu::LineKernels> kernels_;  // per problem
+  cpu::LineKernels kernels_;
   cpu::ThreadPool pool_;
   std::vector<std::vector<double>> scratch_;  // per pool thread
   std::vector<double> split_buffer_;

@@ -10,6 +10,7 @@
 #include "src/evaluator/cpu_line_kernels.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "frfit/common/error.h"
 #include "kernels/line_cost.h"
@@ -40,50 +41,94 @@ unsigned FoldStatus(const kernels::SimdIntPair<W>& status) {
   return FoldStatus(status.lo) | FoldStatus(status.hi);
 }
 
-template <typename Real>
+// A variant runs the elimination on Solve and everything after it on Score: Score is Solve
+// itself, or the pair of two Solve vectors (SimdPair). Then a block of 2W lines is solved as two
+// vectors of W lines and scored as one pair: the elimination keeps one vector's registers busy,
+// while the scoring's long dependent chains (log, atan2) need the pair's two independent halves
+// to hide their latency (docs/cpu-backend.md).
+template <typename Solve, typename Score>
+class BlockSolver {
+ public:
+  // Solves the lines of a block whose ω are `omega`; x() then holds X = Z⁻¹B, n×3, of every slot.
+  kernels::MaskOf<Score> Run(const BlockRange& range, Score omega) {
+    const kernels::SerialTeam team;
+    if constexpr (std::is_same_v<Solve, Score>) {
+      return kernels::SolveLineTeam(team, kernels::LineScratchOf<Solve>{z_, x_, pivots_, nullptr},
+                                    range.posture, range.coefficients, omega);
+    } else {
+      const kernels::LineScratchOf<Solve> half{z_, half_x_, pivots_, nullptr};
+      const int rows = 3 * range.posture.n;
+      const auto lo = kernels::SolveLineTeam(team, half, range.posture, range.coefficients, omega.lo);
+      for (int i = 0; i < rows; ++i) x_[i].re.lo = half_x_[i].re, x_[i].im.lo = half_x_[i].im;
+      const auto hi = kernels::SolveLineTeam(team, half, range.posture, range.coefficients, omega.hi);
+      for (int i = 0; i < rows; ++i) x_[i].re.hi = half_x_[i].re, x_[i].im.hi = half_x_[i].im;
+      return {lo, hi};
+    }
+  }
+  kernels::ComplexOf<Score>* x() { return x_; }
+
+ private:
+  static constexpr int kCap = kernels::kMaxDofs;
+  kernels::ComplexOf<Solve> z_[kCap * kCap];
+  kernels::ComplexOf<Solve> half_x_[std::is_same_v<Solve, Score> ? 1 : kCap * 3];
+  kernels::ComplexOf<Solve> pivots_[kCap];
+  kernels::ComplexOf<Score> x_[kCap * 3];
+};
+
+template <typename Solve, typename Score>
 inline void CostLines(const BlockRange& range, double* line_costs, unsigned* status) {
-  constexpr int w = kernels::WidthOf<Real>();
-  kernels::StatusOf<Real> slots{};
+  constexpr int w = kernels::WidthOf<Score>();
+  BlockSolver<Solve, Score> solver;
+  Score terms[9];
+  kernels::StatusOf<Score> slots{};
   for (int b = range.first_block; b < range.last_block; ++b) {
-    const Real cost = kernels::LineCost(range.posture, range.coefficients,
-                                        BlockTarget<Real>(*range.lines, b), range.fit_order,
-                                        range.cost_kind, range.phase_mode, &slots);
+    const kernels::LineTargetOf<Score> line = BlockTarget<Score>(*range.lines, b);
+    const kernels::MaskOf<Score> singular = solver.Run(range, line.omega_rad_s);
+    const Score cost = kernels::ScoreLineTeam(
+        kernels::SerialTeam{}, kernels::LineScratchOf<Score>{nullptr, solver.x(), nullptr, terms},
+        range.posture, line, range.fit_order, range.cost_kind, range.phase_mode, singular, &slots);
     kernels::Store(line_costs + static_cast<size_t>(b) * w, cost);
   }
   *status |= FoldStatus(slots);
 }
 
-template <typename Real>
+template <typename Solve, typename Score>
 inline void NormalLines(const BlockRange& range, const double* sensitivity, int dim,
                         double* terms, long long stride, unsigned* status) {
-  constexpr int w = kernels::WidthOf<Real>();
-  kernels::StatusOf<Real> slots{};
-  for (int b = range.first_block; b < range.last_block; ++b)
-    kernels::LineNormalTerms(range.posture, range.coefficients, sensitivity, dim,
-                             BlockTarget<Real>(*range.lines, b), range.fit_order,
-                             range.cost_kind, range.phase_mode,
-                             terms + static_cast<size_t>(b) * w, stride, &slots);
+  constexpr int w = kernels::WidthOf<Score>();
+  BlockSolver<Solve, Score> solver;
+  kernels::StatusOf<Score> slots{};
+  for (int b = range.first_block; b < range.last_block; ++b) {
+    const kernels::LineTargetOf<Score> line = BlockTarget<Score>(*range.lines, b);
+    const kernels::MaskOf<Score> singular = solver.Run(range, line.omega_rad_s);
+    kernels::NormalTermsOfSolution(range.posture, solver.x(), sensitivity, dim, line,
+                                   range.fit_order, range.cost_kind, range.phase_mode,
+                                   terms + static_cast<size_t>(b) * w, stride, singular, &slots);
+  }
   *status |= FoldStatus(slots);
 }
 
-#define FRFIT_LINE_KERNELS(suffix, attributes, Real)                                            \
+#define FRFIT_LINE_KERNELS(suffix, attributes, Solve, Score)                                    \
   attributes void CostLines##suffix(const BlockRange& range, double* line_costs,               \
                                     unsigned* status) {                                        \
-    CostLines<Real>(range, line_costs, status);                                                \
+    CostLines<Solve, Score>(range, line_costs, status);                                        \
   }                                                                                            \
   attributes void NormalLines##suffix(const BlockRange& range, const double* sensitivity,      \
                                       int dim, double* terms, long long stride,                \
                                       unsigned* status) {                                      \
-    NormalLines<Real>(range, sensitivity, dim, terms, stride, status);                         \
+    NormalLines<Solve, Score>(range, sensitivity, dim, terms, stride, status);                 \
   }
 
-FRFIT_LINE_KERNELS(Scalar, __attribute__((flatten)), double)
-FRFIT_LINE_KERNELS(Sse2, __attribute__((flatten)), kernels::SimdReal<2>)
+using kernels::SimdPair;
+using kernels::SimdReal;
+FRFIT_LINE_KERNELS(Scalar, __attribute__((flatten)), double, double)
+FRFIT_LINE_KERNELS(Sse2, __attribute__((flatten)), SimdReal<2>, SimdReal<2>)
+FRFIT_LINE_KERNELS(Sse2x4, __attribute__((flatten)), SimdReal<2>, SimdPair<2>)
 #if defined(__x86_64__)
-FRFIT_LINE_KERNELS(Avx2, __attribute__((target("avx2"), flatten)), kernels::SimdReal<4>)
-FRFIT_LINE_KERNELS(Avx2x8, __attribute__((target("avx2"), flatten)), kernels::SimdPair<4>)
-FRFIT_LINE_KERNELS(Avx512, __attribute__((target("avx512f,avx512dq"), flatten)),
-                   kernels::SimdReal<8>)
+FRFIT_LINE_KERNELS(Avx2, __attribute__((target("avx2"), flatten)), SimdReal<4>, SimdPair<4>)
+FRFIT_LINE_KERNELS(Avx2x4, __attribute__((target("avx2"), flatten)), SimdReal<4>, SimdReal<4>)
+FRFIT_LINE_KERNELS(Avx512, __attribute__((target("avx512f,avx512dq"), flatten)), SimdReal<8>,
+                   SimdReal<8>)
 #endif
 #undef FRFIT_LINE_KERNELS
 
@@ -94,15 +139,16 @@ struct Variant {
 
 const std::vector<Variant>& Variants() {
   static const std::vector<Variant> variants = {
-      {{"scalar", 1, CostLinesScalar, NormalLinesScalar}, [] { return true; }},
+      {{"scalar", 1, 1, CostLinesScalar, NormalLinesScalar}, [] { return true; }},
       // SSE2 is part of x86-64; elsewhere the compiler lowers 2-slot vectors to what there is.
-      {{"sse2", 2, CostLinesSse2, NormalLinesSse2}, [] { return true; }},
+      {{"sse2", 2, 2, CostLinesSse2, NormalLinesSse2}, [] { return true; }},
+      {{"sse2x4", 4, 2, CostLinesSse2x4, NormalLinesSse2x4}, [] { return true; }},
 #if defined(__x86_64__)
-      {{"avx2", 4, CostLinesAvx2, NormalLinesAvx2},
+      {{"avx2", 8, 4, CostLinesAvx2, NormalLinesAvx2},
        [] { return __builtin_cpu_supports("avx2") != 0; }},
-      {{"avx2x8", 8, CostLinesAvx2x8, NormalLinesAvx2x8},
+      {{"avx2x4", 4, 4, CostLinesAvx2x4, NormalLinesAvx2x4},
        [] { return __builtin_cpu_supports("avx2") != 0; }},
-      {{"avx512", 8, CostLinesAvx512, NormalLinesAvx512},
+      {{"avx512", 8, 8, CostLinesAvx512, NormalLinesAvx512},
        [] {
          return __builtin_cpu_supports("avx512f") != 0 &&
                 __builtin_cpu_supports("avx512dq") != 0;
@@ -139,22 +185,15 @@ std::vector<LineKernels> SupportedLineKernels() {
   return out;
 }
 
-namespace {
-
-// The largest n for which two registers per vector (avx2x8) beat one (avx2).
-constexpr int kMaxDofsForPairs = 9;
-
-bool Runs(const std::string& name) {
-  for (const LineKernels& k : SupportedLineKernels())
-    if (name == k.name) return true;
-  return false;
-}
-
-}  // namespace
-
-LineKernels ChooseLineKernels(const std::string& name, int n) {
+LineKernels FindLineKernels(const std::string& name) {
   std::string want = name;
-  if (want.empty()) want = !Runs("avx2") ? "sse2" : n <= kMaxDofsForPairs ? "avx2x8" : "avx2";
+  if (want.empty()) {
+    // avx2 wherever it runs, AVX-512 machines included: the avx512 variant has not been timed
+    // (docs/cpu-backend.md). Without AVX2, the SSE2 pair (measured faster than sse2).
+    want = "sse2x4";
+    for (const LineKernels& k : SupportedLineKernels())
+      if (std::string(k.name) == "avx2") want = k.name;
+  }
   std::string known;
   for (const Variant& v : Variants()) {
     if (want == v.kernels.name) {
@@ -167,13 +206,11 @@ LineKernels ChooseLineKernels(const std::string& name, int n) {
   throw Error("", "cpu simd", "expected one of " + known + ", got '" + name + "'");
 }
 
-std::string DescribeLineKernels(const std::string& name) {
-  if (name.empty() && Runs("avx2"))
-    return "avx2 (8 lines per vector up to " + std::to_string(kMaxDofsForPairs) +
-           " DOFs, 4 above)";
-  const LineKernels k = ChooseLineKernels(name, 1);
-  return std::string(k.name) + " (" + std::to_string(k.width) +
-         (k.width == 1 ? " line" : " lines") + " per vector)";
+std::string LineKernels::Describe() const {
+  const auto lines = [](int w) { return std::to_string(w) + (w == 1 ? " line" : " lines"); };
+  if (solve_width == width) return std::string(name) + " (" + lines(width) + " per vector)";
+  return std::string(name) + " (blocks of " + lines(width) + ", solved " +
+         std::to_string(solve_width) + " at a time)";
 }
 
 }  // namespace frfit::cpu

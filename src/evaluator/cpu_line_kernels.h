@@ -50,26 +50,22 @@ using CostLinesFn = void (*)(const BlockRange& range, double* line_costs, unsign
 using NormalLinesFn = void (*)(const BlockRange& range, const double* sensitivity, int dim,
                                double* terms, long long stride, unsigned* status);
 
-// One compiled variant of the loops.
+// One compiled variant of the loops: a block of `width` lines is solved `solve_width` lines per
+// vector and scored all at once (width = 2·solve_width: a pair of vectors, see the .cc).
 struct LineKernels {
-  const char* name;  // "scalar", "sse2", "avx2", "avx2x8", "avx512"
-  int width;         // lines per vector
+  const char* name;  // "scalar", "sse2", "sse2x4", "avx2", "avx2x4", "avx512"
+  int width;         // lines per block
+  int solve_width;   // lines per vector in the elimination
   CostLinesFn cost;
   NormalLinesFn normal;
+  std::string Describe() const;  // e.g. "avx2 (blocks of 8 lines, solved 4 at a time)"
 };
 
-// Every variant this processor runs, narrowest first. "scalar" (Real = double) is always there.
+// Every variant this processor runs. "scalar" (Real = double) is always there.
 std::vector<LineKernels> SupportedLineKernels();
 
-// The variant called `name`, or for "" the cpu backend's choice for n DOFs: with AVX2, avx2x8
-// (two registers per vector, whose independent halves hide the latency of log and atan2) up to
-// n = 9 and avx2 above, where the elimination's register pressure makes one register better
-// (benchmarks/RESULTS.md); sse2 without AVX2. Throws Error for a name that does not exist or that
-// this processor cannot run.
-LineKernels ChooseLineKernels(const std::string& name, int n);
-
-// What ChooseLineKernels(name, n) runs, in words, e.g. "avx2 (8 lines per vector up to 9 DOFs,
-// 4 above)".
-std::string DescribeLineKernels(const std::string& name);
+// The variant called `name`; "" is the cpu backend's default: avx2 where the processor has it,
+// sse2x4 elsewhere. Throws Error for a name that does not exist or that this processor cannot run.
+LineKernels FindLineKernels(const std::string& name);
 
 }  // namespace frfit::cpu

@@ -280,7 +280,7 @@ TEST(CpuSimdLines, EveryVariantGivesTheOneLineBitsAndStatus) {
   const std::vector<LineCase> cases = LineCases();
   int singular = 0, non_finite = 0, lines_checked = 0;
   for (const std::string& name : Variants()) {
-    const cpu::LineKernels kernels = cpu::ChooseLineKernels(name, 1);
+    const cpu::LineKernels kernels = cpu::FindLineKernels(name);
     for (const LineCase& c : cases) {
       const PackedPosture& posture = c.problem.postures[0];
       const cpu::LineBlocks blocks = cpu::MakeLineBlocks(posture, kernels.width);
@@ -331,7 +331,7 @@ TEST(CpuSimdLines, EveryVariantGivesTheOneLineNormalTerms) {
   const std::vector<LineCase> cases = LineCases();
   std::mt19937_64 rng(17);
   for (const std::string& name : Variants()) {
-    const cpu::LineKernels kernels = cpu::ChooseLineKernels(name, 1);
+    const cpu::LineKernels kernels = cpu::FindLineKernels(name);
     for (size_t k = 0; k < cases.size(); ++k) {
       const LineCase& c = cases[k];
       if (c.problem.n > 12 && k % 3 && c.what.rfind("random", 0) == 0) continue;  // time
