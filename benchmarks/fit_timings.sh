@@ -4,11 +4,14 @@
 # Prints one row per run (wall time measured around the whole process, evaluations and
 # evaluations/s from the --json result) and a mean per dataset.
 #
-#   benchmarks/fit_timings.sh [build-dir] [threads]      (defaults: build, 0 = every core)
+#   benchmarks/fit_timings.sh [build-dir] [threads] [config]
+# defaults: build, 0 = every core, fit.yaml (least squares); fit_paper.yaml times the paper's
+# GA + Nelder-Mead settings.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-build}"
 threads="${2:-0}"
+config="${3:-fit.yaml}"
 cli="$build/frfit"
 [[ -x "$cli" ]] || cli="$root/$build/frfit"
 [[ -x "$cli" ]] || { echo "error: $build/frfit not found (build it first)" >&2; exit 1; }
@@ -22,7 +25,7 @@ run() {  # dataset seeds...
   for seed in "$@"; do
     local t0 t1
     t0=$(date +%s.%N)
-    "$cli" fit --model "$dir/model.yaml" --frf "$dir/frf_milling_inertance.h5" --config "$dir/fit.yaml" \
+    "$cli" fit --model "$dir/model.yaml" --frf "$dir/frf_milling_inertance.h5" --config "$dir/$config" \
       --seed "$seed" --backend cpu --threads "$threads" --json >"$tmp/$dataset.$seed.json"
     t1=$(date +%s.%N)
     python3 - "$tmp/$dataset.$seed.json" "$dataset" "$seed" "$t0" "$t1" <<'PY' | tee -a "$tmp/rows"

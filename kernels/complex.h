@@ -1,31 +1,53 @@
-// A complex double with the arithmetic spelled out, for code shared by host and device.
+// A complex number with the arithmetic spelled out, for code shared by host and device.
 // std::complex and cuda::std::complex may implement × and ÷ differently (and std::complex's
 // division may call library functions); writing each operation here fixes the rounding sequence.
+// The parts are Reals (kernels/real.h): doubles, or SIMD vectors of one line per slot.
 #pragma once
 
 #include "frfit/common/host_device.h"
+#include "kernels/real.h"
 
 namespace frfit::kernels {
 
-struct Cplx {
-  double re;
-  double im;
+template <typename Real>
+struct ComplexOf {
+  Real re;
+  Real im;
 };
+using Cplx = ComplexOf<double>;
 
-FRFIT_HOST_DEVICE FRFIT_INLINE Cplx Add(Cplx a, Cplx b) { return {a.re + b.re, a.im + b.im}; }
-FRFIT_HOST_DEVICE FRFIT_INLINE Cplx Sub(Cplx a, Cplx b) { return {a.re - b.re, a.im - b.im}; }
-FRFIT_HOST_DEVICE FRFIT_INLINE Cplx Mul(Cplx a, Cplx b) {
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Add(ComplexOf<Real> a, ComplexOf<Real> b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Sub(ComplexOf<Real> a, ComplexOf<Real> b) {
+  return {a.re - b.re, a.im - b.im};
+}
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Mul(ComplexOf<Real> a, ComplexOf<Real> b) {
   return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }
-FRFIT_HOST_DEVICE FRFIT_INLINE Cplx Scale(Cplx a, double s) { return {a.re * s, a.im * s}; }
+// s: a Real or a double (the same for every slot).
+template <typename Real, typename Scalar>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Scale(ComplexOf<Real> a, Scalar s) {
+  return {a.re * s, a.im * s};
+}
 // 1/a = conj(a)/|a|². Entries of Z are far from overflow (|Z| ≲ 1e12), so no scaling is needed.
-FRFIT_HOST_DEVICE FRFIT_INLINE Cplx Reciprocal(Cplx a) {
-  const double d = a.re * a.re + a.im * a.im;
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Reciprocal(ComplexOf<Real> a) {
+  const Real d = a.re * a.re + a.im * a.im;
   return {a.re / d, -a.im / d};
 }
 // Pivot size: |re| + |im| orders candidates like |z| does to within a factor √2 and is exact.
-FRFIT_HOST_DEVICE FRFIT_INLINE double Magnitude1(Cplx a) {
-  return (a.re < 0.0 ? -a.re : a.re) + (a.im < 0.0 ? -a.im : a.im);
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real Magnitude1(ComplexOf<Real> a) {
+  return Abs(a.re) + Abs(a.im);
+}
+// The complex number (re, im) in every slot.
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> SplatComplex(double re, double im) {
+  return {Splat<Real>(re), Splat<Real>(im)};
 }
 
 }  // namespace frfit::kernels

@@ -8,10 +8,16 @@
 //   4. compares it with the measured entries and returns Σ_e w_e·err_e over the nine entries,
 //      in entry order xx, xy, ..., zz.
 // Nothing here may call a library transcendental, use atomics, or depend on thread count.
+//
+// The numbers are Reals (kernels/real.h): doubles for one line, or SIMD vectors holding one line
+// per slot, each slot doing the double's operations in the double's order (the cpu backend's
+// vector path, src/evaluator/cpu_line_kernels.cc). What differs between slots — pivot rows,
+// singular systems, unweighted entries — is chosen per slot with masks.
 #pragma once
 
 #include "kernels/complex.h"
 #include "kernels/det_math.h"
+#include "kernels/real.h"
 #include "kernels/team.h"
 
 namespace frfit::kernels {
@@ -46,12 +52,22 @@ struct PostureArrays {
 
 // What the cost compares against on one line: for each of the nine entries a weight (0: entry
 // not fitted) and a target pair — (log|H|, arg H) for the log costs, (Re H, Im H) otherwise —
-// both already in the fitted format.
-struct LineTarget {
-  double omega_rad_s;
-  const double* weight;  // [9]
-  const double* target;  // [9][2]
+// both already in the fitted format. With W lines per Real the slots are innermost:
+// weight [9][W], target [9][2][W] (W = 1: [9] and [9][2]).
+template <typename Real>
+struct LineTargetOf {
+  Real omega_rad_s;
+  const double* weight;
+  const double* target;
+  FRFIT_HOST_DEVICE FRFIT_INLINE Real Weight(int e) const {
+    return Load<Real>(weight + e * WidthOf<Real>());
+  }
+  // part 0: log|H| or Re H; part 1: arg H or Im H.
+  FRFIT_HOST_DEVICE FRFIT_INLINE Real Target(int e, int part) const {
+    return Load<Real>(target + (2 * e + part) * WidthOf<Real>());
+  }
 };
+using LineTarget = LineTargetOf<double>;
 
 // Coefficients of one individual at one posture, packed as [k(n), c(n), h(n), α]: stiffness,
 // viscous damping, hysteretic (η·k) and mass-proportional damping. Size 3n + 1.
@@ -59,31 +75,38 @@ FRFIT_HOST_DEVICE FRFIT_INLINE int CoefficientStride(int n) { return 3 * n + 1; 
 
 // Scratch of one line, in whatever memory its team shares (stack, GPU shared memory):
 // z n×n and x n×3 row-major, the n inverse pivots, the nine weighted entry errors.
-struct LineScratch {
-  Cplx* z;
-  Cplx* x;
-  Cplx* inverse_pivot;
-  double* terms;
+template <typename Real>
+struct LineScratchOf {
+  ComplexOf<Real>* z;
+  ComplexOf<Real>* x;
+  ComplexOf<Real>* inverse_pivot;
+  Real* terms;
 };
+using LineScratch = LineScratchOf<double>;
 
 // Bytes of a LineScratch for n DOFs, laid out as LineScratchAt carves it.
+template <typename Real = double>
 FRFIT_HOST_DEVICE FRFIT_INLINE int LineScratchBytes(int n) {
-  return static_cast<int>(sizeof(Cplx)) * (n * n + 4 * n) + static_cast<int>(sizeof(double)) * 9;
+  return static_cast<int>(sizeof(ComplexOf<Real>)) * (n * n + 4 * n) +
+         static_cast<int>(sizeof(Real)) * 9;
 }
-FRFIT_HOST_DEVICE FRFIT_INLINE LineScratch LineScratchAt(void* memory, int n) {
-  Cplx* z = static_cast<Cplx*>(memory);
-  return {z, z + n * n, z + n * n + 3 * n, reinterpret_cast<double*>(z + n * n + 4 * n)};
+template <typename Real = double>
+FRFIT_HOST_DEVICE FRFIT_INLINE LineScratchOf<Real> LineScratchAt(void* memory, int n) {
+  ComplexOf<Real>* z = static_cast<ComplexOf<Real>*>(memory);
+  return {z, z + n * n, z + n * n + 3 * n, reinterpret_cast<Real*>(z + n * n + 4 * n)};
 }
 
 // Entry e = 3i + j of the 3×3 FRF in the fitted format, from the solved X = Z⁻¹B whose entry
 // (r, j) is x[r·row_stride + j·column_stride] (3, 1 here; 1, n for cuBLAS's column-major X in the
 // batched tier, which scores its lines with these same functions).
-FRFIT_HOST_DEVICE FRFIT_INLINE Cplx FittedEntry(int e, int n, const Cplx* x, int row_stride,
-                                                int column_stride, const double* basis,
-                                                double omega, int fit_order) {
-  const double omega2 = omega * omega;
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> FittedEntry(int e, int n, const ComplexOf<Real>* x,
+                                                           int row_stride, int column_stride,
+                                                           const double* basis, Real omega,
+                                                           int fit_order) {
+  const Real omega2 = omega * omega;
   const int i = e / 3, j = e % 3;
-  Cplx hs = {0.0, 0.0};
+  ComplexOf<Real> hs = SplatComplex<Real>(0.0, 0.0);
   for (int r = 0; r < n; ++r)
     hs = Add(hs, Scale(x[r * row_stride + j * column_stride], basis[r * 3 + i]));
   if (fit_order == 1) hs = {-hs.im * omega, hs.re * omega};
@@ -94,62 +117,79 @@ FRFIT_HOST_DEVICE FRFIT_INLINE Cplx FittedEntry(int e, int n, const Cplx* x, int
 // The residual δ of one entry against its target (t0, t1), whose squared modulus is the entry's
 // unweighted error: (log|H_s| − t0, phase difference) for kCostLogComplex, (log|H_s| − t0, 0) for
 // kCostLogMagnitude, H_s − (t0 + i·t1) for kCostNormalizedComplex.
-FRFIT_HOST_DEVICE FRFIT_INLINE Cplx EntryResidual(Cplx hs, double t0, double t1, int cost_kind,
-                                                  int phase_mode) {
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> EntryResidual(ComplexOf<Real> hs, Real t0, Real t1,
+                                                             int cost_kind, int phase_mode) {
   if (cost_kind == kCostNormalizedComplex) return {hs.re - t0, hs.im - t1};
-  const double dm = det::LogAbs(hs.re, hs.im) - t0;
-  if (cost_kind != kCostLogComplex) return {dm, 0.0};
-  double dp = det::Atan2(hs.im, hs.re) - t1;
-  if (phase_mode == kPhaseWrapped) {
-    if (dp > det::kPi) dp = dp - 2.0 * det::kPi;
-    else if (dp <= -det::kPi) dp = dp + 2.0 * det::kPi;
-  }
+  const Real dm = det::LogAbs(hs.re, hs.im) - t0;
+  if (cost_kind != kCostLogComplex) return {dm, Splat<Real>(0.0)};
+  Real dp = det::Atan2(hs.im, hs.re) - t1;
+  if (phase_mode == kPhaseWrapped)
+    dp = Select(dp > det::kPi, dp - 2.0 * det::kPi,
+                Select(dp <= -det::kPi, dp + 2.0 * det::kPi, dp));
   return {dm, dp};
 }
 
 // w·|δ|² of a residual; for kCostLogMagnitude δ.im is 0 and adding 0² changes no bit.
-FRFIT_HOST_DEVICE FRFIT_INLINE double WeightedError(double weight, Cplx residual) {
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real WeightedError(Real weight, ComplexOf<Real> residual) {
   return weight * (residual.re * residual.re + residual.im * residual.im);
 }
 
 // The weighted error w_e·err_e of entry e (see FittedEntry for x's layout).
-FRFIT_HOST_DEVICE FRFIT_INLINE double EntryTerm(int e, int n, const Cplx* x, int row_stride,
-                                                int column_stride, const double* basis,
-                                                const LineTarget& line, int fit_order,
-                                                int cost_kind, int phase_mode) {
-  const Cplx hs =
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real EntryTerm(int e, int n, const ComplexOf<Real>* x,
+                                              int row_stride, int column_stride,
+                                              const double* basis, const LineTargetOf<Real>& line,
+                                              int fit_order, int cost_kind, int phase_mode) {
+  const ComplexOf<Real> hs =
       FittedEntry(e, n, x, row_stride, column_stride, basis, line.omega_rad_s, fit_order);
-  return WeightedError(line.weight[e], EntryResidual(hs, line.target[2 * e], line.target[2 * e + 1],
+  return WeightedError(line.Weight(e), EntryResidual(hs, line.Target(e, 0), line.Target(e, 1),
                                                      cost_kind, phase_mode));
 }
 
+// Swaps columns p.. of Z's rows p and r, and the rows of X, in the slots of `take`.
+template <typename Team, typename Real, typename Mask>
+FRFIT_HOST_DEVICE FRFIT_INLINE void SwapRowTails(const Team& team, ComplexOf<Real>* z,
+                                                 ComplexOf<Real>* x, int n, int p, int r,
+                                                 Mask take) {
+  team.ForRange(p, n + 3, [&](int col) {
+    ComplexOf<Real>* a = col < n ? &z[p * n + col] : &x[p * 3 + col - n];
+    ComplexOf<Real>* b = col < n ? &z[r * n + col] : &x[r * 3 + col - n];
+    const ComplexOf<Real> t = *a, u = *b;
+    *a = {Select(take, u.re, t.re), Select(take, u.im, t.im)};
+    *b = {Select(take, t.re, u.re), Select(take, t.im, u.im)};
+  });
+}
+
 // Assembles Z for one line and solves X = Z⁻¹B into scratch.x (row-major n×3), the team sharing
-// `scratch`. Returns false, with kLineSingular in *status, on a zero or non-finite pivot. On
-// return scratch.z holds the LU factors (U above the diagonal, its inverse pivots in
-// scratch.inverse_pivot).
+// `scratch`. Returns the slots whose system is singular (a zero or non-finite pivot); a double
+// stops at once, a vector goes on with the other slots and the singular ones' results are
+// meaningless. On return scratch.z holds the LU factors (U above the diagonal, its inverse pivots
+// in scratch.inverse_pivot).
 //
 // Every element is computed by one lane with a fixed sequence of operations, and every sum
 // (back-substitution, projection) runs in one lane in index order, so the bits do not depend on
 // the team (kernels/team.h). The barriers separate the phases in which an element written by one
 // lane is read by another.
-template <typename Team>
-FRFIT_HOST_DEVICE inline bool SolveLineTeam(const Team& team, const LineScratch& scratch,
-                                            const PostureArrays& posture,
-                                            const double* coefficients, double omega,
-                                            unsigned* status) {
+template <typename Team, typename Real>
+FRFIT_HOST_DEVICE inline MaskOf<Real> SolveLineTeam(const Team& team,
+                                                    const LineScratchOf<Real>& scratch,
+                                                    const PostureArrays& posture,
+                                                    const double* coefficients, Real omega) {
   const int n = posture.n;
-  const double omega2 = omega * omega;
+  const Real omega2 = omega * omega;
   const double* k = coefficients;
   const double* c = coefficients + n;
   const double* h = coefficients + 2 * n;
-  const double omega_alpha = omega * coefficients[3 * n];
-  Cplx* const z = scratch.z;
-  Cplx* const x = scratch.x;
+  const Real omega_alpha = omega * coefficients[3 * n];
+  ComplexOf<Real>* const z = scratch.z;
+  ComplexOf<Real>* const x = scratch.x;
   // Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)); X starts as B = basis.
   team.ForGrid(n, n, [&](int r) {
     return [&, r](int col) {
       const double m = posture.mass[r * n + col];
-      Cplx v = {posture.gravity[r * n + col] - omega2 * m, omega_alpha * m};
+      ComplexOf<Real> v = {posture.gravity[r * n + col] - omega2 * m, omega_alpha * m};
       if (r == col) {
         v.re = v.re + k[r];
         v.im = v.im + (omega * c[r] + h[r]);
@@ -157,52 +197,64 @@ FRFIT_HOST_DEVICE inline bool SolveLineTeam(const Team& team, const LineScratch&
       z[r * n + col] = v;
     };
   });
-  team.ForRange(0, 3 * n, [&](int i) { x[i] = {posture.basis[i], 0.0}; });
+  team.ForRange(0, 3 * n, [&](int i) { x[i] = SplatComplex<Real>(posture.basis[i], 0.0); });
   team.Sync();
 
+  MaskOf<Real> singular = NoSlots<Real>();
   // Elimination with partial pivoting; the right-hand sides are reduced alongside, so L is never
   // stored (column p below the pivot holds the row factors during step p) and only columns p..
   // of the pivot rows need swapping.
   for (int p = 0; p < n; ++p) {
-    // The first row of largest |re|+|im| at or below p; a NaN candidate is never chosen, and a
-    // NaN on the diagonal makes the system singular.
-    const double diagonal = Magnitude1(z[p * n + p]);
-    PivotChoice mine = {-1.0, -1};
+    // The first row of largest |re|+|im| at or below p; a NaN candidate is never chosen (so the
+    // best size is never NaN), and a NaN on the diagonal makes the system singular.
+    const Real diagonal = Magnitude1(z[p * n + p]);
+    PivotChoiceOf<Real> mine = {Splat<Real>(-1.0), SplatInt<Real>(-1)};
     team.ForRange(p, n, [&](int r) {
-      const double size = Magnitude1(z[r * n + p]);
-      if (size > mine.size) mine = {size, r};
+      const Real size = Magnitude1(z[r * n + p]);
+      const auto larger = size > mine.size;
+      mine = {Select(larger, size, mine.size), Select(larger, SplatInt<Real>(r), mine.row)};
     });
-    const PivotChoice best = team.FirstMax(mine);
-    if (!(diagonal == diagonal) || !(best.size > 0.0) || !(best.size < 1.7976931348623157e308)) {
-      *status |= kLineSingular;
-      return false;
+    const PivotChoiceOf<Real> best = team.FirstMax(mine);
+    const MaskOf<Real> fails =
+        Or(Or(diagonal != diagonal, best.size <= 0.0), best.size >= det::kMaxFinite);
+    if (Any<Real>(fails)) {
+      singular = Or(singular, fails);
+      if (All<Real>(singular)) return singular;
     }
-    const int pivot = best.row;
-    if (pivot != p) {
-      team.ForRange(p, n + 3, [&](int col) {
-        Cplx* a = col < n ? &z[p * n + col] : &x[p * 3 + col - n];
-        Cplx* b = col < n ? &z[pivot * n + col] : &x[pivot * 3 + col - n];
-        const Cplx t = *a;
-        *a = *b;
-        *b = t;
-      });
+    if constexpr (WidthOf<Real>() == 1) {
+      if (best.row != p) {
+        SwapRowTails(team, z, x, n, p, best.row, true);
+        team.Sync();
+      }
+    } else {
+      // Each slot swaps with its own pivot row (none where the slot is singular: row −1).
+      for (int r = p + 1; r < n; ++r) {
+        const MaskOf<Real> take = best.row == r;
+        if (Any<Real>(take)) SwapRowTails(team, z, x, n, p, r, take);
+      }
       team.Sync();
     }
-    const Cplx inverse = Reciprocal(z[p * n + p]);
-    if (team.lane() == 0) scratch.inverse_pivot[p] = inverse;
+    const ComplexOf<Real> inverse = Reciprocal(z[p * n + p]);
+    if (team.lane() == 0) {  // part by part, as the factors below (a whole copy is slower)
+      scratch.inverse_pivot[p].re = inverse.re;
+      scratch.inverse_pivot[p].im = inverse.im;
+    }
     team.ForRange(p + 1, n, [&](int r) { z[r * n + p] = Mul(z[r * n + p], inverse); });
     team.Sync();
     const int rest = n - p - 1;
     team.ForGrid(rest, rest, [&](int dr) {
-      Cplx* const row = z + (p + 1 + dr) * n;
-      return [row, f = row[p], pivot_row = z + p * n, p](int dc) {
-        row[p + 1 + dc] = Sub(row[p + 1 + dc], Mul(f, pivot_row[p + 1 + dc]));
+      ComplexOf<Real>* const row = z + (p + 1 + dr) * n;
+      // The factor's parts are captured one by one: a copy of the whole complex of vectors went
+      // through memory in pieces the loop then could not load at full speed.
+      return [row, f_re = row[p].re, f_im = row[p].im, pivot_row = z + p * n, p](int dc) {
+        row[p + 1 + dc] = Sub(row[p + 1 + dc], Mul(ComplexOf<Real>{f_re, f_im}, pivot_row[p + 1 + dc]));
       };
     });
     team.ForGrid(rest, 3, [&](int dr) {
-      Cplx* const row = x + (p + 1 + dr) * 3;
-      return [row, f = z[(p + 1 + dr) * n + p], pivot_row = x + p * 3](int j) {
-        row[j] = Sub(row[j], Mul(f, pivot_row[j]));
+      ComplexOf<Real>* const row = x + (p + 1 + dr) * 3;
+      const ComplexOf<Real> f = z[(p + 1 + dr) * n + p];
+      return [row, f_re = f.re, f_im = f.im, pivot_row = x + p * 3](int j) {
+        row[j] = Sub(row[j], Mul(ComplexOf<Real>{f_re, f_im}, pivot_row[j]));
       };
     });
     team.Sync();
@@ -211,54 +263,74 @@ FRFIT_HOST_DEVICE inline bool SolveLineTeam(const Team& team, const LineScratch&
   // on one thread the three independent sums overlap, which a column at a time would not).
   for (int r = n - 1; r >= 0; --r) {
     team.ForRange(0, 3, [&](int j) {
-      Cplx s = x[r * 3 + j];
+      ComplexOf<Real> s = x[r * 3 + j];
       for (int col = r + 1; col < n; ++col) s = Sub(s, Mul(z[r * n + col], x[col * 3 + j]));
       x[r * 3 + j] = Mul(s, scratch.inverse_pivot[r]);
     });
     team.Sync();
   }
-
-  return true;
+  return singular;
 }
 
-// fit_order: 0 receptance, 1 mobility, 2 inertance. Returns the weighted line cost, the same on
-// every lane of `team`; on a singular system returns 0 and sets *status (the caller turns the
-// individual's cost into +inf). The team shares `scratch`; each lane passes its own status.
-// The nine entries are scored by one lane each and summed in one lane in entry order.
-template <typename Team>
-FRFIT_HOST_DEVICE inline double LineCostTeam(const Team& team, const LineScratch& scratch,
-                                             const PostureArrays& posture,
-                                             const double* coefficients, const LineTarget& line,
-                                             int fit_order, int cost_kind, int phase_mode,
-                                             unsigned* status) {
-  if (!SolveLineTeam(team, scratch, posture, coefficients, line.omega_rad_s, status)) return 0.0;
+// Steps 3–4 for a line that SolveLineTeam has solved into scratch.x, `singular` being what it
+// returned. fit_order: 0 receptance, 1 mobility, 2 inertance. Returns the weighted line cost, the
+// same on every lane of `team`; on a singular system returns 0 and sets kLineSingular in *status
+// (the caller turns the individual's cost into +inf). Each lane passes its own status. The nine
+// entries are scored by one lane each and summed in one lane in entry order; an unweighted entry
+// is not added (with vectors: not in that slot). Reads scratch.x, writes scratch.terms.
+template <typename Team, typename Real>
+FRFIT_HOST_DEVICE inline Real ScoreLineTeam(const Team& team, const LineScratchOf<Real>& scratch,
+                                            const PostureArrays& posture,
+                                            const LineTargetOf<Real>& line, int fit_order,
+                                            int cost_kind, int phase_mode, MaskOf<Real> singular,
+                                            StatusOf<Real>* status) {
+  if (Any<Real>(singular)) {
+    MarkStatus<Real>(status, singular, kLineSingular);
+    if (All<Real>(singular)) return Splat<Real>(0.0);
+  }
   const int n = posture.n;
-  const Cplx* const x = scratch.x;
+  const ComplexOf<Real>* const x = scratch.x;
   team.ForRange(0, 9, [&](int e) {
-    if (line.weight[e] != 0.0)
+    if (Any<Real>(line.Weight(e) != 0.0))
       scratch.terms[e] =
           EntryTerm(e, n, x, 3, 1, posture.basis, line, fit_order, cost_kind, phase_mode);
   });
   team.Sync();
-  double cost = 0.0;
-  for (int e = 0; e < 9; ++e)
-    if (line.weight[e] != 0.0) cost = cost + scratch.terms[e];
-  if (!(cost - cost == 0.0)) *status |= kLineNonFinite;
+  Real cost = Splat<Real>(0.0);
+  for (int e = 0; e < 9; ++e) {
+    const MaskOf<Real> weighted = line.Weight(e) != 0.0;
+    if (Any<Real>(weighted)) cost = Select(weighted, cost + scratch.terms[e], cost);
+  }
+  cost = Select(singular, Splat<Real>(0.0), cost);
+  MarkStatus<Real>(status, AndNot(cost - cost != 0.0, singular), kLineNonFinite);
   return cost;
+}
+
+// Steps 1–4: the weighted cost of one line (see ScoreLineTeam), the team sharing `scratch`.
+template <typename Team, typename Real>
+FRFIT_HOST_DEVICE inline Real LineCostTeam(const Team& team, const LineScratchOf<Real>& scratch,
+                                           const PostureArrays& posture,
+                                           const double* coefficients,
+                                           const LineTargetOf<Real>& line, int fit_order,
+                                           int cost_kind, int phase_mode,
+                                           StatusOf<Real>* status) {
+  return ScoreLineTeam(team, scratch, posture, line, fit_order, cost_kind, phase_mode,
+                       SolveLineTeam(team, scratch, posture, coefficients, line.omega_rad_s),
+                       status);
 }
 
 // The line cost computed by one thread with its scratch on the stack (the cpu backend, the GPU's
 // thread-per-line kernel). kCapacity sizes the arrays (n <= kCapacity); loops run to n, so every
 // capacity gives the same bits.
-template <int kCapacity = kMaxDofs>
-FRFIT_HOST_DEVICE inline double LineCost(const PostureArrays& posture, const double* coefficients,
-                                         const LineTarget& line, int fit_order, int cost_kind,
-                                         int phase_mode, unsigned* status) {
-  Cplx z[kCapacity * kCapacity];
-  Cplx x[kCapacity * 3];
-  Cplx inverse_pivot[kCapacity];
-  double terms[9];
-  return LineCostTeam(SerialTeam{}, LineScratch{z, x, inverse_pivot, terms}, posture,
+template <int kCapacity = kMaxDofs, typename Real>
+FRFIT_HOST_DEVICE inline Real LineCost(const PostureArrays& posture, const double* coefficients,
+                                       const LineTargetOf<Real>& line, int fit_order,
+                                       int cost_kind, int phase_mode, StatusOf<Real>* status) {
+  ComplexOf<Real> z[kCapacity * kCapacity];
+  ComplexOf<Real> x[kCapacity * 3];
+  ComplexOf<Real> inverse_pivot[kCapacity];
+  Real terms[9];
+  return LineCostTeam(SerialTeam{}, LineScratchOf<Real>{z, x, inverse_pivot, terms}, posture,
                       coefficients, line, fit_order, cost_kind, phase_mode, status);
 }
 

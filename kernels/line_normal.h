@@ -36,94 +36,126 @@ FRFIT_HOST_DEVICE FRFIT_INLINE int NormalTermIndex(int p, int j, int k) {
   return 1 + p + j * p - j * (j - 1) / 2 + (k - j);
 }
 
-// One line's terms (see the file comment), by one thread with its scratch on the stack.
-// `sensitivity` is D, row-major [3n + 1][p] in the coefficient order of CoefficientStride.
-// Sets *status like LineCost; on a singular system every term is 0.
-template <int kCapacity = kMaxDofs>
-FRFIT_HOST_DEVICE inline void LineNormalTerms(const PostureArrays& posture,
-                                              const double* coefficients,
-                                              const double* sensitivity, int p,
-                                              const LineTarget& line, int fit_order,
-                                              int cost_kind, int phase_mode, double* out,
-                                              long long stride, unsigned* status) {
+// One line's terms (see the file comment) from its solution X = Z⁻¹B (x, row-major n×3, as
+// SolveLineTeam leaves it; `singular` is what that returned), by one thread. `sensitivity` is D,
+// row-major [3n + 1][p] in the coefficient order of CoefficientStride. Sets *status like
+// LineCost; on a singular system every term is 0. With W lines per Real (kernels/real.h) term t
+// of the W lines is out[t·stride .. t·stride + W).
+template <int kCapacity = kMaxDofs, typename Real>
+FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture,
+                                                    const ComplexOf<Real>* x,
+                                                    const double* sensitivity, int p,
+                                                    const LineTargetOf<Real>& line, int fit_order,
+                                                    int cost_kind, int phase_mode, double* out,
+                                                    long long stride, MaskOf<Real> singular,
+                                                    StatusOf<Real>* status) {
+  using C = ComplexOf<Real>;
   const int terms = NormalTermCount(p);
-  for (int t = 0; t < terms; ++t) out[t * stride] = 0.0;
-  Cplx z[kCapacity * kCapacity];
-  Cplx x[kCapacity * 3];
-  Cplx inverse_pivot[kCapacity];
-  const LineScratch scratch{z, x, inverse_pivot, nullptr};
-  const double omega = line.omega_rad_s;
-  if (!SolveLineTeam(SerialTeam{}, scratch, posture, coefficients, omega, status)) return;
+  for (int t = 0; t < terms; ++t) Store(out + t * stride, Splat<Real>(0.0));
+  if (Any<Real>(singular)) {
+    MarkStatus<Real>(status, singular, kLineSingular);
+    if (All<Real>(singular)) return;
+  }
+  const Real omega = line.omega_rad_s;
   const int n = posture.n;
   const double* const d_alpha = sensitivity + 3 * n * p;
 
   // (XᵀM0X) is needed only when some parameter moves α (Rayleigh damping).
   bool moves_alpha = false;
   for (int j = 0; j < p; ++j) moves_alpha = moves_alpha || d_alpha[j] != 0.0;
-  Cplx mx[kCapacity * 3];
+  C mx[kCapacity * 3];
   if (moves_alpha)
     for (int r = 0; r < n; ++r)
       for (int b = 0; b < 3; ++b) {
-        Cplx s = {0.0, 0.0};
+        C s = SplatComplex<Real>(0.0, 0.0);
         for (int c = 0; c < n; ++c) s = Add(s, Scale(x[c * 3 + b], posture.mass[r * n + c]));
         mx[r * 3 + b] = s;
       }
 
-  const double omega2 = omega * omega;
-  double cost = 0.0;
-  Cplx s[kCapacity];
-  Cplx derivative[kMaxParameters];
+  const Real omega2 = omega * omega;
+  Real cost = Splat<Real>(0.0);
+  C s[kCapacity];
+  C derivative[kMaxParameters];
   for (int e = 0; e < 9; ++e) {
-    const double w = line.weight[e];
-    if (w == 0.0) continue;
+    const Real w = line.Weight(e);
+    const MaskOf<Real> weighted = w != 0.0;
+    if (!Any<Real>(weighted)) continue;
     const int i = e / 3, jj = e % 3;
-    const Cplx hs = FittedEntry(e, n, x, 3, 1, posture.basis, omega, fit_order);
-    const Cplx delta =
-        EntryResidual(hs, line.target[2 * e], line.target[2 * e + 1], cost_kind, phase_mode);
-    cost = cost + WeightedError(w, delta);
+    const C hs = FittedEntry(e, n, x, 3, 1, posture.basis, omega, fit_order);
+    const C delta = EntryResidual(hs, line.Target(e, 0), line.Target(e, 1), cost_kind, phase_mode);
+    cost = Select(weighted, cost + WeightedError(w, delta), cost);
 
     // ∂δ/∂H_s (receptance) = format factor × (1/H_s for the log costs, 1 otherwise).
-    Cplx factor = fit_order == 1   ? Cplx{0.0, omega}
-                  : fit_order == 2 ? Cplx{-omega2, 0.0}
-                                   : Cplx{1.0, 0.0};
+    C factor = fit_order == 1   ? C{Splat<Real>(0.0), omega}
+               : fit_order == 2 ? C{-omega2, Splat<Real>(0.0)}
+                                : SplatComplex<Real>(1.0, 0.0);
     if (cost_kind != kCostNormalizedComplex) factor = Mul(factor, Reciprocal(hs));
     for (int r = 0; r < n; ++r) {
-      const Cplx product = Mul(x[r * 3 + i], x[r * 3 + jj]);
+      const C product = Mul(x[r * 3 + i], x[r * 3 + jj]);
       s[r] = {-product.re, -product.im};
     }
-    Cplx alpha_term = {0.0, 0.0};  // −iω (XᵀM0X)_{i,jj}
+    C alpha_term = SplatComplex<Real>(0.0, 0.0);  // −iω (XᵀM0X)_{i,jj}
     if (moves_alpha) {
-      Cplx q = {0.0, 0.0};
+      C q = SplatComplex<Real>(0.0, 0.0);
       for (int r = 0; r < n; ++r) q = Add(q, Mul(x[r * 3 + i], mx[r * 3 + jj]));
       alpha_term = {q.im * omega, -q.re * omega};
     }
     for (int j = 0; j < p; ++j) {
-      Cplx acc = {0.0, 0.0};
+      C acc = SplatComplex<Real>(0.0, 0.0);
       for (int r = 0; r < n; ++r) {
-        const Cplx dz = {sensitivity[r * p + j],
-                         omega * sensitivity[(n + r) * p + j] + sensitivity[(2 * n + r) * p + j]};
+        const C dz = {Splat<Real>(sensitivity[r * p + j]),
+                      omega * sensitivity[(n + r) * p + j] + sensitivity[(2 * n + r) * p + j]};
         acc = Add(acc, Mul(s[r], dz));
       }
       if (moves_alpha) acc = Add(acc, Scale(alpha_term, d_alpha[j]));
-      Cplx dj = Mul(factor, acc);
-      if (cost_kind == kCostLogMagnitude) dj.im = 0.0;
+      C dj = Mul(factor, acc);
+      if (cost_kind == kCostLogMagnitude) dj.im = Splat<Real>(0.0);
       derivative[j] = dj;
     }
+    // out += w·(...) in the weighted slots only: an unweighted slot's terms may be NaN.
+    auto accumulate = [&](double* term, Real add) {
+      const Real old = Load<Real>(term);
+      Store(term, Select(weighted, old + add, old));
+    };
     for (int j = 0; j < p; ++j) {
-      const Cplx dj = derivative[j];
-      out[(1 + j) * stride] =
-          out[(1 + j) * stride] + w * (delta.re * dj.re + delta.im * dj.im);
+      const C dj = derivative[j];
+      accumulate(out + (1 + j) * stride, w * (delta.re * dj.re + delta.im * dj.im));
       double* const row = out + NormalTermIndex(p, j, j) * stride;
       for (int k = j; k < p; ++k) {
-        const Cplx dk = derivative[k];
-        row[(k - j) * stride] = row[(k - j) * stride] + w * (dj.re * dk.re + dj.im * dk.im);
+        const C dk = derivative[k];
+        accumulate(row + (k - j) * stride, w * (dj.re * dk.re + dj.im * dk.im));
       }
     }
   }
-  out[0] = cost;
-  bool finite = cost - cost == 0.0;
-  for (int t = 1; t < terms; ++t) finite = finite && out[t * stride] - out[t * stride] == 0.0;
-  if (!finite) *status |= kLineNonFinite;
+  Store(out, cost);
+  MaskOf<Real> non_finite = cost - cost != 0.0;
+  for (int t = 1; t < terms; ++t) {
+    const Real v = Load<Real>(out + t * stride);
+    non_finite = Or(non_finite, v - v != 0.0);
+  }
+  if (Any<Real>(singular))
+    for (int t = 0; t < terms; ++t)
+      Store(out + t * stride, Select(singular, Splat<Real>(0.0), Load<Real>(out + t * stride)));
+  MarkStatus<Real>(status, AndNot(non_finite, singular), kLineNonFinite);
+}
+
+// One line's terms, solve included, by one thread with its scratch on the stack (see
+// NormalTermsOfSolution).
+template <int kCapacity = kMaxDofs, typename Real>
+FRFIT_HOST_DEVICE inline void LineNormalTerms(const PostureArrays& posture,
+                                              const double* coefficients,
+                                              const double* sensitivity, int p,
+                                              const LineTargetOf<Real>& line, int fit_order,
+                                              int cost_kind, int phase_mode, double* out,
+                                              long long stride, StatusOf<Real>* status) {
+  ComplexOf<Real> z[kCapacity * kCapacity];
+  ComplexOf<Real> x[kCapacity * 3];
+  ComplexOf<Real> inverse_pivot[kCapacity];
+  const MaskOf<Real> singular =
+      SolveLineTeam(SerialTeam{}, LineScratchOf<Real>{z, x, inverse_pivot, nullptr}, posture,
+                    coefficients, line.omega_rad_s);
+  NormalTermsOfSolution<kCapacity>(posture, x, sensitivity, p, line, fit_order, cost_kind,
+                                   phase_mode, out, stride, singular, status);
 }
 
 }  // namespace frfit::kernels

@@ -15,18 +15,24 @@
 //                        stores from the factor's load);
 //   FirstMax(choice)     combines every lane's PivotChoice (below); every lane gets the result,
 //                        and it is also a barrier.
+//
+// A team shares one line, whose numbers are doubles; only SerialTeam also runs the per-line code
+// on SIMD vectors of lines (kernels/real.h), one line per slot, each slot with its own pivots.
 #pragma once
 
 #include "frfit/common/host_device.h"
+#include "kernels/real.h"
 
 namespace frfit::kernels {
 
 // A lane's best pivot candidate: the largest size seen, the lowest row on ties, NaN never chosen
 // (size −1, row −1: none seen). Sizes are exact, so combining lanes in any order gives one answer.
-struct PivotChoice {
-  double size;
-  int row;
+template <typename Real>
+struct PivotChoiceOf {
+  Real size;
+  IntOf<Real> row;
 };
+using PivotChoice = PivotChoiceOf<double>;
 
 FRFIT_HOST_DEVICE FRFIT_INLINE PivotChoice Better(PivotChoice a, PivotChoice b) {
   return b.size > a.size || (b.size == a.size && b.row < a.row) ? b : a;
@@ -64,7 +70,10 @@ struct SerialTeam {
       for (int c = 0; c < cols; ++c) cell(c);
     }
   }
-  FRFIT_HOST_DEVICE FRFIT_INLINE PivotChoice FirstMax(PivotChoice mine) const { return mine; }
+  template <typename Choice>
+  FRFIT_HOST_DEVICE FRFIT_INLINE Choice FirstMax(Choice mine) const {
+    return mine;
+  }
 };
 
 }  // namespace frfit::kernels

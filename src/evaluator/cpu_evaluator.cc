@@ -1,10 +1,15 @@
-// The cpu backend: (problem, individual) tasks spread over threads. Each task runs the shared
-// per-line code (the cost, or the normal equations) and the fixed reduction on its own, so the
-// bits do not depend on the thread count or on which thread ran which task.
+// The cpu backend: the shared per-line code (the cost, or the normal equations) run on blocks of
+// lines side by side in SIMD vectors (cpu_line_kernels.h), on a pool of threads kept for the
+// evaluator's life, then the fixed reduction. A call with many (problem, individual) points runs
+// one point per job; a call with few — a Levenberg–Marquardt round, a Nelder–Mead step — splits
+// each point's lines into chunks so that every thread has work. A line's result does not depend
+// on its slot, its chunk or its thread, and the reduction runs over the same line order, so the
+// bits do not depend on the thread count, the split or the vector width (docs/cpu-backend.md).
 #include <algorithm>
-#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <memory>
 #include <thread>
 
 #include "frfit/common/error.h"
@@ -12,18 +17,29 @@
 #include "kernels/line_cost.h"
 #include "kernels/line_normal.h"
 #include "kernels/tree_sum.h"
+#include "src/evaluator/cpu_line_kernels.h"
+#include "src/evaluator/thread_pool.h"
 
 namespace frfit {
 namespace {
 
+// Below this many points per thread a call splits points into chunks of lines.
+constexpr size_t kPointsPerThreadToSplit = 4;
+// Chunks per thread a split call aims at, so that uneven chunks even out.
+constexpr size_t kChunksPerThread = 8;
+
 class CpuEvaluator final : public Evaluator {
  public:
-  explicit CpuEvaluator(int threads)
-      : threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+  CpuEvaluator(int threads, const std::string& simd)
+      : kernels_(cpu::FindLineKernels(simd)),
+        pool_(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+        scratch_(pool_.threads()) {}
 
   BackendType backend() const override { return BackendType::kCpu; }
   std::string description() const override {
-    return "cpu, " + std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
+    const int threads = pool_.threads();
+    return "cpu, " + std::to_string(threads) + (threads == 1 ? " thread, " : " threads, ") +
+           kernels_.Describe();
   }
 
   void SetProblems(std::vector<PackedProblem> problems) override {
@@ -32,88 +48,192 @@ class CpuEvaluator final : public Evaluator {
         throw Error("", "problem", "expected 1 to " + std::to_string(kernels::kMaxDofs) +
                                        " elastic DOFs, got " + std::to_string(p.n));
     problems_ = std::move(problems);
+    blocks_.clear();
+    for (const PackedProblem& p : problems_) {
+      blocks_.emplace_back();
+      for (const PackedPosture& posture : p.postures)
+        blocks_.back().push_back(cpu::MakeLineBlocks(posture, kernels_.width));
+    }
   }
 
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                 std::span<double> costs, std::span<EvalStatus> status) override {
     CheckCall(individuals, coefficients, costs, status);
-    const std::vector<Task> tasks = Tasks(individuals, {});
-    RunTasks(tasks.size(), [&](size_t t, std::vector<double>* line_costs) {
-      const Task& task = tasks[t];
-      unsigned line_status = kernels::kLineOk;
-      costs[task.point] =
-          IndividualCost(problems_[task.problem], coefficients.data() + task.coefficients,
-                         line_costs, &line_status);
-      status[task.point] = ToEvalStatus(line_status);
-      if (line_status) costs[task.point] = std::numeric_limits<double>::infinity();
-    });
+    const std::vector<Point> points = Points(individuals, {});
+    auto run_chunk = [&](const Chunk& c, double* line_costs, unsigned* line_status) {
+      kernels_.cost(Range(points[c.point], c, coefficients.data()), line_costs, line_status);
+    };
+    auto reduce = [&](size_t i, double* line_costs, unsigned line_status) {
+      const PackedProblem& problem = problems_[points[i].problem];
+      double total = 0.0;
+      for (int q = 0; q < problem.num_postures(); ++q) {
+        const PackedPosture& posture = problem.postures[q];
+        total = total +
+                posture.posture_weight * kernels::TreeSum(line_costs, posture.num_lines());
+        line_costs += PaddedLines(points[i].problem, q);
+      }
+      costs[i] = line_status ? std::numeric_limits<double>::infinity() : total;
+      status[i] = ToEvalStatus(line_status);
+    };
+    RunPoints(points, /*terms=*/1, run_chunk, reduce);
   }
 
   void EvaluateNormalEquations(const NormalEquationsBatch& batch, std::span<double> normal,
                                std::span<EvalStatus> status) override {
     CheckCall(batch, normal, status);
-    const std::vector<Task> tasks = Tasks(batch.individuals, batch.dims);
-    RunTasks(tasks.size(), [&](size_t t, std::vector<double>* scratch) {
-      const Task& task = tasks[t];
-      const int dim = batch.dims[task.problem];
-      std::span<double> out = normal.subspan(task.normal, kernels::NormalTermCount(dim));
-      unsigned line_status = kernels::kLineOk;
-      IndividualNormal(problems_[task.problem], batch.coefficients.data() + task.coefficients,
-                       batch.sensitivities.data() + task.sensitivities, dim, out, scratch,
-                       &line_status);
-      status[task.point] = ToEvalStatus(line_status);
+    const std::vector<Point> points = Points(batch.individuals, batch.dims);
+    // Per point and posture the lines' terms [term][padded line], so that every term's lines are
+    // contiguous for TreeSum.
+    auto run_chunk = [&](const Chunk& c, double* line_terms, unsigned* line_status) {
+      const Point& point = points[c.point];
+      const int dim = batch.dims[point.problem];
+      const size_t sensitivity_stride =
+          static_cast<size_t>(problems_[point.problem].coefficient_stride()) * dim;
+      kernels_.normal(Range(point, c, batch.coefficients.data()),
+                      batch.sensitivities.data() + point.sensitivities + c.posture * sensitivity_stride,
+                      dim, line_terms, PaddedLines(point.problem, c.posture), line_status);
+    };
+    auto reduce = [&](size_t i, double* line_terms, unsigned line_status) {
+      const Point& point = points[i];
+      const PackedProblem& problem = problems_[point.problem];
+      const int terms = kernels::NormalTermCount(batch.dims[point.problem]);
+      std::span<double> out = normal.subspan(point.normal, terms);
+      std::fill(out.begin(), out.end(), 0.0);
+      for (int q = 0; q < problem.num_postures(); ++q) {
+        const PackedPosture& posture = problem.postures[q];
+        const int padded = PaddedLines(point.problem, q);
+        for (int t = 0; t < terms; ++t)
+          out[t] = out[t] + posture.posture_weight *
+                                kernels::TreeSum(line_terms + static_cast<size_t>(t) * padded,
+                                                 posture.num_lines());
+        line_terms += static_cast<size_t>(terms) * padded;
+      }
+      status[i] = ToEvalStatus(line_status);
       if (line_status) std::fill(out.begin(), out.end(), std::numeric_limits<double>::infinity());
-    });
+    };
+    RunPoints(points, 0, run_chunk, reduce, batch.dims);
   }
 
  private:
   // One (problem, individual) of a call, with its offsets into the packed arrays.
-  struct Task {
+  struct Point {
     int problem;
-    size_t point;          // into costs / status
     size_t coefficients;   // into the packed coefficients
     size_t sensitivities;  // into the packed sensitivities (normal equations only)
     size_t normal;         // into the packed normal-equation terms (normal equations only)
   };
 
-  // Tasks in (problem, individual) order; `dims` empty for a cost-only call. Counts line-solves.
-  std::vector<Task> Tasks(std::span<const int> individuals, std::span<const int> dims) {
-    std::vector<Task> tasks;
-    Task next{0, 0, 0, 0, 0};
+  // Blocks [first_block, last_block) of one posture of one point, and where its results go.
+  struct Chunk {
+    size_t point;
+    int posture;
+    int first_block;
+    int last_block;
+    size_t offset;  // of the posture's results in the point's buffer
+  };
+
+  // Points in (problem, individual) order; `dims` empty for a cost-only call. Counts line-solves.
+  std::vector<Point> Points(std::span<const int> individuals, std::span<const int> dims) {
+    std::vector<Point> points;
+    Point next{0, 0, 0, 0};
     for (size_t p = 0; p < problems_.size(); ++p) {
       const size_t per_individual =
           static_cast<size_t>(problems_[p].num_postures()) * problems_[p].coefficient_stride();
       const int dim = dims.empty() ? 0 : dims[p];
       for (int i = 0; i < individuals[p]; ++i) {
         next.problem = static_cast<int>(p);
-        tasks.push_back(next);
-        ++next.point;
+        points.push_back(next);
         next.coefficients += per_individual;
         next.sensitivities += per_individual * dim;
         if (dim) next.normal += kernels::NormalTermCount(dim);
         for (const auto& posture : problems_[p].postures) line_solves_ += posture.num_lines();
       }
     }
-    return tasks;
+    return points;
   }
 
-  // Runs work(task, scratch) for every task on up to threads_ threads; each thread has its own
-  // scratch vector. Which thread runs which task does not change any bit.
-  template <typename Work>
-  void RunTasks(size_t count, Work&& work) const {
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      std::vector<double> scratch;
-      for (size_t t = next++; t < count; t = next++) work(t, &scratch);
+  int PaddedLines(int problem, int posture) const {
+    const cpu::LineBlocks& b = blocks_[problem][posture];
+    return b.blocks * b.width;
+  }
+
+  cpu::BlockRange Range(const Point& point, const Chunk& c, const double* coefficients) const {
+    const PackedProblem& problem = problems_[point.problem];
+    const PackedPosture& posture = problem.postures[c.posture];
+    return {{problem.n, posture.mass.data(), posture.gravity.data(), posture.basis.data()},
+            coefficients + point.coefficients +
+                static_cast<size_t>(c.posture) * problem.coefficient_stride(),
+            &blocks_[point.problem][c.posture],
+            c.first_block,
+            c.last_block,
+            posture.fit_order,
+            problem.cost_kind,
+            problem.phase_mode};
+  }
+
+  // Runs run_chunk(chunk, results, status) over every line of every point, then
+  // reduce(point, its buffer, its lines' status bits) for each.
+  // A point's buffer holds, posture after posture, terms × padded lines (terms = 1 for costs;
+  // 0 = NormalTermCount of the point's dim). With many points a job is a point (its buffer is the
+  // thread's scratch); with few, a job is a chunk of one posture's blocks, all points' buffers
+  // live at once, and the reductions follow.
+  template <typename RunChunk, typename Reduce>
+  void RunPoints(const std::vector<Point>& points, int terms, RunChunk& run_chunk, Reduce& reduce,
+                 std::span<const int> dims = {}) {
+    const size_t threads = static_cast<size_t>(pool_.threads());
+    auto point_terms = [&](const Point& point) {
+      return terms > 0 ? terms : kernels::NormalTermCount(dims[point.problem]);
     };
-    const int workers = static_cast<int>(std::min<size_t>(threads_, count));
-    if (workers <= 1) {
-      worker();
+    auto buffer_size = [&](const Point& point) {
+      size_t size = 0;
+      for (int q = 0; q < problems_[point.problem].num_postures(); ++q)
+        size += static_cast<size_t>(point_terms(point)) * PaddedLines(point.problem, q);
+      return size;
+    };
+    if (threads == 1 || points.size() >= kPointsPerThreadToSplit * threads) {
+      pool_.Run(points.size(), [&](size_t i, int thread) {
+        std::vector<double>& buffer = scratch_[thread];
+        buffer.resize(buffer_size(points[i]));
+        size_t offset = 0;
+        unsigned line_status = kernels::kLineOk;
+        for (int q = 0; q < problems_[points[i].problem].num_postures(); ++q) {
+          const Chunk whole{i, q, 0, blocks_[points[i].problem][q].blocks, offset};
+          run_chunk(whole, buffer.data() + offset, &line_status);
+          offset += static_cast<size_t>(point_terms(points[i])) * PaddedLines(points[i].problem, q);
+        }
+        reduce(i, buffer.data(), line_status);
+      });
       return;
     }
-    std::vector<std::thread> pool;
-    for (int w = 0; w < workers; ++w) pool.emplace_back(worker);
-    for (auto& thread : pool) thread.join();
+    std::vector<size_t> start(points.size() + 1, 0);
+    size_t total_blocks = 0;
+    for (size_t i = 0; i < points.size(); ++i) {
+      start[i + 1] = start[i] + buffer_size(points[i]);
+      for (const cpu::LineBlocks& b : blocks_[points[i].problem]) total_blocks += b.blocks;
+    }
+    const int chunk_blocks = static_cast<int>(
+        std::max<size_t>(1, (total_blocks + kChunksPerThread * threads - 1) / (kChunksPerThread * threads)));
+    std::vector<Chunk> chunks;
+    for (size_t i = 0; i < points.size(); ++i) {
+      size_t offset = 0;
+      for (int q = 0; q < problems_[points[i].problem].num_postures(); ++q) {
+        const int blocks = blocks_[points[i].problem][q].blocks;
+        for (int b = 0; b < blocks; b += chunk_blocks)
+          chunks.push_back({i, q, b, std::min(blocks, b + chunk_blocks), offset});
+        offset += static_cast<size_t>(point_terms(points[i])) * PaddedLines(points[i].problem, q);
+      }
+    }
+    std::vector<double>& buffer = split_buffer_;
+    buffer.resize(start.back());
+    std::vector<unsigned> chunk_status(chunks.size(), kernels::kLineOk);
+    pool_.Run(chunks.size(), [&](size_t j, int) {
+      const Chunk& c = chunks[j];
+      run_chunk(c, buffer.data() + start[c.point] + c.offset, &chunk_status[j]);
+    });
+    std::vector<unsigned> line_status(points.size(), kernels::kLineOk);
+    for (size_t j = 0; j < chunks.size(); ++j) line_status[chunks[j].point] |= chunk_status[j];
+    for (size_t i = 0; i < points.size(); ++i)
+      reduce(i, buffer.data() + start[i], line_status[i]);
   }
 
   static EvalStatus ToEvalStatus(unsigned line_status) {
@@ -122,61 +242,20 @@ class CpuEvaluator final : public Evaluator {
                                                 : EvalStatus::kOk;
   }
 
-  static double IndividualCost(const PackedProblem& problem, const double* coefficients,
-                               std::vector<double>* line_costs, unsigned* status) {
-    double total = 0.0;
-    for (const PackedPosture& posture : problem.postures) {
-      const kernels::PostureArrays arrays{problem.n, posture.mass.data(), posture.gravity.data(),
-                                          posture.basis.data()};
-      line_costs->resize(posture.num_lines());
-      for (int l = 0; l < posture.num_lines(); ++l) {
-        const kernels::LineTarget line{posture.omega_rad_s[l], posture.weight.data() + 9 * l,
-                                       posture.target.data() + 18 * l};
-        (*line_costs)[l] = kernels::LineCost(arrays, coefficients, line, posture.fit_order,
-                                             problem.cost_kind, problem.phase_mode, status);
-      }
-      total = total + posture.posture_weight *
-                          kernels::TreeSum(line_costs->data(), posture.num_lines());
-      coefficients += problem.coefficient_stride();
-    }
-    return total;
-  }
-
-  // The same reduction as IndividualCost for each term: lines' terms laid out [term][line] so
-  // that every term's lines are contiguous for TreeSum, postures added left to right.
-  static void IndividualNormal(const PackedProblem& problem, const double* coefficients,
-                               const double* sensitivities, int dim, std::span<double> out,
-                               std::vector<double>* line_terms, unsigned* status) {
-    const int terms = kernels::NormalTermCount(dim);
-    std::fill(out.begin(), out.end(), 0.0);
-    const size_t sensitivity_stride = static_cast<size_t>(problem.coefficient_stride()) * dim;
-    for (const PackedPosture& posture : problem.postures) {
-      const kernels::PostureArrays arrays{problem.n, posture.mass.data(), posture.gravity.data(),
-                                          posture.basis.data()};
-      const int lines = posture.num_lines();
-      line_terms->resize(static_cast<size_t>(lines) * terms);
-      for (int l = 0; l < lines; ++l) {
-        const kernels::LineTarget line{posture.omega_rad_s[l], posture.weight.data() + 9 * l,
-                                       posture.target.data() + 18 * l};
-        kernels::LineNormalTerms(arrays, coefficients, sensitivities, dim, line,
-                                 posture.fit_order, problem.cost_kind, problem.phase_mode,
-                                 line_terms->data() + l, lines, status);
-      }
-      for (int t = 0; t < terms; ++t)
-        out[t] = out[t] + posture.posture_weight *
-                              kernels::TreeSum(line_terms->data() + static_cast<size_t>(t) * lines, lines);
-      coefficients += problem.coefficient_stride();
-      sensitivities += sensitivity_stride;
-    }
-  }
-
-  int threads_;
+  cpu::LineKernels kernels_;
+  cpu::ThreadPool pool_;
+  std::vector<std::vector<double>> scratch_;  // per pool thread
+  std::vector<double> split_buffer_;
+  std::vector<std::vector<cpu::LineBlocks>> blocks_;  // [problem][posture]
 };
 
 }  // namespace
 
-std::unique_ptr<Evaluator> CreateCpuEvaluator(int threads) {
-  return std::make_unique<CpuEvaluator>(threads);
+std::unique_ptr<Evaluator> CreateCpuEvaluator(int threads, const std::string& simd) {
+  std::string name = simd;
+  if (name.empty())
+    if (const char* env = std::getenv("FRFIT_CPU_SIMD")) name = env;
+  return std::make_unique<CpuEvaluator>(threads, name);
 }
 
 }  // namespace frfit

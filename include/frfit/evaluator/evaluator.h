@@ -113,7 +113,11 @@ class ForwardingEvaluator : public Evaluator {
 // cuda where it is not usable is an Error that says why.
 std::unique_ptr<Evaluator> CreateEvaluator(const EvaluatorOptions& options);
 
-// The cpu backend on its own (also what kAuto falls back to).
-std::unique_ptr<Evaluator> CreateCpuEvaluator(int threads);
+// The cpu backend on its own (also what kAuto falls back to). threads: 0 = every hardware thread.
+// simd names the vector code: "scalar", "sse2", "sse2x4", "avx2", "avx2x4" or "avx512"; "" takes
+// the environment variable FRFIT_CPU_SIMD if set, else avx2 where the processor has it, sse2x4
+// elsewhere. Every choice gives the same bits (docs/cpu-backend.md). Throws Error for a name the
+// processor cannot run.
+std::unique_ptr<Evaluator> CreateCpuEvaluator(int threads, const std::string& simd = "");
 
 }  // namespace frfit
