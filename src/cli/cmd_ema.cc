@@ -98,7 +98,7 @@ int RunEma(int argc, char** argv) {
   const Args args("ema", argc, argv,
                   {"band", "max-order", "frequency-tolerance", "damping-tolerance", "min-mac",
                    "max-damping", "min-stable", "min-contribution", "out"},
-                  {"json"});
+                  {"json"}, 1);
   if (args.positional().size() != 1)
     throw Error("frfit ema", "FRF.h5",
                 "expected exactly one FRF file (usage: frfit ema FRF.h5 [--band F0:F1] "

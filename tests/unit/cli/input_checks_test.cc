@@ -169,12 +169,12 @@ std::vector<BadInput> Cases() {
        "parameters.k_z1 (line"},
       {"DuplicateKeyInFitConfig",
        [](const std::string& d) {
-         Edited(kData + "fit.yaml", d + "/fit.yaml", "  generations: 15\n",
-                "  generations: 15\n  generations: 1\n");
+         Edited(kData + "fit.yaml", d + "/fit.yaml", "  population_size: 32\n",
+                "  population_size: 32\n  population_size: 8\n");
        },
        {"fit", "--model", kData + "model.yaml", "--frf", kData + "frf_milling_inertance.h5",
         "--config", "{dir}/fit.yaml"},
-       "genetic_algorithm.generations (line"},
+       "genetic_algorithm.population_size (line"},
       {"SeedOverflows", nothing,
        with(fit,
             {"--frf", kData + "frf_milling_inertance.h5", "--seed", "99999999999999999999999"}),
