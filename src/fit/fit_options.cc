@@ -178,7 +178,8 @@ void ParseLm(const YamlReader& r, const YAML::Node& node, LevenbergMarquardtOpti
   const std::string path = "levenberg_marquardt";
   r.RequireMap(node, path,
                {"max_iterations", "initial_damping", "tol_gradient", "tol_step", "tol_cost",
-                "starts", "start_separation", "drop_factor", "drop_after", "agreement_tolerance"});
+                "starts", "start_separation", "drop_factor", "drop_after", "agreement_tolerance",
+                "agreeing_starts"});
   auto num = [&](const char* key, double* out) {
     if (r.Has(node, key)) *out = r.Number(node[key], JoinPath(path, key));
   };
@@ -195,6 +196,7 @@ void ParseLm(const YamlReader& r, const YAML::Node& node, LevenbergMarquardtOpti
   num("drop_factor", &o->drop_factor);
   integer("drop_after", &o->drop_after);
   num("agreement_tolerance", &o->agreement_tolerance);
+  integer("agreeing_starts", &o->agreeing_starts);
 }
 
 void ParseFitter(const YamlReader& r, const YAML::Node& node, FitterOptions* f) {
@@ -426,7 +428,8 @@ std::string FitOptionsToYaml(const FitOptions& o) {
       << lm.starts << YAML::Key << "start_separation" << YAML::Value << lm.start_separation
       << YAML::Key << "drop_factor" << YAML::Value << lm.drop_factor << YAML::Key << "drop_after"
       << YAML::Value << lm.drop_after << YAML::Key << "agreement_tolerance" << YAML::Value
-      << lm.agreement_tolerance << YAML::EndMap;
+      << lm.agreement_tolerance << YAML::Key << "agreeing_starts" << YAML::Value
+      << lm.agreeing_starts << YAML::EndMap;
   out << YAML::Key << "fitter" << YAML::Value << YAML::BeginMap << YAML::Key << "refinement"
       << YAML::Value << ToString(o.fitter.refinement) << YAML::Key << "max_cycles" << YAML::Value
       << o.fitter.max_cycles << YAML::Key << "fitness_tolerance" << YAML::Value

@@ -197,7 +197,8 @@ void FitRun::TellNormalEquations(std::span<const double> normal, double seconds)
   lm_starts_agreeing_ = lm_->agreeing_starts();
   const LmTermination how = lm_->starts()[lm_->best_start()].termination;
   lm_termination_ = ToString(how);
-  const int needed = std::min<int>(2, static_cast<int>(lm_->starts().size()));
+  const int needed = std::min<int>(options_.levenberg_marquardt.agreeing_starts,
+                                   static_cast<int>(lm_->starts().size()));
   const bool settled = lm_->exact_fit() || lm_starts_agreeing_ >= needed;
   // The refined point is the best of the run only if no earlier cycle did better.
   if (IsConverged(how) && settled && lm_->best_cost() <= best_cost_) {

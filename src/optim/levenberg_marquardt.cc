@@ -31,6 +31,8 @@ bool LevenbergMarquardtOptions::IsValid(std::string* error) const {
   };
   if (max_iterations < 1)
     return fail("max_iterations: expected >= 1, got " + std::to_string(max_iterations));
+  if (agreeing_starts < 1)
+    return fail("agreeing_starts: expected >= 1, got " + std::to_string(agreeing_starts));
   if (!(initial_damping > 0.0) || !std::isfinite(initial_damping))
     return fail("initial_damping: expected a finite number > 0, got " +
                 FormatDouble(initial_damping));
@@ -319,7 +321,8 @@ nlohmann::json LevenbergMarquardt::SaveState() const {
                   {"start_separation", DoubleToHex(options_.start_separation)},
                   {"drop_factor", DoubleToHex(options_.drop_factor)},
                   {"drop_after", options_.drop_after},
-                  {"agreement_tolerance", DoubleToHex(options_.agreement_tolerance)}};
+                  {"agreement_tolerance", DoubleToHex(options_.agreement_tolerance)},
+                  {"agreeing_starts", options_.agreeing_starts}};
   j["dim"] = dim_;
   j["evaluations"] = evaluations_;
   j["rounds"] = rounds_;
@@ -359,6 +362,7 @@ LevenbergMarquardt::LevenbergMarquardt(const nlohmann::json& j) {
   options_.drop_factor = hex(o, "drop_factor", ctx + ".options");
   options_.drop_after = JsonField<int>(o, "drop_after", ctx + ".options");
   options_.agreement_tolerance = hex(o, "agreement_tolerance", ctx + ".options");
+  options_.agreeing_starts = JsonField<int>(o, "agreeing_starts", ctx + ".options");
   dim_ = JsonField<int>(j, "dim", ctx);
   evaluations_ = JsonField<std::int64_t>(j, "evaluations", ctx);
   rounds_ = JsonField<int>(j, "rounds", ctx);
