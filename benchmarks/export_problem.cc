@@ -121,6 +121,7 @@ int Run(int argc, char** argv) {
                                      {&status, 1});
   file.CreateGroup("/frfit");
   file.WriteDoubles("/frfit/normal_at_initial", {normal.size()}, normal.data());
+  file.Save();
   std::cout << "wrote " << options["out"] << ": " << packed.num_postures()
             << " posture(s), n = " << n << ", " << p << " free parameters\n";
   return 0;

@@ -108,6 +108,7 @@ int Run(int argc, char** argv) {
   file.WriteInts("cpu_status", {P, I}, status_codes.data());
   file.WriteInts("cost_kind", {1}, &cost_kind);
   file.WriteInts("phase_mode", {1}, &phase_mode);
+  file.Save();
   std::cout << "wrote " << options["out"] << ": " << problems << " problems x " << individuals
             << " individuals x " << postures << " postures x " << bench::kLines << " lines, n = "
             << n << " (" << evaluator->description() << ")\n";
