@@ -35,14 +35,28 @@ else
   echo "gpu_checks: no build/ and no gpu-bundle/: run tools/build.sh (or tools/gpu_bundle.sh elsewhere)" >&2
   exit 1
 fi
-if ldd build/frfit | grep -q 'not found'; then
+# Every binary a stage runs, not only frfit: the tests and the benchmark also load cuBLAS and
+# cuSOLVER, which the bundle leaves to the GPU machine's CUDA installation.
+binaries=(build/frfit build/frfit-make-fleet build/tests/frfit_tests
+          build/benchmarks/gpu_evaluator_bench build/benchmarks/export_random_batch)
+missing_libraries() { for b in "${binaries[@]}"; do ldd "$b" | sed -n "s|^\s*\(.*not found\)|$b: \1|p"; done; }
+if [[ -n $(missing_libraries) ]]; then
   # CUDA's libraries may only be there as the Python wheels PyTorch brings.
   for d in $(python3 -c 'import nvidia, os; [print(os.path.join(p, s, "lib")) for p in nvidia.__path__ for s in os.listdir(p)]' 2>/dev/null); do
-    [[ -d $d ]] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+    [[ -d $d ]] && LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
   done
   export LD_LIBRARY_PATH
-  ldd build/frfit | grep 'not found' && { echo "gpu_checks: libraries missing (above)" >&2; exit 1; }
+  if [[ -n $(missing_libraries) ]]; then
+    missing_libraries >&2
+    echo "gpu_checks: libraries missing (above; LD_LIBRARY_PATH=$LD_LIBRARY_PATH)" >&2
+    exit 1
+  fi
 fi
+
+# A GPU machine hands back only a few files: everything also goes into RESULTS_DIR.tar.gz, written
+# again after every stage so that a run cut short still returns what it finished.
+pack() { tar -czf "$RESULTS_DIR.tar.gz" -C "$(dirname "$RESULTS_DIR")" "$(basename "$RESULTS_DIR")"; }
+failed=0
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -55,8 +69,24 @@ for stage in "${stages[@]}"; do
   echo "== $stage ($(date -u +%H:%M:%S))"
   case $stage in
     tests)
+      # The summary lines only; the exit status is the test binary's (a loader error or a failed
+      # test must not read as a pass).
+      set +e
       build/tests/frfit_tests --gtest_filter='Cuda*' --gtest_output="json:$RESULTS_DIR/cuda_tests.json" \
-        2>&1 | tee "$RESULTS_DIR/cuda_tests.log" | grep -E '^\[  (FAILED|PASSED|SKIPPED) |mismatch|Failure' || true
+        > "$RESULTS_DIR/cuda_tests.log" 2>&1
+      status=$?
+      set -e
+      grep -E '^\[  (FAILED|PASSED|SKIPPED) |mismatch|Failure|error' "$RESULTS_DIR/cuda_tests.log" || true
+      if ((status != 0)); then
+        echo "gpu_checks: the cuda tests exited with status $status (log: $RESULTS_DIR/cuda_tests.log)" >&2
+        failed=1
+      fi
+      # On the machine this script is for, a skipped cuda test means the GPU was not seen.
+      skipped=$(grep -c '^\[  SKIPPED \] Cuda' "$RESULTS_DIR/cuda_tests.log" || true)
+      if ((skipped > 0)); then
+        echo "gpu_checks: $skipped cuda tests skipped: no usable GPU seen by the tests" >&2
+        failed=1
+      fi
       ;;
     bench)
       build/benchmarks/gpu_evaluator_bench --benchmark_counters_tabular=true \
@@ -98,4 +128,7 @@ PY
       ;;
     *) echo "gpu_checks: unknown stage '$stage'" >&2; exit 2 ;;
   esac
+  pack
 done
+echo "gpu_checks: results in $RESULTS_DIR and $RESULTS_DIR.tar.gz"
+exit $failed
