@@ -1,8 +1,10 @@
 #include "frfit/fleet/fleet_mpi.h"
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "frfit/common/error.h"
@@ -57,12 +59,14 @@ class MpiPeers final : public FleetPeers {
   int local_size() const override { return local_size_; }
 
   int FirstFailedRank(bool failed) override {
+    Rendezvous();
     int mine = failed ? rank_ : size_, first = size_;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return first;
   }
 
   std::string Broadcast(const std::string& text) override {
+    Rendezvous();
     unsigned long long length = text.size();
     MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     std::string out = rank_ == 0 ? text : std::string(CheckedCount(length), '\0');
@@ -71,6 +75,7 @@ class MpiPeers final : public FleetPeers {
   }
 
   std::vector<std::string> Gather(const std::string& text) override {
+    Rendezvous();
     const int length = CheckedCount(text.size());
     std::vector<int> lengths(rank_ == 0 ? size_ : 0), offsets(lengths.size());
     MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -93,6 +98,17 @@ class MpiPeers final : public FleetPeers {
   }
 
  private:
+  // Every rank arrives here before a collective. A rank that has fitted its robots may wait
+  // minutes for the others (or for rank 0's outputs), and MPI's blocking collectives wait by
+  // polling a core at full speed: one that ranks sharing the core need. This waits asleep.
+  static void Rendezvous() {
+    MPI_Request request;
+    MPI_Ibarrier(MPI_COMM_WORLD, &request);
+    int done = 0;
+    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&request, &done, MPI_STATUS_IGNORE))
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
   // MPI counts are ints: 2 GB of outcomes is far beyond any fleet's (a few kB per robot).
   static int CheckedCount(unsigned long long n) {
     if (n > static_cast<unsigned long long>(INT_MAX))
