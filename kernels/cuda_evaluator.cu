@@ -292,7 +292,8 @@ namespace {
 
 class CudaEvaluator final : public CudaEvaluatorBase {
  public:
-  CudaEvaluator(int lanes_per_line, int device) : CudaEvaluatorBase(device), lanes_per_line_(lanes_per_line) {}
+  CudaEvaluator(int lanes_per_line, int device)
+      : CudaEvaluatorBase(device), lanes_per_line_(lanes_per_line) {}
   std::string description() const override {
     return CudaEvaluatorBase::description() + ", " +
            (lanes_per_line_ == 0 ? std::string("lanes per line by size")

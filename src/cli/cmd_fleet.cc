@@ -61,8 +61,9 @@ int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
     AgreeWithPeers(peers);  // an error above on any rank ends every rank here
     options.run_id = peers->Broadcast(FleetDefaultRunId());  // rank 0's clock names the run
   }
-  const std::string rank_prefix =
-      peers ? "[rank " + std::to_string(peers->rank()) + " of " + std::to_string(peers->size()) + "] " : "";
+  const std::string rank_prefix = peers ? "[rank " + std::to_string(peers->rank()) + " of " +
+                                              std::to_string(peers->size()) + "] "
+                                        : "";
   // On a terminal: one line that updates in place (every round, at most a few times a second),
   // as `frfit fit` shows; other lines end it first. Elsewhere: a line every --progress-every
   // rounds.
@@ -146,7 +147,8 @@ int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
 }  // namespace
 
 int RunFleet(int argc, char** argv) {
-  std::unique_ptr<FleetPeers> peers = ConnectMpiPeers();  // null unless started as several processes
+  // Null unless started as one of several processes.
+  std::unique_ptr<FleetPeers> peers = ConnectMpiPeers();
   return RunAsFleetRank(peers.get(), [&] { return RunFleetRank(argc, argv, peers.get()); });
 }
 

@@ -48,7 +48,9 @@ bool EvaluatorOptions::IsValid(std::string* error) const {
     return false;
   }
   if (cuda_device < -1) {
-    if (error) *error = "cuda_device: expected >= -1 (-1 = the current device), got " + std::to_string(cuda_device);
+    if (error)
+      *error = "cuda_device: expected >= -1 (-1 = the current device), got " +
+               std::to_string(cuda_device);
     return false;
   }
   return true;

@@ -23,7 +23,8 @@ int EnvironmentInt(const char* name, int fallback) {
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
   if (*end || value < 0 || value > INT_MAX)
-    throw Error("environment", name, std::string("expected a non-negative integer, got '") + text + "'");
+    throw Error("environment", name,
+                std::string("expected a non-negative integer, got '") + text + "'");
   return static_cast<int>(value);
 }
 
@@ -39,10 +40,11 @@ class MpiPeers final : public FleetPeers {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     if (size_ != launch.size) {
       MPI_Finalize();
-      throw Error("frfit fleet", "mpirun",
-                  "the launcher started " + std::to_string(launch.size) + " processes but MPI sees " +
-                      std::to_string(size_) +
-                      " in this job: launch frfit with the mpirun of the MPI library it was built with");
+      throw Error(
+          "frfit fleet", "mpirun",
+          "the launcher started " + std::to_string(launch.size) + " processes but MPI sees " +
+              std::to_string(size_) +
+              " in this job: launch frfit with the mpirun of the MPI library it was built with");
     }
     // The ranks that share this machine (its cores, its GPUs).
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local_);
@@ -85,8 +87,8 @@ class MpiPeers final : public FleetPeers {
       total += static_cast<unsigned long long>(lengths[r]);
     }
     std::string all(rank_ == 0 ? CheckedCount(total) : 0, '\0');
-    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-                MPI_COMM_WORLD);
+    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                0, MPI_COMM_WORLD);
     std::vector<std::string> out;
     for (size_t r = 0; r < lengths.size(); ++r) out.push_back(all.substr(offsets[r], lengths[r]));
     return out;
@@ -105,14 +107,16 @@ class MpiPeers final : public FleetPeers {
     MPI_Request request;
     MPI_Ibarrier(MPI_COMM_WORLD, &request);
     int done = 0;
-    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&request, &done, MPI_STATUS_IGNORE))
+    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done;
+         MPI_Test(&request, &done, MPI_STATUS_IGNORE))
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 
   // MPI counts are ints: 2 GB of outcomes is far beyond any fleet's (a few kB per robot).
   static int CheckedCount(unsigned long long n) {
     if (n > static_cast<unsigned long long>(INT_MAX))
-      throw Error("frfit fleet", "mpi", "expected less than 2 GB in one message, got " + std::to_string(n) + " bytes");
+      throw Error("frfit fleet", "mpi",
+                  "expected less than 2 GB in one message, got " + std::to_string(n) + " bytes");
     return static_cast<int>(n);
   }
 
@@ -147,7 +151,8 @@ std::unique_ptr<FleetPeers> ConnectMpiPeers() {
 #else
   throw Error("frfit fleet", "mpirun",
               "this frfit was built without MPI, and it is one of " + std::to_string(launch.size) +
-                  " processes started by an MPI launcher: each would fit the whole fleet into the same run directory; "
+                  " processes started by an MPI launcher: each would fit the whole fleet into the "
+                  "same run directory; "
                   "run it as one process, or build frfit with MPI (docs/fleet.md)");
 #endif
 }

@@ -18,7 +18,8 @@ std::vector<double> Doubles(const nlohmann::json& j, const char* key, const std:
   return DoublesFromJson(JsonField<nlohmann::json>(j, key, context), context + "." + key);
 }
 
-std::vector<nlohmann::json> Array(const nlohmann::json& j, const char* key, const std::string& context) {
+std::vector<nlohmann::json> Array(const nlohmann::json& j, const char* key,
+                                  const std::string& context) {
   const nlohmann::json a = JsonField<nlohmann::json>(j, key, context);
   if (!a.is_array()) throw Error(kWhat, context + "." + key, "expected an array");
   return std::vector<nlohmann::json>(a.begin(), a.end());
@@ -77,7 +78,8 @@ FleetRobotOutcome FleetRobotOutcomeFromJson(const nlohmann::json& j) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != seed.size()) throw Error(kWhat, "seed", "expected an unsigned 64-bit integer, got '" + seed + "'");
+  if (used == 0 || used != seed.size())
+    throw Error(kWhat, "seed", "expected an unsigned 64-bit integer, got '" + seed + "'");
   r.warm_start = JsonField<bool>(j, "warm_start", c);
   r.previous = JsonField<std::string>(j, "previous", c);
   r.result_file = JsonField<std::string>(j, "result_file", c);
@@ -91,20 +93,23 @@ FleetRobotOutcome FleetRobotOutcomeFromJson(const nlohmann::json& j) {
   }
   r.parameters = Doubles(j, "parameters", c);
   for (const nlohmann::json& m : Array(j, "modal_frequencies_hz", c))
-    r.modal_frequencies_hz.emplace_back(JsonField<std::string>(m, "posture", c + ".modal_frequencies_hz"),
-                                        Doubles(m, "hz", c + ".modal_frequencies_hz"));
+    r.modal_frequencies_hz.emplace_back(
+        JsonField<std::string>(m, "posture", c + ".modal_frequencies_hz"),
+        Doubles(m, "hz", c + ".modal_frequencies_hz"));
   r.has_drift = JsonField<bool>(j, "has_drift", c);
   for (const nlohmann::json& d : Array(j, "drift_parameters", c)) {
     const std::string where = c + ".drift_parameters";
-    r.drift_parameters.push_back({JsonField<std::string>(d, "name", where), Double(d, "previous", where),
-                                  Double(d, "current", where), Double(d, "change_percent", where),
+    r.drift_parameters.push_back({JsonField<std::string>(d, "name", where),
+                                  Double(d, "previous", where), Double(d, "current", where),
+                                  Double(d, "change_percent", where),
                                   JsonField<bool>(d, "flagged", where)});
   }
   for (const nlohmann::json& d : Array(j, "drift_frequencies", c)) {
     const std::string where = c + ".drift_frequencies";
-    r.drift_frequencies.push_back({JsonField<std::string>(d, "posture", where), JsonField<int>(d, "mode", where),
-                                   Double(d, "previous_hz", where), Double(d, "current_hz", where),
-                                   Double(d, "change_percent", where), JsonField<bool>(d, "flagged", where)});
+    r.drift_frequencies.push_back(
+        {JsonField<std::string>(d, "posture", where), JsonField<int>(d, "mode", where),
+         Double(d, "previous_hz", where), Double(d, "current_hz", where),
+         Double(d, "change_percent", where), JsonField<bool>(d, "flagged", where)});
   }
   r.cost_over_median = Double(j, "cost_over_median", c);
   return r;

@@ -427,7 +427,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     evaluator = CreateEvaluator(options.evaluator);
     report.backend = ToString(evaluator->backend());
     log("frfit fleet: " + std::to_string(ready.size()) + " robot(s) to fit, " +
-        std::to_string(OwnedRobotCount(options.peers, manifest.robots.size()) - ready.size()) + " skipped; backend " + report.backend + " (" + evaluator->description() + ")");
+        std::to_string(OwnedRobotCount(options.peers, manifest.robots.size()) - ready.size()) +
+        " skipped; backend " + report.backend + " (" + evaluator->description() + ")");
 
     const std::int64_t evaluations_before = report.resumed_at_evaluations > 0 ? report.resumed_at_evaluations : 0;
     const auto drive_start = Clock::now();

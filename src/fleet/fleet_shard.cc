@@ -55,9 +55,11 @@ void CheckCheckpointRankCount(const std::string& run_dir, const FleetPeers* peer
     if (written_by == 0 || written_by == processes) continue;
     throw Error("frfit fleet", "--resume",
                 "run directory " + run_dir + " holds " + name + ", a checkpoint of " +
-                    (written_by == 1 ? std::string("a single process") : std::to_string(written_by) + " MPI ranks") +
+                    (written_by == 1 ? std::string("a single process")
+                                     : std::to_string(written_by) + " MPI ranks") +
                     ", and this run has " + std::to_string(processes) + "; resume it with " +
-                    (written_by == 1 ? std::string("one process (no mpirun)") : "mpirun -np " + std::to_string(written_by)));
+                    (written_by == 1 ? std::string("one process (no mpirun)")
+                                     : "mpirun -np " + std::to_string(written_by)));
   }
 }
 
@@ -80,7 +82,9 @@ bool GatherShardOutcomes(FleetPeers* peers, FleetReport* report) {
                          {"evaluator_seconds", report->evaluator_seconds}};
   mine["robots"] = nlohmann::json::array();
   for (size_t i = 0; i < report->robots.size(); ++i)
-    if (OwnsRobot(peers, i)) mine["robots"].push_back({{"index", i}, {"outcome", FleetRobotOutcomeToJson(report->robots[i])}});
+    if (OwnsRobot(peers, i))
+      mine["robots"].push_back(
+          {{"index", i}, {"outcome", FleetRobotOutcomeToJson(report->robots[i])}});
   const std::vector<std::string> shards = peers->Gather(mine.dump());
   peers->fitting = false;
   if (!IsRankZero(peers)) return false;
@@ -94,15 +98,21 @@ bool GatherShardOutcomes(FleetPeers* peers, FleetReport* report) {
       if (report->backend.empty()) report->backend = shard.at("backend").get<std::string>();
       report->evaluations += shard.at("evaluations").get<std::int64_t>();
       const std::int64_t resumed = shard.at("resumed_at_evaluations").get<std::int64_t>();
-      if (resumed >= 0) report->resumed_at_evaluations = std::max<std::int64_t>(report->resumed_at_evaluations, 0) + resumed;
+      if (resumed >= 0)
+        report->resumed_at_evaluations =
+            std::max<std::int64_t>(report->resumed_at_evaluations, 0) + resumed;
       // The ranks fit side by side: the run takes as long, and as many rounds, as its slowest rank.
       report->rounds = std::max(report->rounds, shard.at("rounds").get<std::int64_t>());
-      report->drive_seconds = std::max(report->drive_seconds, shard.at("drive_seconds").get<double>());
-      report->evaluator_seconds = std::max(report->evaluator_seconds, shard.at("evaluator_seconds").get<double>());
+      report->drive_seconds =
+          std::max(report->drive_seconds, shard.at("drive_seconds").get<double>());
+      report->evaluator_seconds =
+          std::max(report->evaluator_seconds, shard.at("evaluator_seconds").get<double>());
       for (const nlohmann::json& robot : shard.at("robots")) {
         const size_t index = robot.at("index").get<size_t>();
         if (index >= report->robots.size() || static_cast<int>(index % peers->size()) != rank)
-          throw Error("frfit fleet", what, "robot index " + std::to_string(index) + " is not rank " + std::to_string(rank) + "'s");
+          throw Error("frfit fleet", what,
+                      "robot index " + std::to_string(index) + " is not rank " +
+                          std::to_string(rank) + "'s");
         report->robots[index] = FleetRobotOutcomeFromJson(robot.at("outcome"));
       }
     } catch (const nlohmann::json::exception& e) {

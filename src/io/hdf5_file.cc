@@ -39,8 +39,9 @@ void WriteNumbers(hid_t file, const std::string& path, const std::string& datase
                   const std::vector<hsize_t>& dims, hid_t type, const void* data) {
   Handle space{H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose};
   Handle creation{UntimedCreationList(H5P_DATASET_CREATE), H5Pclose};
-  Handle set{H5Dcreate2(file, dataset.c_str(), type, space.id, H5P_DEFAULT, creation.id, H5P_DEFAULT),
-             H5Dclose};
+  Handle set{
+      H5Dcreate2(file, dataset.c_str(), type, space.id, H5P_DEFAULT, creation.id, H5P_DEFAULT),
+      H5Dclose};
   if (space.id < 0 || creation.id < 0 || set.id < 0 ||
       (data && H5Dwrite(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0))
     throw Error(path, dataset, "cannot write dataset");
@@ -145,9 +146,9 @@ void Hdf5File::WriteStrings(const std::string& dataset, const std::vector<std::s
   const hsize_t dims[1] = {values.size()};
   Handle space{H5Screate_simple(1, dims, nullptr), H5Sclose};
   Handle creation{UntimedCreationList(H5P_DATASET_CREATE), H5Pclose};
-  Handle set{H5Dcreate2(file_, dataset.c_str(), type.id, space.id, H5P_DEFAULT, creation.id,
-                        H5P_DEFAULT),
-             H5Dclose};
+  Handle set{
+      H5Dcreate2(file_, dataset.c_str(), type.id, space.id, H5P_DEFAULT, creation.id, H5P_DEFAULT),
+      H5Dclose};
   std::vector<const char*> ptrs;
   for (const auto& v : values) ptrs.push_back(v.c_str());
   if (set.id < 0 ||

@@ -36,7 +36,8 @@ const std::string kCli = FRFIT_CLI_PATH;
 
 // The launcher as CMake found it, with the flags this machine needs (tests/CMakeLists.txt).
 std::vector<std::string> MpiexecArgs(int ranks) {
-  std::vector<std::string> args = {FRFIT_MPIEXEC, FRFIT_MPIEXEC_NUMPROC_FLAG, std::to_string(ranks)};
+  std::vector<std::string> args = {FRFIT_MPIEXEC, FRFIT_MPIEXEC_NUMPROC_FLAG,
+                                   std::to_string(ranks)};
   std::istringstream flags(FRFIT_MPIEXEC_PREFLAGS);
   for (std::string flag; flags >> flag;) args.push_back(flag);
   args.push_back(kCli);
@@ -45,7 +46,8 @@ std::vector<std::string> MpiexecArgs(int ranks) {
 
 std::string Mpirun(int ranks) {
   std::string command;
-  for (const std::string& a : MpiexecArgs(ranks)) command += (command.empty() ? "" : " ") + Quote(a);
+  for (const std::string& a : MpiexecArgs(ranks))
+    command += (command.empty() ? "" : " ") + Quote(a);
   return command;
 }
 
@@ -70,7 +72,8 @@ std::vector<std::pair<haddr_t, size_t>> TimingBytes(const std::string& path) {
   std::vector<std::pair<haddr_t, size_t>> ranges;
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) return ranges;
-  for (const char* name : {"/summary/wall_seconds", "/summary/ga_seconds", "/summary/nm_seconds", "/summary/lm_seconds"}) {
+  for (const char* name : {"/summary/wall_seconds", "/summary/ga_seconds", "/summary/nm_seconds",
+                           "/summary/lm_seconds"}) {
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0) continue;
     const hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
     const haddr_t offset = H5Dget_offset(set);
@@ -98,11 +101,12 @@ void ExpectSameBytesButTimings(const std::string& a, const std::string& b) {
 
 // Everything of summary.json and drift.json but what names or times the run.
 nlohmann::json WithoutRunSpecifics(nlohmann::json j) {
-  for (const char* key : {"run_id", "run_dir", "ranks", "wall_seconds", "drive_seconds", "evaluator_seconds",
-                          "rounds", "resumed_at_evaluations"})
+  for (const char* key : {"run_id", "run_dir", "ranks", "wall_seconds", "drive_seconds",
+                          "evaluator_seconds", "rounds", "resumed_at_evaluations"})
     j.erase(key);
   for (auto& robot : j["robots"])
-    if (robot.contains("result")) robot["result"] = fs::path(robot["result"].get<std::string>()).filename().string();
+    if (robot.contains("result"))
+      robot["result"] = fs::path(robot["result"].get<std::string>()).filename().string();
   return j;
 }
 
@@ -164,7 +168,8 @@ class FleetMpiTest : public test::TempDirTest {
   }
 
   std::string Fleet(const std::string& manifest, const std::string& out, const std::string& more) {
-    return " fleet --manifest " + Quote(manifest) + " --out " + Quote(Path(out)) + " --backend cpu " + more;
+    return " fleet --manifest " + Quote(manifest) + " --out " + Quote(Path(out)) +
+           " --backend cpu " + more;
   }
 };
 
@@ -177,27 +182,32 @@ class FleetMpiRanks : public FleetMpiTest, public ::testing::WithParamInterface<
 TEST_P(FleetMpiRanks, WriteWhatOneProcessWrites) {
   const int ranks = GetParam();
   Generate(5, test::kTinyFitConfig);
-  ASSERT_EQ(Shell(Quote(kCli) + " fit --model " + Quote(Path("fleet/model.yaml")) + " --frf " +
-                  Quote(Path("fleet/robot_003/frf_milling.h5")) + " --config " + Quote(Path("fit.yaml")) +
-                  " --seed 5 --backend cpu --threads 1 --out " + Quote(Path("fleet/previous.h5"))),
-            0)
+  ASSERT_EQ(
+      Shell(Quote(kCli) + " fit --model " + Quote(Path("fleet/model.yaml")) + " --frf " +
+            Quote(Path("fleet/robot_003/frf_milling.h5")) + " --config " + Quote(Path("fit.yaml")) +
+            " --seed 5 --backend cpu --threads 1 --out " + Quote(Path("fleet/previous.h5"))),
+      0)
       << ReadText(Path("err.txt"));
   const std::string manifest = Path("fleet/night.yaml");
-  std::ofstream(manifest) << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nseed: 11\nrobots:\n"
-                             "  - {name: robot_000, frf: [robot_000/frf_milling.h5]}\n"
-                             "  - {name: robot_001, frf: [robot_001/frf_milling.h5], previous: previous.h5}\n"
-                             "  - {name: broken, frf: [robot_009/frf_milling.h5]}\n"
-                             "  - {name: robot_002, frf: [robot_002/frf_milling.h5]}\n"
-                             "  - {name: robot_003, frf: [robot_003/frf_milling.h5]}\n"
-                             "  - {name: robot_004, frf: [robot_004/frf_milling.h5]}\n";
+  std::ofstream(manifest)
+      << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nseed: 11\nrobots:\n"
+         "  - {name: robot_000, frf: [robot_000/frf_milling.h5]}\n"
+         "  - {name: robot_001, frf: [robot_001/frf_milling.h5], previous: previous.h5}\n"
+         "  - {name: broken, frf: [robot_009/frf_milling.h5]}\n"
+         "  - {name: robot_002, frf: [robot_002/frf_milling.h5]}\n"
+         "  - {name: robot_003, frf: [robot_003/frf_milling.h5]}\n"
+         "  - {name: robot_004, frf: [robot_004/frf_milling.h5]}\n";
   std::string err;
-  ASSERT_EQ(Shell(Quote(kCli) + Fleet(manifest, "one", "--run-id night --threads 1 --quiet"), &err), 0) << err;
+  ASSERT_EQ(Shell(Quote(kCli) + Fleet(manifest, "one", "--run-id night --threads 1 --quiet"), &err),
+            0)
+      << err;
   // No --run-id: rank 0 names the run and every rank writes there.
   ASSERT_EQ(Shell(Mpirun(ranks) + Fleet(manifest, "mpi", "--json"), &err), 0) << err;
   const nlohmann::json printed = nlohmann::json::parse(ReadText(Path("out.txt")));  // rank 0's only
   const std::string run_id = printed.at("run_id");
   std::vector<std::string> runs;
-  for (const auto& e : fs::directory_iterator(Path("mpi"))) runs.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(Path("mpi")))
+    runs.push_back(e.path().filename().string());
   EXPECT_EQ(runs, std::vector<std::string>{run_id});
   EXPECT_EQ(CountOccurrences(err, "skipping robot broken"), 1) << err;
   EXPECT_EQ(printed.at("robots_skipped"), 1);
@@ -208,9 +218,12 @@ TEST_P(FleetMpiRanks, WriteWhatOneProcessWrites) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, FleetMpiRanks, ::testing::Values(2, 3),
-                         [](const ::testing::TestParamInfo<int>& info) { return std::to_string(info.param) + "ranks"; });
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::to_string(info.param) + "ranks";
+                         });
 
-// --- a rank killed mid-run ------------------------------------------------------------------------
+// --- a rank killed mid-run
+// ------------------------------------------------------------------------
 
 // The processes below `root` (mpirun's children, and theirs).
 std::vector<pid_t> Descendants(pid_t root) {
@@ -243,7 +256,8 @@ pid_t RankProcess(pid_t launcher, int rank) {
     std::istringstream vars(environ);
     bool is_rank = false;
     for (std::string var; std::getline(vars, var, '\0');) is_rank |= var == want;
-    if (is_rank && ReadText("/proc/" + std::to_string(pid) + "/comm").rfind("frfit", 0) == 0) return pid;
+    if (is_rank && ReadText("/proc/" + std::to_string(pid) + "/comm").rfind("frfit", 0) == 0)
+      return pid;
   }
   return 0;
 }
@@ -253,7 +267,8 @@ long long CheckpointedEvaluations(const std::string& path) {
   long long total = 0;
   const nlohmann::json checkpoint = ReadJson(path);
   for (const auto& state : checkpoint.at("runs"))
-    total += state.at("ga_evaluations").get<long long>() + state.at("nm_evaluations").get<long long>() +
+    total += state.at("ga_evaluations").get<long long>() +
+             state.at("nm_evaluations").get<long long>() +
              state.at("lm_evaluations").get<long long>();
   return total;
 }
@@ -272,9 +287,10 @@ TEST_F(FleetMpiTest, AKilledRankResumesFromTheCheckpointsWithTheSameRankCount) {
 
   std::vector<std::string> args = MpiexecArgs(2);
   for (const char* a : {"fleet", "--manifest", manifest.c_str()}) args.push_back(a);
-  for (const std::string& a : {std::string("--out"), Path("runs"), std::string("--run-id"), std::string("killed"),
-                               std::string("--backend"), std::string("cpu"), std::string("--checkpoint-every"),
-                               std::string("400"), std::string("--quiet")})
+  for (const std::string& a :
+       {std::string("--out"), Path("runs"), std::string("--run-id"), std::string("killed"),
+        std::string("--backend"), std::string("cpu"), std::string("--checkpoint-every"),
+        std::string("400"), std::string("--quiet")})
     args.push_back(a);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -290,7 +306,8 @@ TEST_F(FleetMpiTest, AKilledRankResumesFromTheCheckpointsWithTheSameRankCount) {
     ::_exit(127);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!(covers_history(rank0) && covers_history(rank1)) && std::chrono::steady_clock::now() < deadline)
+  while (!(covers_history(rank0) && covers_history(rank1)) &&
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const pid_t victim = RankProcess(launcher, 1);
   if (victim > 0) ::kill(victim, SIGKILL);
@@ -307,7 +324,8 @@ TEST_F(FleetMpiTest, AKilledRankResumesFromTheCheckpointsWithTheSameRankCount) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_GT(victim, 0) << "rank 1's process not found; " << ReadText(log);
-  ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the run finished before rank 1 was killed";
+  ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the run finished before rank 1 was killed";
   ASSERT_FALSE(fs::exists(Path("runs/killed/summary.json")));
   ASSERT_TRUE(fs::exists(rank0) && fs::exists(rank1));
   const long long checkpointed = CheckpointedEvaluations(rank0) + CheckpointedEvaluations(rank1);
@@ -329,7 +347,8 @@ TEST_F(FleetMpiTest, AKilledRankResumesFromTheCheckpointsWithTheSameRankCount) {
   EXPECT_EQ(summary.at("resumed_at_evaluations").get<long long>(), checkpointed);
   EXPECT_GT(checkpointed, 0);
 
-  ASSERT_EQ(Shell(Quote(kCli) + Fleet(manifest, "runs", "--run-id straight --quiet"), &err), 0) << err;
+  ASSERT_EQ(Shell(Quote(kCli) + Fleet(manifest, "runs", "--run-id straight --quiet"), &err), 0)
+      << err;
   ExpectSameOutputs(Path("runs/straight"), Path("runs/killed"), 2);
 }
 
@@ -337,7 +356,9 @@ TEST_F(FleetMpiTest, AKilledRankResumesFromTheCheckpointsWithTheSameRankCount) {
 
 TEST_F(FleetMpiTest, AnErrorOfEveryRankIsOneLine) {
   std::string err;
-  EXPECT_NE(Shell("timeout 120 " + Mpirun(3) + Fleet(Path("absent.yaml"), "runs", "--run-id n"), &err), 0);
+  EXPECT_NE(
+      Shell("timeout 120 " + Mpirun(3) + Fleet(Path("absent.yaml"), "runs", "--run-id n"), &err),
+      0);
   EXPECT_EQ(CountLinesStartingWith(err, "error: "), 1) << err;
   EXPECT_NE(err.find("absent.yaml"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(Path("runs/n")));
@@ -349,7 +370,8 @@ TEST_F(FleetMpiTest, AnErrorOfOneRankEndsEveryRank) {
   // Before the fits: rank 1's checkpoint is damaged. Every rank stops; one line names the file.
   fs::create_directories(Path("runs/damaged"));
   std::ofstream(Path("runs/damaged/checkpoint.rank1-of-2.json")) << "{ not json";
-  int status = Shell("timeout 120 " + Mpirun(2) + Fleet(manifest, "runs", "--run-id damaged --resume"), &err);
+  int status = Shell(
+      "timeout 120 " + Mpirun(2) + Fleet(manifest, "runs", "--run-id damaged --resume"), &err);
   EXPECT_NE(status, 0);
   EXPECT_NE(status, 124) << "timed out: a rank waited for one that had failed";
   EXPECT_EQ(CountLinesStartingWith(err, "error: "), 1) << err;
@@ -359,7 +381,8 @@ TEST_F(FleetMpiTest, AnErrorOfOneRankEndsEveryRank) {
   // During the fits: rank 1 cannot write its robot's result (a directory has that name), while
   // rank 0 fits or waits for it. Every rank ends, with the reason.
   fs::create_directories(Path("runs/blocked/robot_001.h5"));
-  status = Shell("timeout 120 " + Mpirun(2) + Fleet(manifest, "runs", "--run-id blocked --resume"), &err);
+  status = Shell("timeout 120 " + Mpirun(2) + Fleet(manifest, "runs", "--run-id blocked --resume"),
+                 &err);
   EXPECT_NE(status, 0);
   EXPECT_NE(status, 124) << "timed out: a rank waited for one that had failed";
   EXPECT_NE(err.find("error: "), std::string::npos) << err;

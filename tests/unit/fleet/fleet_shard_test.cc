@@ -30,7 +30,9 @@ class PeersAt final : public FleetPeers {
   int local_size() const override { return size_; }
   int FirstFailedRank(bool) override { return Unexpected(size_); }
   std::string Broadcast(const std::string&) override { return Unexpected(std::string()); }
-  std::vector<std::string> Gather(const std::string&) override { return Unexpected(std::vector<std::string>()); }
+  std::vector<std::string> Gather(const std::string&) override {
+    return Unexpected(std::vector<std::string>());
+  }
   [[noreturn]] void Abort(int) override { throw std::logic_error("Abort called"); }
 
  private:
@@ -62,7 +64,8 @@ TEST(FleetShard, EveryRobotHasExactlyOneRankAndSharesDifferByAtMostOne) {
       }
       for (int rank = 0; rank < size; ++rank) {
         const PeersAt peers(rank, size);
-        EXPECT_EQ(OwnedRobotCount(&peers, robots), counted[rank]) << rank << " of " << size << ", " << robots;
+        EXPECT_EQ(OwnedRobotCount(&peers, robots), counted[rank])
+            << rank << " of " << size << ", " << robots;
         EXPECT_LE(counted[0] - counted[rank], 1u);
       }
     }
@@ -76,7 +79,8 @@ TEST(FleetShard, CheckpointsAreNamedPerRankAndAnotherRankCountsAreRefused) {
   EXPECT_EQ(CheckpointFileName(&rank1of3), "checkpoint.rank1-of-3.json");
   EXPECT_EQ(HistoryFileName(&rank1of3), "checkpoint.rank1-of-3.history");
 
-  const auto dir = std::filesystem::temp_directory_path() / ("frfit_shard_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("frfit_shard_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   auto expect_refused = [&](const FleetPeers* peers, const std::string& hint) {
@@ -122,7 +126,8 @@ constexpr size_t FieldCount() {
 }
 
 void ExpectSameBits(double a, double b, const std::string& field) {
-  EXPECT_EQ(std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b)) << field << ": " << a << " vs " << b;
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b))
+      << field << ": " << a << " vs " << b;
 }
 
 TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
@@ -157,7 +162,8 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   a.cost_over_median = std::numeric_limits<double>::infinity();
 
   // Through text, as the ranks send it.
-  const FleetRobotOutcome b = FleetRobotOutcomeFromJson(nlohmann::json::parse(FleetRobotOutcomeToJson(a).dump()));
+  const FleetRobotOutcome b =
+      FleetRobotOutcomeFromJson(nlohmann::json::parse(FleetRobotOutcomeToJson(a).dump()));
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.reason, b.reason);
@@ -171,13 +177,15 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   EXPECT_EQ(a.termination, b.termination);
   EXPECT_EQ(a.parameter_names, b.parameter_names);
   ASSERT_EQ(a.parameters.size(), b.parameters.size());
-  for (size_t k = 0; k < a.parameters.size(); ++k) ExpectSameBits(a.parameters[k], b.parameters[k], "parameters");
+  for (size_t k = 0; k < a.parameters.size(); ++k)
+    ExpectSameBits(a.parameters[k], b.parameters[k], "parameters");
   ASSERT_EQ(a.modal_frequencies_hz.size(), b.modal_frequencies_hz.size());
   for (size_t p = 0; p < a.modal_frequencies_hz.size(); ++p) {
     EXPECT_EQ(a.modal_frequencies_hz[p].first, b.modal_frequencies_hz[p].first);
     ASSERT_EQ(a.modal_frequencies_hz[p].second.size(), b.modal_frequencies_hz[p].second.size());
     for (size_t k = 0; k < a.modal_frequencies_hz[p].second.size(); ++k)
-      ExpectSameBits(a.modal_frequencies_hz[p].second[k], b.modal_frequencies_hz[p].second[k], "modal frequency");
+      ExpectSameBits(a.modal_frequencies_hz[p].second[k], b.modal_frequencies_hz[p].second[k],
+                     "modal frequency");
   }
   EXPECT_EQ(a.has_drift, b.has_drift);
   ASSERT_EQ(a.drift_parameters.size(), b.drift_parameters.size());
