@@ -130,7 +130,9 @@ struct NormalIndividual {
 
 class CudaEvaluatorBase : public Evaluator {
  public:
-  CudaEvaluatorBase();
+  // device: -1 the calling thread's current device; otherwise device % the number of devices
+  // (an MPI rank passes its local rank, so the ranks of one machine spread over its GPUs).
+  explicit CudaEvaluatorBase(int device = -1);
   ~CudaEvaluatorBase() override;
   BackendType backend() const override { return BackendType::kCuda; }
   std::string description() const override { return device_name_; }

@@ -162,9 +162,14 @@ std::string DeviceName(int device) {
 
 }  // namespace
 
-CudaEvaluatorBase::CudaEvaluatorBase() {
+CudaEvaluatorBase::CudaEvaluatorBase(int device) {
   std::string reason;
   if (!CudaDeviceUsable(&reason)) throw Error("", "cuda", "no usable GPU: " + reason);
+  if (device >= 0) {
+    int count = 0;
+    Check(cudaGetDeviceCount(&count), "counting the devices");
+    Check(cudaSetDevice(device % count), "selecting the device");
+  }
   Check(cudaGetDevice(&device_), "selecting the device");
   device_name_ = DeviceName(device_);
 }
@@ -287,7 +292,8 @@ namespace {
 
 class CudaEvaluator final : public CudaEvaluatorBase {
  public:
-  explicit CudaEvaluator(int lanes_per_line) : lanes_per_line_(lanes_per_line) {}
+  CudaEvaluator(int lanes_per_line, int device)
+      : CudaEvaluatorBase(device), lanes_per_line_(lanes_per_line) {}
   std::string description() const override {
     return CudaEvaluatorBase::description() + ", " +
            (lanes_per_line_ == 0 ? std::string("lanes per line by size")
@@ -393,12 +399,12 @@ int DefaultLanesPerLine(int n) {
   return bucket <= 4 ? 1 : bucket <= 12 ? 8 : bucket <= 24 ? 16 : 32;
 }
 
-std::unique_ptr<Evaluator> CreateCudaEvaluator(int lanes_per_line) {
+std::unique_ptr<Evaluator> CreateCudaEvaluator(int lanes_per_line, int device) {
   if (lanes_per_line != 0 && lanes_per_line != 1 && lanes_per_line != 8 && lanes_per_line != 16 &&
       lanes_per_line != 32)
     throw Error("", "lanes_per_line",
                 "expected 0 (by size), 1, 8, 16 or 32, got " + std::to_string(lanes_per_line));
-  return std::make_unique<cuda::CudaEvaluator>(lanes_per_line);
+  return std::make_unique<cuda::CudaEvaluator>(lanes_per_line, device);
 }
 
 }  // namespace frfit

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what frfit needs to build and test, from Debian's packages, and only what is missing.
 # Safe to run again: with everything present it changes nothing. The CUDA toolkit is optional and
-# looked for at /usr/local/cuda; without it the cuda backend is simply not built.
+# looked for at /usr/local/cuda; without it the cuda backend is simply not built. Open MPI is for
+# `mpirun -np N frfit fleet` and its tests (docs/fleet.md); a build without it skips both.
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libeigen3-dev libhdf5-dev libyaml-cpp-dev
           nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev chromium
-          liburdfdom-dev)
+          liburdfdom-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,18 +1,25 @@
-// frfit fleet: the nightly refit of every robot of a manifest in one batched drive (docs/fleet.md).
+// frfit fleet: the nightly refit of every robot of a manifest in one batched drive (docs/fleet.md),
+// or of one rank's share of them when started by mpirun.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/fleet/fleet_mpi.h"
 #include "frfit/fleet/fleet_run.h"
 
 namespace frfit::cli {
+namespace {
 
-int RunFleet(int argc, char** argv) {
+// One process's part of the command: everything with `peers` null, or one rank's robots.
+int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
   const Args args("fleet", argc, argv,
                   {"manifest", "out", "run-id", "backend", "threads", "checkpoint-every",
                    "checkpoint-seconds", "progress-every"},
@@ -28,6 +35,13 @@ int RunFleet(int argc, char** argv) {
   if (!FromString(options.backend_given, &options.evaluator.backend))
     throw Error("frfit fleet", "--backend", "expected cpu, cuda or auto, got '" + options.backend_given + "'");
   options.evaluator.threads = static_cast<int>(args.GetInt("threads", 0));
+  if (peers) {
+    // The ranks of one machine share its cores, and each takes its own GPU there.
+    if (options.evaluator.threads == 0)
+      options.evaluator.threads =
+          std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / peers->local_size());
+    options.evaluator.cuda_device = peers->local_rank();
+  }
   std::string error;
   if (!options.evaluator.IsValid(&error)) throw Error("frfit fleet", "--threads", error);
   // Defaults and range checks live in FleetRunOptions and RunFleet.
@@ -42,6 +56,14 @@ int RunFleet(int argc, char** argv) {
   const long every = args.GetInt("progress-every", 10);
   if (every < 1) throw Error("frfit fleet", "--progress-every", "expected an integer >= 1");
   if (progress) options.progress_every_rounds = static_cast<int>(every);
+  options.peers = peers;
+  if (peers && options.run_id.empty()) {
+    AgreeWithPeers(peers);  // an error above on any rank ends every rank here
+    options.run_id = peers->Broadcast(FleetDefaultRunId());  // rank 0's clock names the run
+  }
+  const std::string rank_prefix = peers ? "[rank " + std::to_string(peers->rank()) + " of " +
+                                              std::to_string(peers->size()) + "] "
+                                        : "";
   // On a terminal: one line that updates in place (every round, at most a few times a second),
   // as `frfit fit` shows; other lines end it first. Elsewhere: a line every --progress-every
   // rounds.
@@ -74,7 +96,7 @@ int RunFleet(int argc, char** argv) {
   options.log = [&](const std::string& line) {
     if (!quiet || line.rfind("frfit fleet: skipping", 0) == 0) {
       end_line();
-      std::fprintf(stderr, "%s\n", line.c_str());
+      std::fprintf(stderr, "%s%s\n", rank_prefix.c_str(), line.c_str());
     }
   };
 
@@ -86,6 +108,7 @@ int RunFleet(int argc, char** argv) {
     throw;
   }
   end_line();
+  if (!IsRankZero(peers)) return 0;  // rank 0 wrote the outputs and reports the run
 
   if (json) {
     std::printf("%s\n", FleetReportToJson(report).dump().c_str());
@@ -119,6 +142,14 @@ int RunFleet(int argc, char** argv) {
   }
   if (report.ok() == 0) throw Error("frfit fleet", "", "every robot was skipped (see " + report.run_dir + "/summary.json)");
   return 0;
+}
+
+}  // namespace
+
+int RunFleet(int argc, char** argv) {
+  // Null unless started as one of several processes.
+  std::unique_ptr<FleetPeers> peers = ConnectMpiPeers();
+  return RunAsFleetRank(peers.get(), [&] { return RunFleetRank(argc, argv, peers.get()); });
 }
 
 }  // namespace frfit::cli

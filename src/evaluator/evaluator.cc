@@ -47,6 +47,12 @@ bool EvaluatorOptions::IsValid(std::string* error) const {
     if (error) *error = "threads: expected >= 0 (0 = all hardware threads), got " + std::to_string(threads);
     return false;
   }
+  if (cuda_device < -1) {
+    if (error)
+      *error = "cuda_device: expected >= -1 (-1 = the current device), got " +
+               std::to_string(cuda_device);
+    return false;
+  }
   return true;
 }
 
@@ -107,7 +113,7 @@ std::unique_ptr<Evaluator> CreateEvaluator(const EvaluatorOptions& options) {
   if (options.backend == BackendType::kCuda && !usable)
     throw Error("", "--backend cuda", "no usable GPU: " + reason);
 #if defined(FRFIT_HAVE_CUDA)
-  if (usable) return CreateCudaEvaluator();
+  if (usable) return CreateCudaEvaluator(0, options.cuda_device);
 #endif
   return CreateCpuEvaluator(options.threads);
 }

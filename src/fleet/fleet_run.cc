@@ -222,6 +222,7 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
   j["run_dir"] = report.run_dir;
   j["manifest"] = report.manifest;
   j["backend"] = report.backend;
+  j["ranks"] = report.ranks;
   j["robots_ok"] = report.ok();
   j["robots_skipped"] = report.skipped();
   j["evaluations"] = report.evaluations;
@@ -284,16 +285,17 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     throw Error("frfit fleet", "--checkpoint-seconds", "expected a finite number >= 0");
   const fs::path run_dir = fs::path(options.out) / report.run_id;
   report.run_dir = run_dir.string();
-  const std::string checkpoint_path = (run_dir / "checkpoint.json").string();
+  const std::string checkpoint_path = (run_dir / CheckpointFileName(options.peers)).string();
   // The robots' cost histories, appended at each checkpoint instead of rewritten in it.
-  const std::string history_path = (run_dir / "checkpoint.history").string();
+  const std::string history_path = (run_dir / HistoryFileName(options.peers)).string();
   if (options.resume) {
     if (!fs::is_directory(run_dir))
       throw Error("frfit fleet", "--resume", "no run directory " + run_dir.string() + " to resume");
     if (fs::exists(run_dir / "summary.json"))
       throw Error("frfit fleet", "--resume", "run " + report.run_id + " is complete (" +
                                                  (run_dir / "summary.json").string() + " exists); nothing to resume");
-  } else {
+    CheckCheckpointRankCount(run_dir.string(), options.peers);
+  } else if (IsRankZero(options.peers)) {  // rank 0 makes the directory for every rank
     std::error_code ec;
     fs::create_directories(options.out, ec);
     if (ec) throw Error("frfit fleet", "--out", "cannot create " + options.out + ": " + ec.message());
@@ -304,6 +306,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
                                                  "--run-id, or --resume to continue it)");
     }
   }
+  AgreeWithPeers(options.peers);
 
   // --- every robot checked before any work; a bad one is skipped with its reason -------------
   std::map<std::string, std::shared_ptr<const Model>> models;
@@ -313,6 +316,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   for (size_t i = 0; i < manifest.robots.size(); ++i) {
     const FleetRobot& robot = manifest.robots[i];
     FleetRobotOutcome& out = report.robots[i];
+    if (!OwnsRobot(options.peers, i)) continue;  // another rank's
     out.name = robot.name;
     out.seed = robot.seed;
     out.previous = robot.previous;
@@ -423,7 +427,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     evaluator = CreateEvaluator(options.evaluator);
     report.backend = ToString(evaluator->backend());
     log("frfit fleet: " + std::to_string(ready.size()) + " robot(s) to fit, " +
-        std::to_string(manifest.robots.size() - ready.size()) + " skipped; backend " + report.backend + " (" + evaluator->description() + ")");
+        std::to_string(OwnedRobotCount(options.peers, manifest.robots.size()) - ready.size()) +
+        " skipped; backend " + report.backend + " (" + evaluator->description() + ")");
 
     const std::int64_t evaluations_before = report.resumed_at_evaluations > 0 ? report.resumed_at_evaluations : 0;
     const auto drive_start = Clock::now();
@@ -490,11 +495,14 @@ FleetReport RunFleet(const FleetRunOptions& options) {
         WriteTextFileAtomically(checkpoint_path, j.dump());
       };
     }
+    BeginShardFits(options.peers);
     DriveFits(jobs, rounds.get(), drive);
     report.drive_seconds = std::chrono::duration<double>(Clock::now() - drive_start).count();
     report.rounds = rounds->rounds();
     report.evaluator_seconds = rounds->seconds();
     if (options.progress_every_rounds > 0) progress_line(report.rounds);
+  } else {
+    BeginShardFits(options.peers);  // nothing to fit here, but the other ranks wait for this one
   }
 
   // --- results, per robot ------------------------------------------------------------------
@@ -550,6 +558,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       }
     }
   }
+  if (!GatherShardOutcomes(options.peers, &report)) return report;  // rank 0 writes the outputs
+
   // Each fitted robot's cost against the fleet's median (the middle of the sorted costs; the mean
   // of the two middle ones for an even count).
   std::vector<double> costs;
@@ -618,6 +628,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   std::error_code ignored;
   fs::remove(checkpoint_path, ignored);
   fs::remove(history_path, ignored);
+  RemoveShardCheckpoints(options.peers, run_dir.string());
   return report;
 }
 

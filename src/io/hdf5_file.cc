@@ -26,6 +26,27 @@ struct Handle {
   }
 };
 
+// Creation properties (of the file's root group, a group, a dataset) without modification times:
+// the same content is then the same bytes, so that two files can be compared byte for byte (the
+// MPI fleet test compares each robot's result with a single process's).
+hid_t UntimedCreationList(hid_t list_class) {
+  const hid_t list = H5Pcreate(list_class);
+  if (list >= 0) H5Pset_obj_track_times(list, 0);
+  return list;
+}
+
+void WriteNumbers(hid_t file, const std::string& path, const std::string& dataset,
+                  const std::vector<hsize_t>& dims, hid_t type, const void* data) {
+  Handle space{H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose};
+  Handle creation{UntimedCreationList(H5P_DATASET_CREATE), H5Pclose};
+  Handle set{
+      H5Dcreate2(file, dataset.c_str(), type, space.id, H5P_DEFAULT, creation.id, H5P_DEFAULT),
+      H5Dclose};
+  if (space.id < 0 || creation.id < 0 || set.id < 0 ||
+      (data && H5Dwrite(set.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0))
+    throw Error(path, dataset, "cannot write dataset");
+}
+
 }  // namespace
 
 Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
@@ -36,7 +57,8 @@ Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
     Handle access{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
     if (access.id < 0 || H5Pset_fapl_core(access.id, 1 << 20, 0) < 0)
       throw Error(path, "", "cannot set up an HDF5 file in memory");
-    file_ = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id);
+    Handle creation{UntimedCreationList(H5P_FILE_CREATE), H5Pclose};
+    file_ = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, creation.id, access.id);
     if (file_ < 0) throw Error(path, "", "cannot create HDF5 file");
   } else {
     std::error_code ec;
@@ -102,22 +124,19 @@ std::vector<std::string> Hdf5File::Children(const std::string& group) const {
 }
 
 void Hdf5File::CreateGroup(const std::string& group) {
-  Handle g{H5Gcreate2(file_, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose};
+  Handle creation{UntimedCreationList(H5P_GROUP_CREATE), H5Pclose};
+  Handle g{H5Gcreate2(file_, group.c_str(), H5P_DEFAULT, creation.id, H5P_DEFAULT), H5Gclose};
   if (g.id < 0) throw Error(path_, group, "cannot create group");
 }
 
 void Hdf5File::WriteDoubles(const std::string& dataset, const std::vector<hsize_t>& dims,
                             const double* data) {
-  if (H5LTmake_dataset_double(file_, dataset.c_str(), static_cast<int>(dims.size()), dims.data(),
-                              data) < 0)
-    throw Error(path_, dataset, "cannot write dataset");
+  WriteNumbers(file_, path_, dataset, dims, H5T_NATIVE_DOUBLE, data);
 }
 
 void Hdf5File::WriteInts(const std::string& dataset, const std::vector<hsize_t>& dims,
                          const std::int64_t* data) {
-  if (H5LTmake_dataset(file_, dataset.c_str(), static_cast<int>(dims.size()), dims.data(),
-                       H5T_NATIVE_INT64, data) < 0)
-    throw Error(path_, dataset, "cannot write dataset");
+  WriteNumbers(file_, path_, dataset, dims, H5T_NATIVE_INT64, data);
 }
 
 void Hdf5File::WriteStrings(const std::string& dataset, const std::vector<std::string>& values) {
@@ -126,9 +145,10 @@ void Hdf5File::WriteStrings(const std::string& dataset, const std::vector<std::s
   H5Tset_cset(type.id, H5T_CSET_UTF8);
   const hsize_t dims[1] = {values.size()};
   Handle space{H5Screate_simple(1, dims, nullptr), H5Sclose};
-  Handle set{H5Dcreate2(file_, dataset.c_str(), type.id, space.id, H5P_DEFAULT, H5P_DEFAULT,
-                        H5P_DEFAULT),
-             H5Dclose};
+  Handle creation{UntimedCreationList(H5P_DATASET_CREATE), H5Pclose};
+  Handle set{
+      H5Dcreate2(file_, dataset.c_str(), type.id, space.id, H5P_DEFAULT, creation.id, H5P_DEFAULT),
+      H5Dclose};
   std::vector<const char*> ptrs;
   for (const auto& v : values) ptrs.push_back(v.c_str());
   if (set.id < 0 ||

@@ -46,6 +46,10 @@ int NormalTermCount(int dim);
 struct EvaluatorOptions {
   BackendType backend = BackendType::kCpu;
   int threads = 0;  // cpu backend: 0 = every hardware thread
+  // cuda backend: -1 the current device (device 0 unless CUDA_VISIBLE_DEVICES says otherwise);
+  // otherwise device cuda_device % the number of devices: an MPI fleet run passes each rank's
+  // local rank, so the ranks of a machine with several GPUs use one each.
+  int cuda_device = -1;
   bool IsValid(std::string* error) const;
 };
 

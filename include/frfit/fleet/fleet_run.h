@@ -15,6 +15,7 @@
 
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fleet/fleet_manifest.h"
+#include "frfit/fleet/fleet_shard.h"
 
 namespace frfit {
 
@@ -24,6 +25,10 @@ struct FleetRunOptions {
   std::string run_id;                 // empty: FleetDefaultRunId()
   EvaluatorOptions evaluator;
   std::string backend_given = "cpu";  // as the user wrote it, for the result files
+  // One rank of an MPI fleet run (fleet/fleet_mpi.h): this process fits only its shard of the
+  // robots and checkpoints it on its own; rank 0 gathers every rank's outcomes and writes the
+  // fleet's outputs. The run id must be the same on every rank. Null: the whole fleet here.
+  FleetPeers* peers = nullptr;
   // Continue DIR/<run_id> from its checkpoint.json (from the start when it has none). Without it
   // an existing run directory is refused, so a re-run never overwrites an earlier night.
   bool resume = false;
@@ -87,6 +92,9 @@ struct FleetReport {
   std::string run_dir;
   std::string manifest;
   std::string backend;
+  // Processes of an MPI run that shared the robots; rounds, drive_seconds and evaluator_seconds
+  // are then its slowest rank's, wall_seconds rank 0's.
+  int ranks = 1;
   FleetDrift drift;                       // the manifest's thresholds
   std::vector<FleetRobotOutcome> robots;  // manifest order
   std::int64_t evaluations = 0;           // all robots, this process and any resumed part
