@@ -211,14 +211,11 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
 }
 
 void WriteEmaResult(const std::string& path, const EmaResult& result) {
-  AtomicFile atomic(path);
-  {
-    Hdf5File f(atomic.temp_path(), Hdf5File::Mode::kCreate);
-    f.SetAttribute("/", "frfit_file", "ema_result");
-    f.SetAttribute("/", "frfit_version", FRFIT_VERSION);
-    WriteEmaGroup(&f, "/ema", result, true);
-  }
-  atomic.Commit();
+  Hdf5File f(path, Hdf5File::Mode::kCreate);  // in memory until Save
+  f.SetAttribute("/", "frfit_file", "ema_result");
+  f.SetAttribute("/", "frfit_version", FRFIT_VERSION);
+  WriteEmaGroup(&f, "/ema", result, true);
+  f.Save();
 }
 
 EmaResult ReadEmaResult(const std::string& path) {
