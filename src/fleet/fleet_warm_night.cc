@@ -103,8 +103,8 @@ std::string WarmResultDistrust(const FitRun& run, const ParameterMap& map,
     const int index = map.free_indices()[j];
     const std::string& name = map.model().parameters[index].name;
     const ParameterBounds& b = map.space().bounds(j);
-    const BoundFlag flag = AtBound(b, now[index]);
-    if (flag == BoundFlag::kNone || AtBound(b, previous.parameters[index]) == flag) continue;
+    const BoundFlag flag = BoundFlagAt(b, now[index]);
+    if (flag == BoundFlag::kNone || BoundFlagAt(b, previous.parameters[index]) == flag) continue;
     const double move = std::fabs(now[index] - previous.parameters[index]);
     bool ran_away = !previous.has_identifiability;
     for (const ParameterIdentifiability& p : previous.identifiability.per_parameter)
