@@ -57,6 +57,24 @@ std::string ModelWithPostures(const std::string& path, const Model& model,
          out.c_str() + "\n";
 }
 
+// "name:text;name2:text2" as (name, text) pairs; empty items are skipped. An item without a name
+// or without text after its ':' is an Error naming `what` and showing `expected`.
+std::vector<std::pair<std::string, std::string>> SplitNamedItems(const std::string& text,
+                                                                 const std::string& what,
+                                                                 const std::string& expected) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    if (item.empty()) continue;
+    const auto colon = item.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+      throw Error(what, item, expected);
+    out.emplace_back(item.substr(0, colon), item.substr(colon + 1));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FleetDescribeParameters(const std::vector<std::string>& names, const std::vector<double>& values) {
@@ -67,33 +85,20 @@ std::string FleetDescribeParameters(const std::vector<std::string>& names, const
 }
 
 std::vector<std::pair<std::string, std::string>> ParseQPostures(const std::string& text, const std::string& what) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ';')) {
-    if (item.empty()) continue;
-    const auto colon = item.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
-      throw Error(what, item, "expected name:coordinate=value,... (e.g. reach:z2=60,z3=-90)");
-    const std::string name = item.substr(0, colon);
-    for (const auto& [other, q] : out)
-      if (other == name) throw Error(what, name, "posture given twice");
-    out.emplace_back(name, item.substr(colon + 1));
-  }
+  std::vector<std::pair<std::string, std::string>> out =
+      SplitNamedItems(text, what, "expected name:coordinate=value,... (e.g. reach:z2=60,z3=-90)");
+  for (size_t i = 0; i < out.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (out[j].first == out[i].first) throw Error(what, out[i].first, "posture given twice");
   if (out.empty()) throw Error(what, "", "expected at least one posture");
   return out;
 }
 
 std::vector<FleetPlantedDrift> ParsePlantedDrift(const std::string& text, const std::string& what) {
   std::vector<FleetPlantedDrift> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ';')) {
-    if (item.empty()) continue;
-    const auto colon = item.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
-      throw Error(what, item, "expected robot:parameter=factor,... (e.g. robot_003:k_z2=1.05)");
-    std::stringstream factors(item.substr(colon + 1));
+  for (const auto& [robot, factors_text] : SplitNamedItems(
+           text, what, "expected robot:parameter=factor,... (e.g. robot_003:k_z2=1.05)")) {
+    std::stringstream factors(factors_text);
     std::string assignment;
     while (std::getline(factors, assignment, ',')) {
       const auto eq = assignment.find('=');
@@ -103,7 +108,7 @@ std::vector<FleetPlantedDrift> ParsePlantedDrift(const std::string& text, const 
       if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size() || *end != '\0' ||
           !(factor > 0.0) || !std::isfinite(factor))
         throw Error(what, assignment, "expected parameter=factor with a finite factor > 0");
-      out.push_back({item.substr(0, colon), assignment.substr(0, eq), factor});
+      out.push_back({robot, assignment.substr(0, eq), factor});
     }
   }
   if (out.empty()) throw Error(what, "", "expected at least one robot:parameter=factor");
@@ -120,6 +125,15 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
   if (o.night < 1) throw Error("frfit-make-fleet", "--night", "expected an integer >= 1");
   const std::vector<double> band = ParseBand(o.band, "--band");
   const Model source_model = LoadModel(o.model);
+  for (const FleetPlantedDrift& d : o.drift) {
+    if (source_model.FindParameter(d.parameter) < 0)
+      throw Error("frfit-make-fleet", "--drift",
+                  "model '" + source_model.name + "' has no parameter '" + d.parameter + "'");
+    bool known = false;
+    for (int i = 0; i < o.robots; ++i) known = known || RobotName(i, o.robots) == d.robot;
+    if (!known)
+      throw Error("frfit-make-fleet", "--drift", "the fleet has no robot '" + d.robot + "'");
+  }
   fs::create_directories(o.out);
   const std::string model_path = (fs::path(o.out) / "model.yaml").string();
   WriteTextFileAtomically(model_path, o.q_postures.empty() ? ReadFileBytes(o.model)
@@ -133,16 +147,8 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
                   "model '" + model.name + "' has no posture '" + p + "' (it has: " + known +
                       "; define more with --q-postures)");
     }
-  const std::vector<double> base = o.params.empty() ? model.InitialParameters() : LoadParameters(o.params, model);
-  for (const FleetPlantedDrift& d : o.drift) {
-    if (model.FindParameter(d.parameter) < 0)
-      throw Error("frfit-make-fleet", "--drift",
-                  "model '" + model.name + "' has no parameter '" + d.parameter + "'");
-    bool known = false;
-    for (int i = 0; i < o.robots; ++i) known = known || RobotName(i, o.robots) == d.robot;
-    if (!known)
-      throw Error("frfit-make-fleet", "--drift", "the fleet has no robot '" + d.robot + "'");
-  }
+  const std::vector<double> base =
+      o.params.empty() ? model.InitialParameters() : LoadParameters(o.params, model);
   if (!o.config.empty()) WriteTextFileAtomically((fs::path(o.out) / "fit.yaml").string(), ReadFileBytes(o.config));
 
   std::vector<std::string> names;

@@ -146,6 +146,19 @@ class FleetTest : public test::TempDirTest {
     return Path("night2/fleet.yaml");
   }
 
+  // Writes a result read by ReadFitResultSummary (parameters, cost, provenance) and then edited
+  // as a previous night's result: the arrays the summary does not hold filled in, no
+  // identifiability report.
+  static void WriteEditedResult(FitResult result, const std::string& path) {
+    const size_t np = result.parameters.size();
+    result.parameter_units.assign(np, "");
+    result.initial_parameters = result.parameters;
+    result.lower.assign(np, 0.0);
+    result.upper.assign(np, 0.0);
+    result.free.assign(np, 1);
+    WriteFitResult(path, result);
+  }
+
   // The checkpoint at `path` as it is now; null while there is none (or it is being replaced).
   static nlohmann::json ReadCheckpoint(const std::string& path) {
     try {
@@ -655,12 +668,7 @@ TEST_F(FleetTest, FleetDriftReportFlagsAParameterThatMoved) {
     if (previous.parameter_names[k] == "k_z2") kx2 = k;
   ASSERT_LT(kx2, np);
   previous.parameters[kx2] /= 1.6;
-  previous.parameter_units.assign(np, "");
-  previous.initial_parameters = previous.parameters;
-  previous.lower.assign(np, 0.0);
-  previous.upper.assign(np, 0.0);
-  previous.free.assign(np, 1);
-  WriteFitResult(Path("previous_robot_000.h5"), previous);
+  WriteEditedResult(previous, Path("previous_robot_000.h5"));
   std::ofstream(Path("fleet/night2.yaml"))
       << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nseed: 11\n"
          "drift: {parameter_percent: 10, frequency_percent: 1}\n"
@@ -802,12 +810,7 @@ class FleetFallbackTest : public FleetTest {
       if (previous.parameter_names[k].rfind("k_", 0) == 0)
         previous.parameters[k] *= k % 2 ? 4.0 : 0.25;
     previous.cost *= cost_factor;
-    previous.parameter_units.assign(np, "");
-    previous.initial_parameters = previous.parameters;
-    previous.lower.assign(np, 0.0);
-    previous.upper.assign(np, 0.0);
-    previous.free.assign(np, 1);
-    WriteFitResult(Path("untrusted_robot_001.h5"), previous);
+    WriteEditedResult(previous, Path("untrusted_robot_001.h5"));
     std::string manifest = ReadText(night2);
     const std::string was = Path("runs/night1/robot_001.h5");
     manifest.replace(manifest.find(was), was.size(), Path("untrusted_robot_001.h5"));
