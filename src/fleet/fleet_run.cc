@@ -180,9 +180,10 @@ std::string SummaryCsv(const FleetReport& report) {
            CsvField(r.fell_back ? r.fallback.reason : "") + "," + (ok ? Num(r.cost) : "") + "," +
            (ok ? std::to_string(r.evaluations) : "") + "," + (ok ? std::to_string(r.cycles) : "") +
            "," + r.termination + "," +
-           (!r.has_drift        ? ""
-            : r.drift_flagged() ? "flagged"
-                                : "none") +
+           (!r.has_drift            ? ""
+            : !r.drift_note.empty() ? "not_assessed"
+            : r.drift_flagged()     ? "flagged"
+                                    : "none") +
            "," + CsvField(drift_params) + "," + CsvField(drift_freqs) + "," + CsvField(modes);
     for (const std::string& n : names) {
       csv += ",";
