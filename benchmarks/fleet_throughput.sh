@@ -2,7 +2,9 @@
 # Time to solution of a fleet refit, without the cross-checks of fleet_timings.sh (which refits
 # every robot a second time alone and a third time through kill + resume, too slow at 1024 robots):
 #   night 1: N KUKA-like robots fitted from scratch (the first night of a fleet),
-#   night 2: the same robots warm-started from night 1's results (the nightly case, docs/fleet.md),
+#   night 2: the same robots and data warm-started from night 1's results (the default least-squares
+#            warm start, docs/fleet.md; benchmarks/fleet_warm_night.sh measures new data, before
+#            and after),
 # each one `frfit fleet` process, timed around the whole command, and printed as robots per hour.
 # Night 2 runs only with NIGHTS=2. The fleet, seeds and configuration are those of fleet_timings.sh.
 # Usage: [BACKEND=cpu|cuda|auto] [NIGHTS=1|2] benchmarks/fleet_throughput.sh [N=1024] [WORK=/tmp/frfit_fleet_throughput]
@@ -39,8 +41,6 @@ for line in open(f"{work}/fleet/fleet.yaml"):
     if line.startswith("  - name: "):
         name = line.split(":", 1)[1].strip()
         lines.append(f"    previous: ../out/night1/{name}.h5\n")
-    if line.startswith("seed:"):
-        lines.append("warm_start: {generations: 5, init_spread: 0.05}\n")
 open(f"{work}/fleet/fleet_night2.yaml", "w").writelines(lines)
 PY
   timed_night "$WORK/fleet/fleet_night2.yaml" night2

@@ -7,7 +7,7 @@
 #   torch   the PyTorch baseline (torch_baseline.py) on the fleet-scale batches, n = 3, 9, 18
 #   fits    whole `frfit fit` runs of paper_3dof and kuka_kr90 on cpu and cuda, same seed: wall
 #           times and the parameters compared with ==
-#   fleet   BACKEND=cuda fleet_timings.sh 64 and fleet_throughput.sh 1024
+#   fleet   BACKEND=cuda fleet_timings.sh 64, fleet_throughput.sh 1024 and fleet_warm_night.sh 1024
 # Usage: benchmarks/gpu_checks.sh RESULTS_DIR [stage ...]   (no stage: all, which takes longer)
 #
 # Binaries come from build/ — a normal build (tools/build.sh) where the build dependencies are
@@ -125,6 +125,8 @@ PY
     fleet)
       BACKEND=cuda benchmarks/fleet_timings.sh 64 /tmp/frfit_fleet64 2>&1 | tee "$RESULTS_DIR/fleet64_cuda.txt"
       BACKEND=cuda benchmarks/fleet_throughput.sh 1024 /tmp/frfit_fleet1024 2>&1 | tee "$RESULTS_DIR/fleet1024_cuda.txt"
+      BACKEND=cuda THREADS=0 benchmarks/fleet_warm_night.sh 1024 /tmp/frfit_warm_night 2>&1 |
+        tee "$RESULTS_DIR/warm_night1024_cuda.txt"
       ;;
     *) echo "gpu_checks: unknown stage '$stage'" >&2; exit 2 ;;
   esac

@@ -16,14 +16,24 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: frfit-make-fleet --model M.yaml --robots N --out DIR [--seed S] [--postures milling,p2]\n"
+    "usage: frfit-make-fleet --model M.yaml --robots N --out DIR [--seed S] [--postures "
+    "milling,p2]\n"
     "       [--q-postures 'name:z2=60,z3=-90;name2:...'] [--params P.yaml] [--perturb 0.2]\n"
-    "       [--noise 0.01] [--band 0.2:30:0.2] [--format receptance|mobility|inertance] [--config FIT.yaml]\n"
+    "       [--noise 0.01] [--band 0.2:30:0.2] [--format receptance|mobility|inertance] [--config "
+    "FIT.yaml]\n"
+    "       [--night N] [--drift 'robot_003:k_z2=1.05;robot_010:d_x1=0.9'] [--previous RUN_DIR]\n"
     "\n"
-    "Writes DIR/robot_NNN/frf_<posture>.h5, DIR/truth.json, DIR/model.yaml, DIR/fleet.yaml (and DIR/fit.yaml\n"
-    "with --config). Parameters scatter log-uniformly by a factor in [1/(1+perturb), 1+perturb] around the\n"
-    "model's initial values (or --params), clipped to the bounds; every FRF value gets relative complex\n"
-    "Gaussian noise of standard deviation --noise.\n";
+    "Writes DIR/robot_NNN/frf_<posture>.h5, DIR/truth.json, DIR/model.yaml, DIR/fleet.yaml (and "
+    "DIR/fit.yaml\n"
+    "with --config). Parameters scatter log-uniformly by a factor in [1/(1+perturb), 1+perturb] "
+    "around the\n"
+    "model's initial values (or --params), clipped to the bounds; every FRF value gets relative "
+    "complex\n"
+    "Gaussian noise of standard deviation --noise. --night N (>= 2) measures the same robots "
+    "again: the same\n"
+    "parameters, times the --drift factors, with noise drawn afresh for that night. --previous "
+    "writes\n"
+    "`previous: RUN_DIR/<robot>.h5` for every robot into DIR/fleet.yaml.\n";
 
 double ParseDouble(const std::string& text, const std::string& option) {
   char* end = nullptr;
@@ -47,8 +57,9 @@ int main(int argc, char** argv) {
   frfit::InstallTemporaryFileCleanup();
   try {
     std::map<std::string, std::string> values;
-    const char* known[] = {"model", "robots", "seed", "postures", "q-postures", "params", "perturb",
-                           "noise", "band", "format", "out", "config"};
+    const char* known[] = {"model",  "robots",  "seed",  "postures", "q-postures",
+                           "params", "perturb", "noise", "band",     "format",
+                           "out",    "config",  "night", "drift",    "previous"};
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       if (arg == "--help" || arg == "-h") {
@@ -77,6 +88,9 @@ int main(int argc, char** argv) {
     if (values.count("band")) o.band = values["band"];
     if (values.count("format") && !frfit::FromString(values["format"], &o.format))
       throw frfit::Error("frfit-make-fleet", "--format", "expected receptance, mobility or inertance");
+    if (values.count("night")) o.night = static_cast<int>(ParseInt(values["night"], "--night"));
+    if (values.count("drift")) o.drift = frfit::ParsePlantedDrift(values["drift"], "--drift");
+    if (values.count("previous")) o.previous_run = values["previous"];
     if (values.count("q-postures")) o.q_postures = frfit::ParseQPostures(values["q-postures"], "--q-postures");
     std::stringstream in(values.count("postures") ? values["postures"] : std::string());
     std::string item;

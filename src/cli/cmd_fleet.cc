@@ -113,18 +113,26 @@ int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
   if (json) {
     std::printf("%s\n", FleetReportToJson(report).dump().c_str());
   } else {
-    std::printf("fleet run %s: %d robot(s) fitted, %d skipped, %lld evaluations in %.1f s on %s "
-                "(%.1f s in the evaluator)\n",
-                report.run_id.c_str(), report.ok(), report.skipped(), static_cast<long long>(report.evaluations),
-                report.wall_seconds, report.backend.empty() ? "-" : report.backend.c_str(),
-                report.evaluator_seconds);
-    std::printf("\n  %-16s %-8s %13s %11s  %s\n", "robot", "status", "cost", "evaluations", "drift / reason");
+    int warm = 0;
+    for (const FleetRobotOutcome& r : report.robots) warm += r.status == "ok" && r.warm_start;
+    std::printf(
+        "fleet run %s: %d robot(s) fitted (%d warm, %d of them refitted cold), %d skipped, %lld "
+        "evaluations in %.1f s on %s (%.1f s in the evaluator)\n",
+        report.run_id.c_str(), report.ok(), warm, report.fell_back(), report.skipped(),
+        static_cast<long long>(report.evaluations), report.wall_seconds,
+        report.backend.empty() ? "-" : report.backend.c_str(), report.evaluator_seconds);
+    std::printf("\n  %-16s %-8s %-5s %13s %11s  %s\n", "robot", "status", "start", "cost",
+                "evaluations", "drift / reason");
     for (const FleetRobotOutcome& r : report.robots) {
       if (r.status != "ok") {
-        std::printf("  %-16s %-8s %13s %11s  %s\n", r.name.c_str(), r.status.c_str(), "", "", r.reason.c_str());
+        std::printf("  %-16s %-8s %-5s %13s %11s  %s\n", r.name.c_str(), r.status.c_str(), "", "",
+                    "", r.reason.c_str());
         continue;
       }
-      std::string drift = !r.has_drift ? "-" : r.drift_flagged() ? "DRIFT:" : "none";
+      std::string drift = !r.has_drift            ? "-"
+                          : !r.drift_note.empty() ? "not assessed (previous fit poor)"
+                          : r.drift_flagged()     ? "DRIFT:"
+                                                  : "none";
       for (const FleetDriftParameter& d : r.drift_parameters)
         if (d.flagged) drift += " " + d.name;
       int moved_modes = 0;
@@ -135,8 +143,10 @@ int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
         std::snprintf(ratio, sizeof ratio, "HIGH COST (%.3g x the median)  ", r.cost_over_median);
         drift = ratio + drift;
       }
-      std::printf("  %-16s %-8s %13.6e %11lld  %s\n", r.name.c_str(), r.status.c_str(), r.cost,
-                  static_cast<long long>(r.evaluations), drift.c_str());
+      if (r.fell_back) drift += "  REFITTED COLD (" + r.fallback.reason + ")";
+      std::printf("  %-16s %-8s %-5s %13.6e %11lld  %s\n", r.name.c_str(), r.status.c_str(),
+                  r.warm_start ? "warm" : "cold", r.cost, static_cast<long long>(r.evaluations),
+                  drift.c_str());
     }
     std::printf("\nwrote %s/{summary.csv,summary.json,drift.json,drift.txt,<robot>.h5}\n", report.run_dir.c_str());
   }

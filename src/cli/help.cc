@@ -45,6 +45,9 @@ const std::vector<OptionText> kOptionHelp = {
      "the result file to write (docs/file-formats.md); also names the default checkpoint"},
     {"report.out", "REPORT.html", "the report to write (-o is the same); required"},
     {"fleet.out", "DIR", "directory of run directories; the run writes DIR/<run-id>/ (required)"},
+    {"fleet.threads", "N",
+     "cpu backend threads, and threads writing the robots' results and reports (default: all "
+     "cores); results do not depend on it"},
     {"checkpoint", "C.json", "checkpoint file (default: RESULT.h5.checkpoint.json with --out)"},
     {"checkpoint-seconds", "S",
      "write a checkpoint every S seconds of wall time (default 60; 0: never by time)"},

@@ -38,6 +38,15 @@ std::string ToString(BoundFlag flag) {
   return flag == BoundFlag::kMin ? "min" : flag == BoundFlag::kMax ? "max" : "";
 }
 
+BoundFlag BoundFlagAt(const ParameterBounds& b, double value) {
+  const bool log_scale = b.scale == ParameterScale::kLog;
+  const double near_min = log_scale ? b.lower * 1.01 : b.lower + 0.01 * (b.upper - b.lower);
+  const double near_max = log_scale ? b.upper / 1.01 : b.upper - 0.01 * (b.upper - b.lower);
+  return value <= near_min   ? BoundFlag::kMin
+         : value >= near_max ? BoundFlag::kMax
+                             : BoundFlag::kNone;
+}
+
 Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const double> u,
                                       const IdentifiabilityInputs& in) {
   const int p = map.dim();
@@ -106,12 +115,7 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
     q.value = value[j];
     q.std_relative = std::sqrt(id.sigma2 * covariance(j, j));
     q.std_absolute = q.std_relative * scale[j];
-    const bool log_scale = b.scale == ParameterScale::kLog;
-    const double near_min = log_scale ? b.lower * 1.01 : b.lower + 0.01 * (b.upper - b.lower);
-    const double near_max = log_scale ? b.upper / 1.01 : b.upper - 0.01 * (b.upper - b.lower);
-    q.at_bound = value[j] <= near_min   ? BoundFlag::kMin
-                 : value[j] >= near_max ? BoundFlag::kMax
-                                        : BoundFlag::kNone;
+    q.at_bound = BoundFlagAt(b, value[j]);
     id.per_parameter.push_back(q);
   }
   id.correlation.assign(static_cast<size_t>(p) * p, 0.0);

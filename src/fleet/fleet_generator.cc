@@ -57,6 +57,24 @@ std::string ModelWithPostures(const std::string& path, const Model& model,
          out.c_str() + "\n";
 }
 
+// "name:text;name2:text2" as (name, text) pairs; empty items are skipped. An item without a name
+// or without text after its ':' is an Error naming `what` and showing `expected`.
+std::vector<std::pair<std::string, std::string>> SplitNamedItems(const std::string& text,
+                                                                 const std::string& what,
+                                                                 const std::string& expected) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    if (item.empty()) continue;
+    const auto colon = item.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+      throw Error(what, item, expected);
+    out.emplace_back(item.substr(0, colon), item.substr(colon + 1));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FleetDescribeParameters(const std::vector<std::string>& names, const std::vector<double>& values) {
@@ -67,20 +85,33 @@ std::string FleetDescribeParameters(const std::vector<std::string>& names, const
 }
 
 std::vector<std::pair<std::string, std::string>> ParseQPostures(const std::string& text, const std::string& what) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ';')) {
-    if (item.empty()) continue;
-    const auto colon = item.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
-      throw Error(what, item, "expected name:coordinate=value,... (e.g. reach:z2=60,z3=-90)");
-    const std::string name = item.substr(0, colon);
-    for (const auto& [other, q] : out)
-      if (other == name) throw Error(what, name, "posture given twice");
-    out.emplace_back(name, item.substr(colon + 1));
-  }
+  std::vector<std::pair<std::string, std::string>> out =
+      SplitNamedItems(text, what, "expected name:coordinate=value,... (e.g. reach:z2=60,z3=-90)");
+  for (size_t i = 0; i < out.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (out[j].first == out[i].first) throw Error(what, out[i].first, "posture given twice");
   if (out.empty()) throw Error(what, "", "expected at least one posture");
+  return out;
+}
+
+std::vector<FleetPlantedDrift> ParsePlantedDrift(const std::string& text, const std::string& what) {
+  std::vector<FleetPlantedDrift> out;
+  for (const auto& [robot, factors_text] : SplitNamedItems(
+           text, what, "expected robot:parameter=factor,... (e.g. robot_003:k_z2=1.05)")) {
+    std::stringstream factors(factors_text);
+    std::string assignment;
+    while (std::getline(factors, assignment, ',')) {
+      const auto eq = assignment.find('=');
+      char* end = nullptr;
+      const double factor =
+          eq == std::string::npos ? 0.0 : std::strtod(assignment.c_str() + eq + 1, &end);
+      if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size() || *end != '\0' ||
+          !(factor > 0.0) || !std::isfinite(factor))
+        throw Error(what, assignment, "expected parameter=factor with a finite factor > 0");
+      out.push_back({robot, assignment.substr(0, eq), factor});
+    }
+  }
+  if (out.empty()) throw Error(what, "", "expected at least one robot:parameter=factor");
   return out;
 }
 
@@ -91,8 +122,18 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
   if (!(o.noise >= 0.0) || !std::isfinite(o.noise))
     throw Error("frfit-make-fleet", "--noise", "expected a finite value >= 0");
   if (o.postures.empty()) throw Error("frfit-make-fleet", "--postures", "expected at least one posture");
+  if (o.night < 1) throw Error("frfit-make-fleet", "--night", "expected an integer >= 1");
   const std::vector<double> band = ParseBand(o.band, "--band");
   const Model source_model = LoadModel(o.model);
+  for (const FleetPlantedDrift& d : o.drift) {
+    if (source_model.FindParameter(d.parameter) < 0)
+      throw Error("frfit-make-fleet", "--drift",
+                  "model '" + source_model.name + "' has no parameter '" + d.parameter + "'");
+    bool known = false;
+    for (int i = 0; i < o.robots; ++i) known = known || RobotName(i, o.robots) == d.robot;
+    if (!known)
+      throw Error("frfit-make-fleet", "--drift", "the fleet has no robot '" + d.robot + "'");
+  }
   fs::create_directories(o.out);
   const std::string model_path = (fs::path(o.out) / "model.yaml").string();
   WriteTextFileAtomically(model_path, o.q_postures.empty() ? ReadFileBytes(o.model)
@@ -106,7 +147,8 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
                   "model '" + model.name + "' has no posture '" + p + "' (it has: " + known +
                       "; define more with --q-postures)");
     }
-  const std::vector<double> base = o.params.empty() ? model.InitialParameters() : LoadParameters(o.params, model);
+  const std::vector<double> base =
+      o.params.empty() ? model.InitialParameters() : LoadParameters(o.params, model);
   if (!o.config.empty()) WriteTextFileAtomically((fs::path(o.out) / "fit.yaml").string(), ReadFileBytes(o.config));
 
   std::vector<std::string> names;
@@ -120,9 +162,16 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
   truth["seed"] = o.seed;
   truth["perturb"] = o.perturb;
   truth["noise"] = o.noise;
+  truth["night"] = o.night;
+  truth["drift"] = nlohmann::ordered_json::array();
+  for (const FleetPlantedDrift& d : o.drift)
+    truth["drift"].push_back(
+        {{"robot", d.robot}, {"parameter", d.parameter}, {"factor", d.factor}});
   truth["base"] = o.params.empty() ? "initial values of the model" : o.params;
   truth["robots"] = nlohmann::ordered_json::array();
-  std::string manifest = "# Written by frfit-make-fleet (seed " + std::to_string(o.seed) + ").\n"
+  std::string manifest = "# Written by frfit-make-fleet (seed " + std::to_string(o.seed) +
+                         (o.night > 1 ? ", night " + std::to_string(o.night) : std::string()) +
+                         ").\n"
                          "format: frfit-fleet-1\nmodel: model.yaml\n";
   if (!o.config.empty()) manifest += "config: fit.yaml\n";
   manifest += "seed: " + std::to_string(o.seed) + "\nrobots:\n";
@@ -138,6 +187,18 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
       const Bounds& b = model.parameters[k].bounds;
       values[k] = std::min(std::max(base[k] * factor, b.min), b.max);
     }
+    for (const FleetPlantedDrift& d : o.drift) {
+      if (d.robot != name) continue;
+      const int k = model.FindParameter(d.parameter);
+      const Bounds& b = model.parameters[k].bounds;
+      values[k] = std::min(std::max(values[k] * d.factor, b.min), b.max);
+    }
+    // Night 1's noise continues the parameters' stream (the fleets generated before nights
+    // existed); a later night's has a stream of its own.
+    if (o.night > 1)
+      rng = Rng(SplitMix64(o.seed ^
+                           SplitMix64(0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(o.night) +
+                                      static_cast<std::uint64_t>(i))));
     const std::string described = FleetDescribeParameters(names, values);
     fs::create_directories(fs::path(o.out) / name);
     nlohmann::ordered_json robot;
@@ -163,6 +224,7 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
                         {"perturb_relative", FormatDouble(o.perturb)},
                         {"fleet_seed", std::to_string(o.seed)},
                         {"robot", name}};
+      if (o.night > 1) set.provenance.emplace_back("night", std::to_string(o.night));
       const std::string file = name + "/frf_" + o.postures[p] + ".h5";
       WriteFrfSet((fs::path(o.out) / file).string(), set);
       manifest += (p ? ", " : "") + file;
@@ -173,6 +235,10 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
       robot["postures"][o.postures[p]] = {{"frf", file}, {"modes", modes}};
     }
     manifest += "]\n";
+    if (!o.previous_run.empty())
+      manifest += "    previous: " +
+                  (fs::absolute(o.previous_run) / (name + ".h5")).lexically_normal().string() +
+                  "\n";
     truth["robots"].push_back(robot);
   }
   WriteTextFileAtomically((fs::path(o.out) / "truth.json").string(), truth.dump(2) + "\n");

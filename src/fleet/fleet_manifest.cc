@@ -35,6 +35,20 @@ std::uint64_t Seed(const YamlReader& r, const YAML::Node& node, const std::strin
 
 }  // namespace
 
+std::string ToString(WarmStartMethod method) {
+  return method == WarmStartMethod::kGeneticAlgorithm ? "genetic_algorithm" : "levenberg_marquardt";
+}
+
+bool FromString(const std::string& text, WarmStartMethod* method) {
+  for (WarmStartMethod m :
+       {WarmStartMethod::kLevenbergMarquardt, WarmStartMethod::kGeneticAlgorithm})
+    if (ToString(m) == text) {
+      *method = m;
+      return true;
+    }
+  return false;
+}
+
 std::uint64_t FleetRobotSeed(std::uint64_t base_seed, const std::string& name) {
   Fingerprint h;
   h.Mix(name);
@@ -63,21 +77,54 @@ FleetManifest LoadFleetManifest(const std::string& path) {
   if (r.Has(root, "seed")) m.seed = Seed(r, root["seed"], "seed");
   if (r.Has(root, "warm_start")) {
     const YAML::Node w = root["warm_start"];
-    r.RequireMap(w, "warm_start", {"generations", "init_spread"});
+    r.RequireMap(
+        w, "warm_start",
+        {"method", "starts", "init_spread", "generations", "fallback", "max_cost_over_previous"});
+    if (r.Has(w, "method")) {
+      const std::string method = r.String(w["method"], "warm_start.method");
+      if (!FromString(method, &m.warm_start.method))
+        r.Fail(w["method"], "warm_start.method",
+               "expected levenberg_marquardt or genetic_algorithm, got '" + method + "'");
+    }
+    const bool ga = m.warm_start.method == WarmStartMethod::kGeneticAlgorithm;
+    // A key of the other method would be silently ignored: refuse it, naming the method it needs.
+    for (const char* key : {"starts", "fallback", "max_cost_over_previous", "generations"}) {
+      const bool ga_key = std::string(key) == "generations";
+      if (r.Has(w, key) && ga_key != ga)
+        r.Fail(w[key], std::string("warm_start.") + key,
+               std::string("applies only to method: ") +
+                   (ga_key ? "genetic_algorithm" : "levenberg_marquardt") +
+                   " (this warm start's method is " + ToString(m.warm_start.method) + ")");
+    }
     if (r.Has(w, "generations")) {
       m.warm_start.generations = r.Integer(w["generations"], "warm_start.generations");
       if (m.warm_start.generations < 0)
         r.Fail(w["generations"], "warm_start.generations", "expected an integer >= 0");
+    }
+    if (r.Has(w, "starts")) {
+      m.warm_start.starts = r.Integer(w["starts"], "warm_start.starts");
+      if (m.warm_start.starts < 1)
+        r.Fail(w["starts"], "warm_start.starts", "expected an integer >= 1");
     }
     if (r.Has(w, "init_spread")) {
       m.warm_start.init_spread = r.Positive(w["init_spread"], "warm_start.init_spread");
       if (m.warm_start.init_spread > 1.0)
         r.Fail(w["init_spread"], "warm_start.init_spread", "expected a value in (0, 1]");
     }
+    if (r.Has(w, "fallback"))
+      m.warm_start.fallback = r.Boolean(w["fallback"], "warm_start.fallback");
+    if (r.Has(w, "max_cost_over_previous")) {
+      m.warm_start.max_cost_over_previous =
+          r.Positive(w["max_cost_over_previous"], "warm_start.max_cost_over_previous");
+      if (m.warm_start.max_cost_over_previous < 1.0)
+        r.Fail(w["max_cost_over_previous"], "warm_start.max_cost_over_previous",
+               "expected a value >= 1");
+    }
   }
   if (r.Has(root, "drift")) {
     const YAML::Node d = root["drift"];
-    r.RequireMap(d, "drift", {"parameter_percent", "frequency_percent"});
+    r.RequireMap(d, "drift", {"sigma", "parameter_percent", "frequency_percent"});
+    if (r.Has(d, "sigma")) m.drift.sigma = r.Positive(d["sigma"], "drift.sigma");
     if (r.Has(d, "parameter_percent"))
       m.drift.parameter_percent = r.Positive(d["parameter_percent"], "drift.parameter_percent");
     if (r.Has(d, "frequency_percent"))

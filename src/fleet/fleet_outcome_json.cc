@@ -52,6 +52,8 @@ nlohmann::json FleetRobotOutcomeToJson(const FleetRobotOutcome& r) {
                                      {"previous", DoubleToHex(d.previous)},
                                      {"current", DoubleToHex(d.current)},
                                      {"change_percent", DoubleToHex(d.change_percent)},
+                                     {"sigma", DoubleToHex(d.sigma)},
+                                     {"z", DoubleToHex(d.z)},
                                      {"flagged", d.flagged}});
   j["drift_frequencies"] = nlohmann::json::array();
   for (const FleetDriftFrequency& d : r.drift_frequencies)
@@ -60,8 +62,18 @@ nlohmann::json FleetRobotOutcomeToJson(const FleetRobotOutcome& r) {
                                       {"previous_hz", DoubleToHex(d.previous_hz)},
                                       {"current_hz", DoubleToHex(d.current_hz)},
                                       {"change_percent", DoubleToHex(d.change_percent)},
+                                      {"sigma_hz", DoubleToHex(d.sigma_hz)},
+                                      {"z", DoubleToHex(d.z)},
                                       {"flagged", d.flagged}});
   j["cost_over_median"] = DoubleToHex(r.cost_over_median);
+  j["warm_start_method"] = r.warm_start_method;
+  j["previous_cost"] = DoubleToHex(r.previous_cost);
+  j["fell_back"] = r.fell_back;
+  j["fallback"] = {{"reason", r.fallback.reason},
+                   {"warm_cost", DoubleToHex(r.fallback.warm_cost)},
+                   {"warm_evaluations", r.fallback.warm_evaluations},
+                   {"kept_warm", r.fallback.kept_warm}};
+  j["drift_note"] = r.drift_note;
   return j;
 }
 
@@ -99,19 +111,40 @@ FleetRobotOutcome FleetRobotOutcomeFromJson(const nlohmann::json& j) {
   r.has_drift = JsonField<bool>(j, "has_drift", c);
   for (const nlohmann::json& d : Array(j, "drift_parameters", c)) {
     const std::string where = c + ".drift_parameters";
-    r.drift_parameters.push_back({JsonField<std::string>(d, "name", where),
-                                  Double(d, "previous", where), Double(d, "current", where),
-                                  Double(d, "change_percent", where),
-                                  JsonField<bool>(d, "flagged", where)});
+    FleetDriftParameter p;
+    p.name = JsonField<std::string>(d, "name", where);
+    p.previous = Double(d, "previous", where);
+    p.current = Double(d, "current", where);
+    p.change_percent = Double(d, "change_percent", where);
+    p.sigma = Double(d, "sigma", where);
+    p.z = Double(d, "z", where);
+    p.flagged = JsonField<bool>(d, "flagged", where);
+    r.drift_parameters.push_back(p);
   }
   for (const nlohmann::json& d : Array(j, "drift_frequencies", c)) {
     const std::string where = c + ".drift_frequencies";
-    r.drift_frequencies.push_back(
-        {JsonField<std::string>(d, "posture", where), JsonField<int>(d, "mode", where),
-         Double(d, "previous_hz", where), Double(d, "current_hz", where),
-         Double(d, "change_percent", where), JsonField<bool>(d, "flagged", where)});
+    FleetDriftFrequency f;
+    f.posture = JsonField<std::string>(d, "posture", where);
+    f.mode = JsonField<int>(d, "mode", where);
+    f.previous_hz = Double(d, "previous_hz", where);
+    f.current_hz = Double(d, "current_hz", where);
+    f.change_percent = Double(d, "change_percent", where);
+    f.sigma_hz = Double(d, "sigma_hz", where);
+    f.z = Double(d, "z", where);
+    f.flagged = JsonField<bool>(d, "flagged", where);
+    r.drift_frequencies.push_back(f);
   }
   r.cost_over_median = Double(j, "cost_over_median", c);
+  r.warm_start_method = JsonField<std::string>(j, "warm_start_method", c);
+  r.previous_cost = Double(j, "previous_cost", c);
+  r.fell_back = JsonField<bool>(j, "fell_back", c);
+  const std::string where = c + ".fallback";
+  const nlohmann::json f = JsonField<nlohmann::json>(j, "fallback", c);
+  r.fallback.reason = JsonField<std::string>(f, "reason", where);
+  r.fallback.warm_cost = Double(f, "warm_cost", where);
+  r.fallback.warm_evaluations = JsonField<std::int64_t>(f, "warm_evaluations", where);
+  r.fallback.kept_warm = JsonField<bool>(f, "kept_warm", where);
+  r.drift_note = JsonField<std::string>(j, "drift_note", c);
   return r;
 }
 

@@ -5,13 +5,16 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <sstream>
+#include <thread>
 
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
@@ -28,12 +31,19 @@
 #include "frfit/model/model_yaml.h"
 #include "frfit/report/fleet_index.h"
 #include "frfit/report/html_report.h"
+#include "frfit/report/report_data.h"
+#include "src/evaluator/thread_pool.h"
+#include "src/fleet/fleet_drift.h"
+#include "src/fleet/fleet_spread.h"
+#include "src/fleet/fleet_warm_night.h"
 
 namespace frfit {
 namespace {
 
 // 2: the robots' histories moved out to checkpoint.history (fit/history_log.h).
-constexpr const char* kCheckpointFormat = "frfit-fleet-checkpoint-2";
+// 3: a second pass refits the warm robots whose result is not trusted; its checkpoints hold the
+//    finished first pass too.
+constexpr const char* kCheckpointFormat = "frfit-fleet-checkpoint-3";
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -43,16 +53,21 @@ using Clock = std::chrono::steady_clock;
 struct Ready {
   size_t index;  // into the manifest's robots / the outcomes
   std::shared_ptr<const Model> model;
-  FitOptions options;
+  FitOptions options;       // of the first pass: warm-started when the robot has a previous result
+  FitOptions cold_options;  // the configuration as written: a fallback's
   std::string config_source;
   std::unique_ptr<ParameterMap> map;
   Problem problem;
-  std::vector<double> previous;  // previous parameters (Model::parameters order); empty: none
+  std::optional<PreviousNight> previous;
   std::unique_ptr<FitRun> run;
+  // The second pass, when the warm result is not trusted (fallback_reason says why).
+  std::string fallback_reason;
+  std::unique_ptr<ParameterMap> cold_map;
+  std::unique_ptr<FitRun> cold_run;
 };
 
-// Tells the fleet when a round starts (progress lines), counts the rounds and times the
-// evaluator.
+// Tells the fleet when a round starts (progress lines), counts the rounds — evaluator calls,
+// for costs or for the least-squares normal equations — and times the evaluator.
 class RoundEvaluator : public ForwardingEvaluator {
  public:
   RoundEvaluator(Evaluator* inner, std::function<void(std::int64_t)> before_round)
@@ -65,6 +80,14 @@ class RoundEvaluator : public ForwardingEvaluator {
     ForwardingEvaluator::Evaluate(individuals, coefficients, costs, status);
     seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
   }
+  void EvaluateNormalEquations(const NormalEquationsBatch& batch, std::span<double> normal,
+                               std::span<EvalStatus> status) override {
+    ++rounds_;
+    if (before_round_) before_round_(rounds_);
+    const auto t0 = Clock::now();
+    ForwardingEvaluator::EvaluateNormalEquations(batch, normal, status);
+    seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
+  }
   std::int64_t rounds() const { return rounds_; }
   double seconds() const { return seconds_; }
 
@@ -74,42 +97,52 @@ class RoundEvaluator : public ForwardingEvaluator {
   double seconds_ = 0.0;  // inside the inner evaluator's Evaluate, progress lines excluded
 };
 
-// The configuration a robot is fitted with: its own (or the shared) file, and for a warm start
-// the previous result as the initial values and a short GA around them.
-FitOptions WarmStartOptions(const FitOptions& base, const Model& model, const std::vector<double>& previous,
-                            const FleetWarmStart& warm, const std::string& source) {
-  FitOptions o = base;
-  const ParameterMap plain(model, base.parameters, source);  // effective bounds
-  for (int index : plain.free_indices()) {
-    const Bounds& b = plain.bounds()[index];
-    const std::string& name = model.parameters[index].name;
-    auto it = o.parameters.bounds.find(name);
-    if (it == o.parameters.bounds.end())
-      it = o.parameters.bounds.emplace(name, Bounds{std::nan(""), std::nan(""), std::nan("")}).first;
-    it->second.initial = std::min(std::max(previous[index], b.min), b.max);
-  }
-  o.parameters.initial = InitialGuess::kModel;
-  o.genetic_algorithm.generations = warm.generations;
-  o.genetic_algorithm.init_spread = warm.init_spread;
-  o.genetic_algorithm.init_mode = GaInitMode::kAroundGuess;
-  std::string error;
-  if (!o.IsValid(&error)) throw Error(source, "warm_start", error);
-  return o;
-}
-
-std::vector<double> ModeFrequencies(const Posture& posture, const Model& model, const std::vector<double>& params,
-                                    double max_hz) {
-  std::vector<double> out;
-  for (const Mode& m : ComputeModes(posture, Coefficients(model, params, posture.q)))
-    if (m.frequency_hz <= max_hz) out.push_back(m.frequency_hz);
-  return out;
-}
-
 std::string CsvField(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
   return out + "\"";
+}
+
+nlohmann::ordered_json WarmStartJson(const FleetWarmStart& w) {
+  nlohmann::ordered_json j = {{"method", ToString(w.method)}, {"init_spread", w.init_spread}};
+  if (w.method == WarmStartMethod::kGeneticAlgorithm) {
+    j["generations"] = w.generations;
+  } else {
+    j["starts"] = w.starts;
+    j["fallback"] = w.fallback;
+    j["max_cost_over_previous"] = w.max_cost_over_previous;
+  }
+  return j;
+}
+
+// Calls job(k) for every k in [0, count) on `threads` threads (0: every hardware thread) and
+// rethrows the first exception one threw once all have returned. The robots' results, reports and
+// drift are independent of each other and take about 0.1 s a robot on one core — a minute and a
+// half of a 1024-robot night, longer than its least-squares refinements on 2 cores.
+void ForEachRobot(size_t count, int threads, const std::function<void(size_t)>& job) {
+  cpu::ThreadPool pool(
+      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  std::mutex mutex;
+  std::exception_ptr first;
+  pool.Run(count, [&](size_t k, int) {
+    try {
+      job(k);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!first) first = std::current_exception();
+    }
+  });
+  if (first) std::rethrow_exception(first);
+}
+
+// The middle of the sorted values (the mean of the two middle ones for an even count); NaN for
+// none.
+double Median(std::vector<double> values) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  const size_t m = values.size() / 2;
+  return values.size() % 2 ? values[m] : 0.5 * (values[m - 1] + values[m]);
 }
 
 std::string Num(double v) { return std::isfinite(v) ? FormatDouble(v) : std::string(""); }
@@ -121,8 +154,9 @@ std::string SummaryCsv(const FleetReport& report) {
   for (const FleetRobotOutcome& r : report.robots)
     for (const std::string& n : r.parameter_names)
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-  std::string csv = "robot,status,reason,seed,warm_start,cost,evaluations,cycles,termination,drift,"
-                    "drift_parameters,drift_frequencies,modal_frequencies_hz";
+  std::string csv =
+      "robot,status,reason,seed,warm_start,fallback,cost,evaluations,cycles,termination,drift,"
+      "drift_parameters,drift_frequencies,modal_frequencies_hz";
   for (const std::string& n : names) csv += "," + n;
   csv += "\n";
   for (const FleetRobotOutcome& r : report.robots) {
@@ -141,11 +175,16 @@ std::string SummaryCsv(const FleetReport& report) {
         modes += FormatDouble(f[k]);
       }
     }
-    csv += CsvField(r.name) + "," + r.status + "," + CsvField(r.reason) + "," + std::to_string(r.seed) + "," +
-           (r.warm_start ? "1" : "0") + "," + (ok ? Num(r.cost) : "") + "," +
-           (ok ? std::to_string(r.evaluations) : "") + "," + (ok ? std::to_string(r.cycles) : "") + "," +
-           r.termination + "," + (!r.has_drift ? "" : r.drift_flagged() ? "flagged" : "none") + "," +
-           CsvField(drift_params) + "," + CsvField(drift_freqs) + "," + CsvField(modes);
+    csv += CsvField(r.name) + "," + r.status + "," + CsvField(r.reason) + "," +
+           std::to_string(r.seed) + "," + (r.warm_start ? "1" : "0") + "," +
+           CsvField(r.fell_back ? r.fallback.reason : "") + "," + (ok ? Num(r.cost) : "") + "," +
+           (ok ? std::to_string(r.evaluations) : "") + "," + (ok ? std::to_string(r.cycles) : "") +
+           "," + r.termination + "," +
+           (!r.has_drift            ? ""
+            : !r.drift_note.empty() ? "not_assessed"
+            : r.drift_flagged()     ? "flagged"
+                                    : "none") +
+           "," + CsvField(drift_params) + "," + CsvField(drift_freqs) + "," + CsvField(modes);
     for (const std::string& n : names) {
       csv += ",";
       for (size_t k = 0; k < r.parameter_names.size(); ++k)
@@ -156,42 +195,14 @@ std::string SummaryCsv(const FleetReport& report) {
   return csv;
 }
 
-nlohmann::ordered_json DriftJson(const FleetRobotOutcome& r) {
-  nlohmann::ordered_json j;
-  j["previous"] = r.previous;
-  j["flagged"] = r.drift_flagged();
-  nlohmann::ordered_json flagged_params = nlohmann::ordered_json::array();
-  nlohmann::ordered_json params = nlohmann::ordered_json::array();
-  for (const FleetDriftParameter& d : r.drift_parameters) {
-    if (d.flagged) flagged_params.push_back(d.name);
-    params.push_back({{"name", d.name}, {"previous", JsonNum(d.previous)}, {"current", JsonNum(d.current)},
-                      {"change_percent", JsonNum(d.change_percent)}, {"flagged", d.flagged}});
-  }
-  nlohmann::ordered_json flagged_freqs = nlohmann::ordered_json::array();
-  nlohmann::ordered_json freqs = nlohmann::ordered_json::array();
-  for (const FleetDriftFrequency& d : r.drift_frequencies) {
-    nlohmann::ordered_json row = {{"posture", d.posture}, {"mode", d.mode}, {"previous_hz", JsonNum(d.previous_hz)},
-                                  {"current_hz", JsonNum(d.current_hz)}, {"change_percent", JsonNum(d.change_percent)},
-                                  {"flagged", d.flagged}};
-    if (d.flagged) flagged_freqs.push_back(row);
-    freqs.push_back(row);
-  }
-  j["flagged_parameters"] = flagged_params;
-  j["flagged_frequencies"] = flagged_freqs;
-  j["parameters"] = params;
-  j["frequencies"] = freqs;
-  return j;
-}
-
-std::string Percent(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%+.2f%%", v);
-  return buffer;
-}
-
 }  // namespace
 
 bool FleetRobotOutcome::cost_flagged() const { return cost_over_median > kFleetHighCostFactor; }
+
+int FleetReport::fell_back() const {
+  return static_cast<int>(
+      std::count_if(robots.begin(), robots.end(), [](const auto& r) { return r.fell_back; }));
+}
 
 bool FleetRobotOutcome::drift_flagged() const {
   for (const FleetDriftParameter& d : drift_parameters)
@@ -225,6 +236,7 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
   j["ranks"] = report.ranks;
   j["robots_ok"] = report.ok();
   j["robots_skipped"] = report.skipped();
+  j["robots_fell_back"] = report.fell_back();
   j["evaluations"] = report.evaluations;
   j["resumed_at_evaluations"] = report.resumed_at_evaluations >= 0 ? nlohmann::ordered_json(report.resumed_at_evaluations)
                                                                    : nlohmann::ordered_json(nullptr);
@@ -232,8 +244,9 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
   j["wall_seconds"] = report.wall_seconds;
   j["drive_seconds"] = report.drive_seconds;
   j["evaluator_seconds"] = report.evaluator_seconds;
-  j["drift_thresholds"] = {{"parameter_percent", report.drift.parameter_percent},
-                           {"frequency_percent", report.drift.frequency_percent}};
+  j["warm_start"] = WarmStartJson(report.warm_start);
+  j["drift_thresholds"] = DriftRuleJson(report.drift);
+  j["parameter_spread"] = FleetSpreadJson(FleetSpread(report));
   j["robots"] = nlohmann::ordered_json::array();
   for (const FleetRobotOutcome& r : report.robots) {
     nlohmann::ordered_json o;
@@ -247,6 +260,17 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
     }
     o["seed"] = std::to_string(r.seed);  // text: 64-bit seeds do not survive every JSON reader
     o["warm_start"] = r.warm_start;
+    if (r.warm_start) {
+      o["warm_start_method"] = r.warm_start_method;
+      o["previous"] = r.previous;
+      o["previous_cost"] = JsonNum(r.previous_cost);
+      o["fallback"] =
+          !r.fell_back ? nlohmann::ordered_json(nullptr)
+                       : nlohmann::ordered_json{{"reason", r.fallback.reason},
+                                                {"warm_cost", JsonNum(r.fallback.warm_cost)},
+                                                {"warm_evaluations", r.fallback.warm_evaluations},
+                                                {"kept", r.fallback.kept_warm ? "warm" : "cold"}};
+    }
     o["result"] = r.result_file;
     o["cost"] = r.cost;
     o["cost_over_median"] = JsonNum(r.cost_over_median);
@@ -274,6 +298,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   const FleetManifest manifest = LoadFleetManifest(options.manifest);
   FleetReport report;
   report.manifest = options.manifest;
+  report.warm_start = manifest.warm_start;
   report.drift = manifest.drift;
   report.run_id = options.run_id.empty() ? FleetDefaultRunId() : options.run_id;
   if (!IsValidRobotName(report.run_id))
@@ -330,12 +355,15 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       auto c = configs.find(robot.config);
       if (c == configs.end()) c = configs.emplace(robot.config, LoadFitOptions(robot.config)).first;
       r->config_source = robot.config.empty() ? "default fit configuration" : robot.config;
-      r->options = c->second;
+      r->options = r->cold_options = c->second;
       if (robot.frf.empty()) throw Error(manifest.path, "robots." + robot.name + ".frf", "expected at least one FRF file");
       if (!robot.previous.empty()) {
-        r->previous = ParametersFromResult(robot.previous, model);
-        r->options = WarmStartOptions(r->options, model, r->previous, manifest.warm_start, r->config_source);
+        r->previous = ReadPreviousNight(robot.previous, model);
+        r->options = WarmStartOptions(r->options, model, r->previous->parameters,
+                                      manifest.warm_start, r->config_source);
         out.warm_start = true;
+        out.warm_start_method = ToString(manifest.warm_start.method);
+        out.previous_cost = r->previous->cost;
       }
       r->map = std::make_unique<ParameterMap>(model, r->options.parameters, r->config_source);
       r->problem = LoadProblem(r->model, robot.frf, r->options, r->config_source);
@@ -368,6 +396,30 @@ FleetReport RunFleet(const FleetRunOptions& options) {
           "frfit fleet", "--out",
           "expected a run directory that holds no input; " + output + " would overwrite " + *input);
 
+  // Which warm robots the second pass refits cold: a function of the finished first pass only, so
+  // a run resumed in the second pass finds the same ones.
+  const bool may_fall_back = manifest.warm_start.method == WarmStartMethod::kLevenbergMarquardt &&
+                             manifest.warm_start.fallback;
+  auto choose_fallbacks = [&] {
+    std::vector<size_t> chosen;
+    if (!may_fall_back) return chosen;
+    std::vector<double> costs;
+    for (const auto& r : ready) costs.push_back(r->run->best_cost());
+    const double median = Median(costs);
+    for (size_t k = 0; k < ready.size(); ++k) {
+      Ready& r = *ready[k];
+      if (!r.previous) continue;
+      r.fallback_reason =
+          WarmResultDistrust(*r.run, *r.map, *r.previous, median, manifest.warm_start);
+      if (!r.fallback_reason.empty()) chosen.push_back(k);
+    }
+    return chosen;
+  };
+  auto make_cold_map = [&](Ready& r) {
+    r.cold_map =
+        std::make_unique<ParameterMap>(*r.model, r.cold_options.parameters, r.config_source);
+  };
+
   std::unique_ptr<Evaluator> evaluator;
   std::unique_ptr<RoundEvaluator> rounds;
   if (!ready.empty()) {
@@ -381,13 +433,20 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       fp.MixFile(robot.model);
       fp.Mix(FitOptionsToYaml(r->options));
       for (const std::string& file : robot.frf) fp.MixFile(file);
-      if (!robot.previous.empty()) fp.MixFile(robot.previous);
+      if (!robot.previous.empty()) {
+        fp.MixFile(robot.previous);
+        fp.Mix(FitOptionsToYaml(r->cold_options));  // a fallback's
+      }
     }
     const std::string fingerprint = std::to_string(fp.value());
 
     const bool checkpoints = options.checkpoint_every_evaluations > 0 || options.checkpoint_every_seconds > 0.0;
     std::optional<HistoryLog> history_log;
-    std::vector<size_t> logged_rows(ready.size(), 0);  // per robot, rows already in the log
+    // The history log's jobs: the first pass's runs (one per robot), then the second pass's.
+    std::vector<FitRun*> logged;
+    std::vector<size_t> logged_rows;  // per job, rows already in the log
+    std::vector<size_t> fallbacks;    // into `ready`: the robots of the second pass
+    int pass = 1;
     if (options.resume && fs::exists(checkpoint_path)) {
       nlohmann::json j;
       try {
@@ -401,26 +460,61 @@ FleetReport RunFleet(const FleetRunOptions& options) {
         throw Error(checkpoint_path, "fingerprint",
                     "this checkpoint belongs to another fleet run (manifest, models, FRF files, configurations, "
                     "seeds, previous results or the set of usable robots differ)");
-      const nlohmann::json& states = j.at("runs");
-      if (!states.is_array() || states.size() != ready.size())
-        throw Error(checkpoint_path, "runs", "expected one state per fitted robot");
+      pass = j.value("pass", 0);
+      if (pass != 1 && pass != 2) throw Error(checkpoint_path, "pass", "expected 1 or 2");
+      const nlohmann::json& first = pass == 1 ? j.at("runs") : j.at("first_pass_runs");
+      if (!first.is_array() || first.size() != ready.size())
+        throw Error(checkpoint_path, pass == 1 ? "runs" : "first_pass_runs",
+                    "expected one state per fitted robot");
       if (!j.contains("history_bytes") || !j["history_bytes"].is_number_integer())
         throw Error(checkpoint_path, "history_bytes", "expected the length of the history log it covers");
       const std::int64_t history_bytes = j["history_bytes"].get<std::int64_t>();
+      std::vector<std::string> fallback_names;
+      if (pass == 2) fallback_names = j.at("fallback_robots").get<std::vector<std::string>>();
+      const int jobs = static_cast<int>(ready.size() + fallback_names.size());
       history_log.emplace(HistoryLog::Resume(history_path, history_bytes));
       std::vector<std::vector<HistoryRow>> histories =
-          HistoryLog::Read(history_path, history_bytes, static_cast<int>(ready.size()));
+          HistoryLog::Read(history_path, history_bytes, jobs);
       report.resumed_at_evaluations = 0;
       for (size_t k = 0; k < ready.size(); ++k) {
-        logged_rows[k] = histories[k].size();
-        ready[k]->run = std::make_unique<FitRun>(*ready[k]->map, ready[k]->options, states[k], std::move(histories[k]));
+        logged_rows.push_back(histories[k].size());
+        ready[k]->run = std::make_unique<FitRun>(*ready[k]->map, ready[k]->options, first[k],
+                                                 std::move(histories[k]));
         report.resumed_at_evaluations += ready[k]->run->evaluations();
+        logged.push_back(ready[k]->run.get());
+      }
+      if (pass == 2) {
+        fallbacks = choose_fallbacks();
+        std::vector<std::string> names;
+        for (size_t k : fallbacks) names.push_back(manifest.robots[ready[k]->index].name);
+        const nlohmann::json& states = j.at("runs");
+        if (names != fallback_names || !states.is_array() || states.size() != fallbacks.size())
+          throw Error(
+              checkpoint_path, "fallback_robots",
+              "expected the robots whose first-pass result is not trusted, with one state each");
+        for (size_t i = 0; i < fallbacks.size(); ++i) {
+          Ready& r = *ready[fallbacks[i]];
+          make_cold_map(r);
+          const size_t job = ready.size() + i;
+          logged_rows.push_back(histories[job].size());
+          r.cold_run = std::make_unique<FitRun>(*r.cold_map, r.cold_options, states[i],
+                                                std::move(histories[job]));
+          report.resumed_at_evaluations += r.cold_run->evaluations();
+          logged.push_back(r.cold_run.get());
+        }
       }
       log("frfit fleet: resuming run " + report.run_id + " from " + checkpoint_path + " at " +
-          std::to_string(report.resumed_at_evaluations) + " evaluations");
+          std::to_string(report.resumed_at_evaluations) + " evaluations" +
+          (pass == 2
+               ? " (second pass: " + std::to_string(fallbacks.size()) + " robot(s) refitted cold)"
+               : ""));
     } else {
       if (options.resume) log("frfit fleet: run " + report.run_id + " has no checkpoint; starting it from the beginning");
-      for (const auto& r : ready) r->run = std::make_unique<FitRun>(*r->map, r->options, manifest.robots[r->index].seed);
+      for (const auto& r : ready) {
+        r->run = std::make_unique<FitRun>(*r->map, r->options, manifest.robots[r->index].seed);
+        logged.push_back(r->run.get());
+        logged_rows.push_back(0);
+      }
       if (checkpoints) history_log.emplace(HistoryLog::Create(history_path));
     }
 
@@ -432,31 +526,36 @@ FleetReport RunFleet(const FleetRunOptions& options) {
 
     const std::int64_t evaluations_before = report.resumed_at_evaluations > 0 ? report.resumed_at_evaluations : 0;
     const auto drive_start = Clock::now();
+    std::vector<FitRun*> active;  // the runs of the current pass
     auto progress_line = [&](std::int64_t round) {
       int running = 0, in_ga = 0, in_nm = 0, in_lm = 0;
       std::int64_t evaluations = 0;
       std::vector<double> best;
-      for (const auto& r : ready) {
-        evaluations += r->run->evaluations();
-        if (!r->run->Done()) ++running;
-        if (r->run->phase() == FitPhase::kGeneticAlgorithm) ++in_ga;
-        if (r->run->phase() == FitPhase::kNelderMead) ++in_nm;
-        if (r->run->phase() == FitPhase::kLevenbergMarquardt) ++in_lm;
-        if (r->run->evaluations() > 0) best.push_back(r->run->best_cost());
+      for (const FitRun* run : logged) evaluations += run->evaluations();
+      for (const FitRun* run : active) {
+        if (!run->Done()) ++running;
+        if (run->phase() == FitPhase::kGeneticAlgorithm) ++in_ga;
+        if (run->phase() == FitPhase::kNelderMead) ++in_nm;
+        if (run->phase() == FitPhase::kLevenbergMarquardt) ++in_lm;
+        if (run->evaluations() > 0) best.push_back(run->best_cost());
       }
       std::sort(best.begin(), best.end());
       const double seconds = std::chrono::duration<double>(Clock::now() - drive_start).count();
       const double rate = seconds > 0 ? (evaluations - evaluations_before) / seconds : 0.0;
+      const char* what = pass == 1 ? "robots running" : "robots refitted cold";
       char buffer[256];
       if (best.empty())
-        std::snprintf(buffer, sizeof buffer, "round %lld: %d/%zu robots running (ga %d, nm %d)", static_cast<long long>(round),
-                      running, ready.size(), in_ga, in_nm);
+        std::snprintf(buffer, sizeof buffer, "round %lld: %d/%zu %s (ga %d, nm %d, lm %d)",
+                      static_cast<long long>(round), running, active.size(), what, in_ga, in_nm,
+                      in_lm);
       else
-        std::snprintf(buffer, sizeof buffer,
-                      "round %lld: %d/%zu robots running (ga %d, nm %d)  best cost min %.4e median %.4e max %.4e  "
-                      "evaluations %lld  (%.0f/s)",
-                      static_cast<long long>(round), running, ready.size(), in_ga, in_nm, best.front(),
-                      best[best.size() / 2], best.back(), static_cast<long long>(evaluations), rate);
+        std::snprintf(
+            buffer, sizeof buffer,
+            "round %lld: %d/%zu %s (ga %d, nm %d, lm %d)  best cost min %.4e median %.4e max %.4e  "
+            "evaluations %lld  (%.0f/s)",
+            static_cast<long long>(round), running, active.size(), what, in_ga, in_nm, in_lm,
+            best.front(), best[best.size() / 2], best.back(), static_cast<long long>(evaluations),
+            rate);
       if (options.progress)
         options.progress(buffer);
       else
@@ -466,14 +565,9 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       if (options.progress_every_rounds > 0 && (round == 1 || round % options.progress_every_rounds == 0))
         progress_line(round);
     });
-    std::vector<PackedProblem> packed;
-    for (const auto& r : ready) packed.push_back(Pack(r->problem));
-    rounds->SetProblems(std::move(packed));
 
-    std::vector<FitJob> jobs;
-    for (const auto& r : ready)
-      jobs.push_back({r->run.get(), r->map.get(), static_cast<int>(r->problem.postures.size()),
-                      PostureCoordinates(r->problem)});
+    std::vector<nlohmann::json>
+        first_pass_states;  // the finished first pass, in the second's checkpoints
     DriveOptions drive;
     if (checkpoints) {
       drive.checkpoint_every_evaluations = options.checkpoint_every_evaluations;
@@ -481,22 +575,72 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       drive.checkpoint_history = StateHistory::kRowCountOnly;
       drive.checkpoint = [&](const std::vector<nlohmann::json>& states) {
         // The log first: a checkpoint must never record rows the log does not hold yet.
-        for (size_t k = 0; k < ready.size(); ++k) {
-          const std::vector<HistoryRow>& rows = ready[k]->run->history();
+        for (size_t k = 0; k < logged.size(); ++k) {
+          const std::vector<HistoryRow>& rows = logged[k]->history();
           history_log->Append(static_cast<int>(k), std::span(rows).subspan(logged_rows[k]));
           logged_rows[k] = rows.size();
         }
         const std::int64_t history_bytes = history_log->Sync();
         nlohmann::json names = nlohmann::json::array();
         for (const auto& r : ready) names.push_back(manifest.robots[r->index].name);
-        nlohmann::json j = {{"format", kCheckpointFormat}, {"fingerprint", fingerprint},
-                            {"run_id", report.run_id},     {"robots", names},
-                            {"history_bytes", history_bytes}, {"runs", states}};
+        nlohmann::json j = {{"format", kCheckpointFormat},
+                            {"fingerprint", fingerprint},
+                            {"run_id", report.run_id},
+                            {"robots", names},
+                            {"history_bytes", history_bytes},
+                            {"pass", pass},
+                            {"runs", states}};
+        if (pass == 2) {
+          nlohmann::json fallback_names = nlohmann::json::array();
+          for (size_t k : fallbacks)
+            fallback_names.push_back(manifest.robots[ready[k]->index].name);
+          j["fallback_robots"] = fallback_names;
+          j["first_pass_runs"] = first_pass_states;
+        }
         WriteTextFileAtomically(checkpoint_path, j.dump());
       };
     }
     BeginShardFits(options.peers);
-    DriveFits(jobs, rounds.get(), drive);
+    // One batched drive over the given robots' runs of the current pass.
+    auto drive_pass = [&](const std::vector<size_t>& robots, bool cold) {
+      std::vector<PackedProblem> packed;
+      std::vector<FitJob> jobs;
+      active.clear();
+      for (size_t k : robots) {
+        const Ready& r = *ready[k];
+        FitRun* run = cold ? r.cold_run.get() : r.run.get();
+        const ParameterMap* map = cold ? r.cold_map.get() : r.map.get();
+        packed.push_back(Pack(r.problem));
+        jobs.push_back(
+            {run, map, static_cast<int>(r.problem.postures.size()), PostureCoordinates(r.problem)});
+        active.push_back(run);
+      }
+      rounds->SetProblems(std::move(packed));
+      DriveFits(jobs, rounds.get(), drive);
+    };
+    if (pass == 1) {
+      std::vector<size_t> all(ready.size());
+      for (size_t k = 0; k < ready.size(); ++k) all[k] = k;
+      drive_pass(all, false);
+      fallbacks = choose_fallbacks();
+      pass = 2;
+      for (size_t i = 0; i < fallbacks.size(); ++i) {
+        Ready& r = *ready[fallbacks[i]];
+        make_cold_map(r);
+        r.cold_run =
+            std::make_unique<FitRun>(*r.cold_map, r.cold_options, manifest.robots[r.index].seed);
+        logged.push_back(r.cold_run.get());
+        logged_rows.push_back(0);
+      }
+    }
+    for (size_t k : fallbacks)
+      log("frfit fleet: refitting robot " + manifest.robots[ready[k]->index].name +
+          " with its cold configuration: " + ready[k]->fallback_reason);
+    if (!fallbacks.empty()) {
+      for (const auto& r : ready)
+        first_pass_states.push_back(r->run->SaveState(StateHistory::kRowCountOnly));
+      drive_pass(fallbacks, true);
+    }
     report.drive_seconds = std::chrono::duration<double>(Clock::now() - drive_start).count();
     report.rounds = rounds->rounds();
     report.evaluator_seconds = rounds->seconds();
@@ -505,81 +649,62 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     BeginShardFits(options.peers);  // nothing to fit here, but the other ranks wait for this one
   }
 
-  // --- results, per robot ------------------------------------------------------------------
-  const FleetDrift& thresholds = manifest.drift;
-  for (const auto& r : ready) {
+  // --- results, per robot, on every thread; the HDF5 library (not thread-safe as Debian builds it)
+  // one file at a time ---------------------------------------------------------------------------
+  std::mutex hdf5;
+  ForEachRobot(ready.size(), options.evaluator.threads, [&](size_t k) {
+    const auto& r = ready[k];
     FleetRobotOutcome& out = report.robots[r->index];
     const Model& model = *r->model;
-    FitResult result = AssembleFitResult(r->problem, *r->map, *r->run, r->options);
+    // A fallback keeps the cold refit unless it ended above the warm result.
+    const bool cold = r->cold_run && r->cold_run->best_cost() <= r->run->best_cost();
+    const FitRun& run = cold ? *r->cold_run : *r->run;
+    FitResult result = AssembleFitResult(r->problem, cold ? *r->cold_map : *r->map, run,
+                                         cold ? r->cold_options : r->options);
     result.backend_given = options.backend_given;
     result.backend_used = report.backend;
-    result.wall_seconds = r->run->ga_seconds() + r->run->nm_seconds() + r->run->lm_seconds();
+    result.wall_seconds = run.ga_seconds() + run.nm_seconds() + run.lm_seconds();
     out.result_file = (run_dir / (out.name + ".h5")).string();
-    WriteFitResult(out.result_file, result);
+    {
+      const std::lock_guard<std::mutex> lock(hdf5);
+      WriteFitResult(out.result_file, result);
+    }
     out.status = "ok";
     out.cost = result.cost;
-    out.evaluations = result.evaluations;
+    out.evaluations = r->run->evaluations() + (r->cold_run ? r->cold_run->evaluations() : 0);
     out.cycles = result.cycles;
     out.termination = result.termination;
     out.parameter_names = result.parameter_names;
     out.parameters = result.parameters;
-    report.evaluations += result.evaluations;
-    for (const ProblemPosture& pp : r->problem.postures) {
-      const double max_hz = pp.measured.frequency_hz.back();
-      const std::vector<double> current = ModeFrequencies(pp.posture, model, result.parameters, max_hz);
-      out.modal_frequencies_hz.emplace_back(pp.posture.name, current);
-      if (r->previous.empty()) continue;
-      const std::vector<double> before = ModeFrequencies(pp.posture, model, r->previous, max_hz);
-      for (size_t k = 0; k < before.size(); ++k) {
-        FleetDriftFrequency d;
-        d.posture = pp.posture.name;
-        d.mode = static_cast<int>(k) + 1;
-        d.previous_hz = before[k];
-        // The current mode nearest in frequency (a mode that left the band reads as missing).
-        double best = std::nan("");
-        for (double f : current)
-          if (std::isnan(best) || std::fabs(f - before[k]) < std::fabs(best - before[k])) best = f;
-        d.current_hz = best;
-        d.change_percent = 100.0 * (best - before[k]) / before[k];
-        d.flagged = !(std::fabs(d.change_percent) <= thresholds.frequency_percent);
-        out.drift_frequencies.push_back(d);
-      }
+    if (r->cold_run) {
+      out.fell_back = true;
+      out.fallback = {r->fallback_reason, r->run->best_cost(), r->run->evaluations(), !cold};
     }
-    if (!r->previous.empty()) {
-      out.has_drift = true;
-      for (int k = 0; k < model.num_parameters(); ++k) {
-        FleetDriftParameter d;
-        d.name = model.parameters[k].name;
-        d.previous = r->previous[k];
-        d.current = result.parameters[k];
-        d.change_percent = 100.0 * (d.current - d.previous) / d.previous;
-        d.flagged = !(std::fabs(d.change_percent) <= thresholds.parameter_percent);
-        out.drift_parameters.push_back(d);
-      }
-    }
-  }
+    for (const ProblemPosture& pp : r->problem.postures)
+      out.modal_frequencies_hz.emplace_back(
+          pp.posture.name,
+          ModeFrequencies(pp.posture, model, result.parameters, pp.measured.frequency_hz.back()));
+    if (r->previous)
+      ComputeDrift(r->problem, model, result.parameters, result.identifiability, result.cost,
+                   *r->previous, manifest.drift, manifest.warm_start.max_cost_over_previous, &out);
+  });
+  for (const auto& r : ready) report.evaluations += report.robots[r->index].evaluations;
   if (!GatherShardOutcomes(options.peers, &report)) return report;  // rank 0 writes the outputs
 
-  // Each fitted robot's cost against the fleet's median (the middle of the sorted costs; the mean
-  // of the two middle ones for an even count).
+  // Each fitted robot's cost against the fleet's median.
   std::vector<double> costs;
   for (const FleetRobotOutcome& r : report.robots)
     if (r.status == "ok") costs.push_back(r.cost);
-  if (!costs.empty()) {
-    std::sort(costs.begin(), costs.end());
-    const size_t m = costs.size() / 2;
-    const double median = costs.size() % 2 ? costs[m] : 0.5 * (costs[m - 1] + costs[m]);
-    for (FleetRobotOutcome& r : report.robots)
-      if (r.status == "ok" && median > 0.0) r.cost_over_median = r.cost / median;
-  }
+  const double median = Median(costs);
+  for (FleetRobotOutcome& r : report.robots)
+    if (r.status == "ok" && median > 0.0) r.cost_over_median = r.cost / median;
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   // --- fleet outputs (atomic each); the summary last, as the mark of a finished run ----------
   nlohmann::ordered_json drift;
-  drift["format"] = "frfit-fleet-drift-1";
+  drift["format"] = "frfit-fleet-drift-2";
   drift["run_id"] = report.run_id;
-  drift["thresholds"] = {{"parameter_percent", thresholds.parameter_percent},
-                         {"frequency_percent", thresholds.frequency_percent}};
+  drift["thresholds"] = DriftRuleJson(manifest.drift);
   drift["robots"] = nlohmann::ordered_json::array();
   std::string drift_text;
   for (const FleetRobotOutcome& r : report.robots) {
@@ -588,18 +713,28 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     o["name"] = r.name;
     drift["robots"].push_back(o);
     std::string moved;
-    for (const FleetDriftParameter& d : r.drift_parameters)
-      if (d.flagged) moved += " " + d.name + " " + Percent(d.change_percent);
-    for (const FleetDriftFrequency& d : r.drift_frequencies)
-      if (d.flagged) moved += " " + d.posture + "#" + std::to_string(d.mode) + " " + Percent(d.change_percent);
-    drift_text += r.name + ":" + (moved.empty() ? " no drift beyond the thresholds" : moved) + "\n";
+    for (const std::string& flag : DriftFlags(r)) moved += (moved.empty() ? "" : ", ") + flag;
+    drift_text += r.name + ": " +
+                  (!r.drift_note.empty() ? "drift " + r.drift_note
+                   : moved.empty()       ? "no drift beyond the rule"
+                                         : moved) +
+                  "\n";
   }
   WriteTextFileAtomically((run_dir / "drift.json").string(), drift.dump(2) + "\n");
   WriteTextFileAtomically((run_dir / "drift.txt").string(),
-                          "# parameters moved more than " + FormatDouble(thresholds.parameter_percent) +
-                              " %, modal frequencies more than " + FormatDouble(thresholds.frequency_percent) +
-                              " % since the robot's previous result\n" + drift_text);
-  // Per robot an HTML report, and an index page with one row per robot and its drift flags.
+                          DriftRuleText(manifest.drift) + drift_text);
+  // Per robot an HTML report, and an index page with one row per robot, its start and drift
+  // flags, and each parameter's spread across the fleet.
+  ForEachRobot(report.robots.size(), options.evaluator.threads, [&](size_t i) {
+    const FleetRobotOutcome& r = report.robots[i];
+    if (r.status != "ok") return;
+    ReportData data;
+    {
+      const std::lock_guard<std::mutex> lock(hdf5);
+      data = ReadReportData(r.result_file);
+    }
+    WriteTextFileAtomically((run_dir / (r.name + ".html")).string(), RenderReportHtml(data));
+  });
   std::vector<FleetIndexRow> index;
   for (const FleetRobotOutcome& r : report.robots) {
     FleetIndexRow row;
@@ -613,16 +748,18 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     if (r.status == "ok") {
       row.result_file = r.name + ".h5";
       row.report_link = r.name + ".html";
-      WriteReport(r.result_file, (run_dir / row.report_link).string());
+      row.start = !r.warm_start ? "cold"
+                  : !r.fell_back
+                      ? "warm"
+                      : std::string("warm, refitted cold") +
+                            (r.fallback.kept_warm ? " (warm result kept: lower cost)" : "") + ": " +
+                            r.fallback.reason;
     }
-    for (const FleetDriftParameter& d : r.drift_parameters)
-      if (d.flagged) row.drift_flags.push_back(d.name + " " + Percent(d.change_percent));
-    for (const FleetDriftFrequency& d : r.drift_frequencies)
-      if (d.flagged)
-        row.drift_flags.push_back(d.posture + " mode " + std::to_string(d.mode) + " " + Percent(d.change_percent));
+    row.drift_flags = DriftFlags(r);
+    if (!r.drift_note.empty()) row.drift_flags.push_back("drift " + r.drift_note);
     index.push_back(row);
   }
-  WriteFleetIndex((run_dir / "index.html").string(), index);
+  WriteFleetIndex((run_dir / "index.html").string(), index, FleetSpread(report));
   WriteTextFileAtomically((run_dir / "summary.csv").string(), SummaryCsv(report));
   WriteTextFileAtomically((run_dir / "summary.json").string(), FleetReportToJson(report).dump(2) + "\n");
   std::error_code ignored;

@@ -12,27 +12,59 @@ std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& 
   return AnalyseModes(posture, coefficients).modes;
 }
 
-ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coefficients) {
+namespace {
+
+using Cplx = std::complex<double>;
+
+// The first-order form of Eq. 18–19 as a standard eigenproblem: ẋ = A x, x = [Δq; Δq̇].
+struct FirstOrder {
+  Eigen::PartialPivLU<Eigen::MatrixXcd> mass_lu;
+  Eigen::ComplexEigenSolver<Eigen::MatrixXcd> solver;
+};
+
+FirstOrder SolveFirstOrder(const Posture& posture, const JointCoefficients& coefficients) {
   const int n = posture.n;
-  using Cplx = std::complex<double>;
   const Eigen::MatrixXcd M = posture.mass.cast<Cplx>();
   const Eigen::MatrixXcd K = TangentStiffness(posture, coefficients);
   const Eigen::MatrixXcd C = TangentDamping(posture, coefficients).cast<Cplx>();
-  // First-order form of Eq. 18–19 as a standard eigenproblem: ẋ = A x, x = [Δq; Δq̇].
-  const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(M);
+  FirstOrder out;
+  out.mass_lu.compute(M);
   Eigen::MatrixXcd A = Eigen::MatrixXcd::Zero(2 * n, 2 * n);
   A.topRightCorner(n, n).setIdentity();
-  A.bottomLeftCorner(n, n) = -lu.solve(K);
-  A.bottomRightCorner(n, n) = -lu.solve(C);
-  const Eigen::ComplexEigenSolver<Eigen::MatrixXcd> solver(A);
+  A.bottomLeftCorner(n, n) = -out.mass_lu.solve(K);
+  A.bottomRightCorner(n, n) = -out.mass_lu.solve(C);
+  out.solver.compute(A);
+  return out;
+}
 
+// Whether eigenvalue λ is a mode's (Im λ > 0, not a real one): the columns of the solver that
+// ComputeModes and ModeFrequencyDerivatives report, in order of frequency.
+bool IsMode(Cplx lambda) { return lambda.imag() > 1e-9 * std::abs(lambda); }
+
+std::vector<int> ModeColumns(const Eigen::ComplexEigenSolver<Eigen::MatrixXcd>& solver) {
+  std::vector<int> columns;
+  for (int k = 0; k < solver.eigenvalues().size(); ++k)
+    if (IsMode(solver.eigenvalues()(k))) columns.push_back(k);
+  std::stable_sort(columns.begin(), columns.end(), [&](int a, int b) {
+    return solver.eigenvalues()(a).imag() < solver.eigenvalues()(b).imag();
+  });
+  return columns;
+}
+
+}  // namespace
+
+ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coefficients) {
+  const int n = posture.n;
+  const FirstOrder first = SolveFirstOrder(posture, coefficients);
+  const Eigen::ComplexEigenSolver<Eigen::MatrixXcd>& solver = first.solver;
   ModalAnalysis out;
-  std::vector<Mode>& modes = out.modes;
   for (int k = 0; k < 2 * n; ++k) {
     const Cplx lambda = solver.eigenvalues()(k);
     if (!(std::abs(lambda.imag()) > 1e-9 * std::abs(lambda)))
       out.real_eigenvalues.push_back(lambda.real());
-    if (!(lambda.imag() > 1e-9 * std::abs(lambda))) continue;
+  }
+  for (int k : ModeColumns(solver)) {
+    const Cplx lambda = solver.eigenvalues()(k);
     Mode mode;
     mode.eigenvalue = lambda;
     mode.frequency_hz = lambda.imag() / (2.0 * M_PI);
@@ -43,11 +75,42 @@ ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coef
     shape /= shape(largest);
     mode.shape = shape;
     mode.sensor_shape = posture.sensor_basis.transpose().cast<Cplx>() * shape;
-    modes.push_back(std::move(mode));
+    out.modes.push_back(std::move(mode));
   }
-  std::sort(modes.begin(), modes.end(),
-            [](const Mode& a, const Mode& b) { return a.frequency_hz < b.frequency_hz; });
   std::sort(out.real_eigenvalues.begin(), out.real_eigenvalues.end(), std::greater<double>());
+  return out;
+}
+
+// First-order perturbation of a simple eigenvalue: dλ_k = w_k (dA) v_k with v_k the k-th column
+// of the eigenvector matrix V and w_k the k-th row of V⁻¹. A joint coefficient changes only the
+// bottom blocks of A: −M⁻¹K (stiffness k_j: e_j e_jᵀ, hysteretic: i·e_j e_jᵀ) and −M⁻¹C
+// (viscous: e_j e_jᵀ, mass-proportional α: M), so with x = v_k's top half (Δq), ẋ = its bottom
+// half (λ·x) and z = (w_k's bottom half)·M⁻¹:
+//   ∂λ/∂k_j = −z_j x_j,  ∂λ/∂η_j k_j = −i z_j x_j,  ∂λ/∂d_j = −z_j ẋ_j,  ∂λ/∂α = −(w_k's bottom
+//   half)·ẋ.
+std::vector<double> ModeFrequencyDerivatives(const Posture& posture,
+                                             const JointCoefficients& coefficients) {
+  const int n = posture.n;
+  const FirstOrder first = SolveFirstOrder(posture, coefficients);
+  const Eigen::MatrixXcd& V = first.solver.eigenvectors();
+  const Eigen::MatrixXcd W = V.partialPivLu().inverse();
+  const int stride = 3 * n + 1;
+  std::vector<double> out;
+  for (int k : ModeColumns(first.solver)) {
+    const Eigen::VectorXcd x = V.col(k).head(n);
+    const Eigen::VectorXcd xdot = V.col(k).tail(n);
+    const Eigen::RowVectorXcd w = W.row(k).tail(n);
+    // z = w·M⁻¹, i.e. zᵀ = M⁻ᵀ wᵀ.
+    const Eigen::VectorXcd z = first.mass_lu.transpose().solve(w.transpose());
+    std::vector<Cplx> d(stride);
+    for (int j = 0; j < n; ++j) {
+      d[j] = -z(j) * x(j);
+      d[n + j] = -z(j) * xdot(j);
+      d[2 * n + j] = Cplx(0.0, -1.0) * z(j) * x(j);
+    }
+    d[3 * n] = -(w * xdot).value();
+    for (const Cplx& v : d) out.push_back(v.imag() / (2.0 * M_PI));
+  }
   return out;
 }
 

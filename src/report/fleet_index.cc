@@ -1,5 +1,6 @@
 #include "frfit/report/fleet_index.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -18,9 +19,56 @@ std::string StatusClass(const std::string& status) {
   return out;
 }
 
+std::string Short(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", v);
+  return buffer;
+}
+
+// One parameter's strip: an axis over the fleet's range (log-scaled when the spread is), the box
+// from q1 to q3 with the median, whiskers to the fences (or to the extremes where those lie
+// inside), and each outlier as a dot whose tooltip names the robot.
+void RenderSpreadRow(std::ostringstream& s, const FleetParameterSpread& p) {
+  constexpr double kWidth = 320.0, kLeft = 6.0, kRight = 314.0;
+  auto scaled = [&](double v) { return p.log_scale ? std::log(v) : v; };
+  const double lo = scaled(p.min), hi = scaled(p.max);
+  auto x = [&](double v) {
+    return hi > lo ? kLeft + (kRight - kLeft) * (scaled(v) - lo) / (hi - lo) : kWidth / 2;
+  };
+  // Whiskers to the fences, or to the extremes where those lie inside.
+  const double whisker_lo = std::max(p.min, p.low_fence),
+               whisker_hi = std::min(p.max, p.high_fence);
+  char buffer[512];
+  s << "<tr class=\"spread-row\"><td class=\"parameter\">" << HtmlEscape(p.name)
+    << "</td><td class=\"num\">" << Short(p.min) << "</td><td class=\"num\">" << Short(p.q1)
+    << "</td><td class=\"num\">" << Short(p.median) << "</td><td class=\"num\">" << Short(p.q3)
+    << "</td><td class=\"num\">" << Short(p.max) << "</td><td>";
+  std::snprintf(
+      buffer, sizeof buffer,
+      "<svg class=\"strip\" width=\"%.0f\" height=\"18\" viewBox=\"0 0 %.0f 18\">"
+      "<line x1=\"%.1f\" y1=\"9\" x2=\"%.1f\" y2=\"9\" stroke=\"#5b6470\"/>"
+      "<rect x=\"%.1f\" y=\"3\" width=\"%.1f\" height=\"12\" fill=\"#dbe7f5\" stroke=\"#3b6ea5\"/>"
+      "<line x1=\"%.1f\" y1=\"3\" x2=\"%.1f\" y2=\"15\" stroke=\"#1d232b\" stroke-width=\"2\"/>",
+      kWidth, kWidth, x(whisker_lo), x(whisker_hi), x(p.q1), std::max(1.0, x(p.q3) - x(p.q1)),
+      x(p.median), x(p.median));
+  s << buffer;
+  for (const auto& [robot, value] : p.outliers) {
+    std::snprintf(buffer, sizeof buffer, "<circle cx=\"%.1f\" cy=\"9\" r=\"3.5\" fill=\"#b3261e\">",
+                  x(value));
+    s << buffer << "<title>" << HtmlEscape(robot) << ": " << Short(value) << "</title></circle>";
+  }
+  s << "</svg></td><td>";
+  if (p.outliers.empty()) s << "none";
+  for (const auto& [robot, value] : p.outliers)
+    s << "<span class=\"outlier\">" << HtmlEscape(robot) << " " << Short(value) << "</span>";
+  s << "</td></tr>\n";
+}
+
 }  // namespace
 
-std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows, const std::string& title) {
+std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows,
+                             const std::vector<FleetParameterSpread>& spread,
+                             const std::string& title) {
   std::ostringstream s;
   s << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
     << HtmlEscape(title)
@@ -37,11 +85,15 @@ std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows, const std::
        "tr.status-high_cost td{background:#fde8e6}tr.status-high_cost "
        "td.status{color:#b3261e;font-weight:600}\n"
        ".vs-median{color:#5b6470;font-size:12px}\n"
+       "h2{font-size:17px;margin-top:28px}.outlier{display:inline-block;margin:0 4px 2px "
+       "0;padding:0 "
+       "6px;border-radius:8px;background:#fde8e6;color:#b3261e;font-size:12px}svg.strip{vertical-"
+       "align:middle}\n"
        "</style>\n</head>\n<body>\n<h1>"
     << HtmlEscape(title)
     << "</h1>\n<table "
        "class=\"fleet-index\">\n<thead><tr><th>robot</th><th>result</th><th>report</th>"
-       "<th>cost</th><th>status</th><th>drift flags</th></tr></thead>\n<tbody>\n";
+       "<th>cost</th><th>status</th><th>start</th><th>drift flags</th></tr></thead>\n<tbody>\n";
   for (const FleetIndexRow& r : rows) {
     char cost[64] = "&#8212;";
     if (std::isfinite(r.cost)) std::snprintf(cost, sizeof cost, "%.6e", r.cost);
@@ -59,18 +111,34 @@ std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows, const std::
       s << " <span class=\"vs-median\" data-value=\"" << FormatDouble(r.cost_over_median) << "\">("
         << ratio << "&#215; median)</span>";
     }
-    s << "</td><td class=\"status\">" << HtmlEscape(r.status) << "</td><td>";
+    s << "</td><td class=\"status\">" << HtmlEscape(r.status) << "</td><td class=\"start\">"
+      << (r.start.empty() ? std::string("&#8212;") : HtmlEscape(r.start)) << "</td><td>";
     if (r.drift_flags.empty()) s << "none";
     for (const std::string& flag : r.drift_flags) s << "<span class=\"drift-flag\">" << HtmlEscape(flag) << "</span>";
     s << "</td></tr>\n";
   }
-  if (rows.empty()) s << "<tr><td colspan=\"6\">no robots</td></tr>\n";
-  s << "</tbody>\n</table>\n</body>\n</html>\n";
+  if (rows.empty()) s << "<tr><td colspan=\"7\">no robots</td></tr>\n";
+  s << "</tbody>\n</table>\n";
+  if (!spread.empty()) {
+    s << "<h2>Parameters across the fleet</h2>\n<p>Quartiles over the fitted robots (interpolated "
+         "in the "
+         "logarithm of the value); outliers lie more than 1.5 interquartile ranges of the "
+         "logarithm "
+         "outside the box (Tukey's fences), named when the fleet has at least 4 robots.</p>\n"
+         "<table "
+         "class=\"fleet-spread\">\n<thead><tr><th>parameter</th><th>min</th><th>q1</th><th>median</"
+         "th>"
+         "<th>q3</th><th>max</th><th>spread</th><th>outliers</th></tr></thead>\n<tbody>\n";
+    for (const FleetParameterSpread& p : spread) RenderSpreadRow(s, p);
+    s << "</tbody>\n</table>\n";
+  }
+  s << "</body>\n</html>\n";
   return s.str();
 }
 
-void WriteFleetIndex(const std::string& path, const std::vector<FleetIndexRow>& rows) {
-  WriteTextFileAtomically(path, RenderFleetIndex(rows));
+void WriteFleetIndex(const std::string& path, const std::vector<FleetIndexRow>& rows,
+                     const std::vector<FleetParameterSpread>& spread) {
+  WriteTextFileAtomically(path, RenderFleetIndex(rows, spread));
 }
 
 }  // namespace frfit

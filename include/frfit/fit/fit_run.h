@@ -67,6 +67,7 @@ class FitRun {
   // WantsNormalEquations().
   void TellNormalEquations(std::span<const double> normal, double seconds);
 
+  const FitOptions& options() const { return options_; }
   FitPhase phase() const { return phase_; }
   FitTermination termination() const { return termination_; }
   int cycle() const { return cycle_; }

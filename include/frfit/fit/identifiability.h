@@ -30,6 +30,7 @@ namespace frfit {
 // span of its bounds for a linear one.
 enum class BoundFlag { kNone, kMin, kMax };
 std::string ToString(BoundFlag flag);  // "" | "min" | "max"
+BoundFlag BoundFlagAt(const ParameterBounds& bounds, double value);
 
 struct ParameterIdentifiability {
   std::string name;

@@ -1,7 +1,9 @@
 // A synthetic fleet for tests and demonstrations (tools/make_fleet.cc, docs/fleet.md): N robots of
 // one model whose elastic parameters scatter log-uniformly around a base set, each measured at one
 // or more postures with relative complex Gaussian noise. Writes the FRF files, the truth and a
-// fleet manifest. Everything is a function of the seed (robot i's data do not depend on N).
+// fleet manifest. Everything is a function of the seed (robot i's data do not depend on N); a
+// later night of the same fleet keeps each robot's parameters (save a planted drift) and draws
+// its noise afresh.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,13 @@
 #include "frfit/frf/frf_format.h"
 
 namespace frfit {
+
+// One robot's parameter multiplied by `factor` on the generated night (clipped to its bounds).
+struct FleetPlantedDrift {
+  std::string robot;
+  std::string parameter;
+  double factor = 1.0;
+};
 
 struct FleetGeneratorOptions {
   std::string model;                 // model file
@@ -28,11 +37,21 @@ struct FleetGeneratorOptions {
   std::string band = "0.2:30:0.2";
   FrfFormat format = FrfFormat::kInertance;
   std::string out;                   // output directory (created; existing files are replaced)
+  // Night 1 is the fleet as first generated. A later night measures the same robots again: the
+  // same true parameters (times `drift`), noise drawn from a stream of (seed, robot, night).
+  int night = 1;
+  std::vector<FleetPlantedDrift> drift;
+  // When set, every robot of the manifest gets `previous: <previous_run>/<robot>.h5` (absolute).
+  std::string previous_run;
 };
 
 // Parses "--q-postures" text: "name:z2=60,z3=-90;name2:z2=45". Throws Error naming `what`.
 std::vector<std::pair<std::string, std::string>> ParseQPostures(const std::string& text,
                                                                 const std::string& what);
+
+// Parses "--drift" text: "robot_003:k_z2=1.05,d_z2=0.9;robot_010:k_x1=0.97". Throws Error naming
+// `what`.
+std::vector<FleetPlantedDrift> ParsePlantedDrift(const std::string& text, const std::string& what);
 
 // Writes DIR/model.yaml, DIR/robot_NNN/frf_<posture>.h5, DIR/truth.json, DIR/fleet.yaml (and
 // DIR/fit.yaml when a config is given). Returns the robot names.

@@ -12,15 +12,45 @@
 
 namespace frfit {
 
+// How a robot with `previous` is fitted (docs/fleet.md, "Warm start").
+enum class WarmStartMethod {
+  // Least squares from the previous parameters and a few points around them, one cycle; a
+  // result that fails the trust tests (FleetWarmStart::fallback) is refitted cold in the same run.
+  kLevenbergMarquardt,
+  // A short GA around the previous parameters, then the configuration's refinement and cycles
+  // (the warm start before least squares); never falls back.
+  kGeneticAlgorithm,
+};
+std::string ToString(WarmStartMethod method);  // "levenberg_marquardt" | "genetic_algorithm"
+bool FromString(const std::string& text, WarmStartMethod* method);
+
 struct FleetWarmStart {
-  int generations = 5;       // GA generations of a warm-started fit
-  double init_spread = 0.05; // half-width in u of the GA's initial box around the previous result
+  WarmStartMethod method = WarmStartMethod::kLevenbergMarquardt;
+  // levenberg_marquardt: refinement starts, the previous point and starts − 1 points drawn within
+  // ±init_spread of it.
+  int starts = 4;
+  // Half-width in u of the box around the previous result that the other starts (or the GA's
+  // initial population) are drawn from.
+  double init_spread = 0.05;
+  int generations = 5;  // genetic_algorithm: GA generations
+  // levenberg_marquardt: refit a warm result that is not trustworthy with the cold configuration.
+  bool fallback = true;
+  // A warm cost above this many times the previous night's cost is not trusted.
+  double max_cost_over_previous = 2.0;
 };
 
+// Drift rule (docs/fleet.md, "Drift"): a change since the previous night is flagged when it exceeds
+// `sigma` times its 1σ, sqrt(σ_previous² + σ_now²) from both nights' identifiability reports, and,
+// when a percent threshold is given, also that many percent. A change without a 1σ (a result
+// without an identifiability report, a parameter not free in both nights) is flagged by the
+// percent threshold alone: the given one, else kDriftPercentWithoutSigma's.
 struct FleetDrift {
-  double parameter_percent = 10.0;  // flag a parameter that moved more than this since `previous`
-  double frequency_percent = 1.0;   // flag a modal frequency that moved more than this
+  double sigma = 4.0;
+  double parameter_percent = 0.0;  // 0: not given
+  double frequency_percent = 0.0;  // 0: not given
 };
+inline constexpr double kDriftParameterPercentWithoutSigma = 10.0;
+inline constexpr double kDriftFrequencyPercentWithoutSigma = 1.0;
 
 struct FleetRobot {
   std::string name;               // [A-Za-z0-9_.-]+, unique; names the output files

@@ -11,6 +11,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frfit/evaluator/evaluator.h"
@@ -45,9 +46,14 @@ struct FleetRunOptions {
   int progress_every_rounds = 0;
 };
 
+// A change since the previous night (docs/fleet.md, "Drift"): sigma is its 1σ,
+// sqrt(σ_previous² + σ_now²), from both nights' identifiability reports, and z = change / sigma;
+// both NaN (null in JSON) where a night has no 1σ for it.
 struct FleetDriftParameter {
   std::string name;
   double previous = 0.0, current = 0.0, change_percent = 0.0;
+  double sigma = std::numeric_limits<double>::quiet_NaN();  // in the parameter's unit
+  double z = std::numeric_limits<double>::quiet_NaN();
   bool flagged = false;
 };
 
@@ -55,7 +61,18 @@ struct FleetDriftFrequency {
   std::string posture;
   int mode = 0;  // 1-based, in order of the previous modes
   double previous_hz = 0.0, current_hz = 0.0, change_percent = 0.0;
+  double sigma_hz = std::numeric_limits<double>::quiet_NaN();
+  double z = std::numeric_limits<double>::quiet_NaN();
   bool flagged = false;
+};
+
+// A warm result that was not trusted and refitted with the cold configuration in the same run.
+struct FleetFallback {
+  std::string reason;      // every failed trust test
+  double warm_cost = 0.0;  // of the warm result
+  std::int64_t warm_evaluations = 0;
+  // The result kept: the cold refit's unless it ended above the warm result's cost.
+  bool kept_warm = false;
 };
 
 struct FleetRobotOutcome {
@@ -64,10 +81,14 @@ struct FleetRobotOutcome {
   std::string reason;  // why skipped
   std::uint64_t seed = 0;
   bool warm_start = false;
+  std::string warm_start_method;  // "levenberg_marquardt" | "genetic_algorithm" when warm_start
   std::string previous;     // previous result file, when given
+  double previous_cost = std::numeric_limits<double>::quiet_NaN();  // that result's cost
+  bool fell_back = false;  // warm result not trusted: refitted cold (fallback says why)
+  FleetFallback fallback;
   std::string result_file;  // DIR/<run-id>/<name>.h5 when ok
   double cost = 0.0;
-  std::int64_t evaluations = 0;
+  std::int64_t evaluations = 0;  // all of the robot's fits tonight (a fallback's both)
   int cycles = 0;
   std::string termination;
   std::vector<std::string> parameter_names;
@@ -75,6 +96,9 @@ struct FleetRobotOutcome {
   // Fitted modal frequencies up to the highest fitted line, per posture (problem order).
   std::vector<std::pair<std::string, std::vector<double>>> modal_frequencies_hz;
   bool has_drift = false;  // a `previous` was given (and the robot was fitted)
+  // Why nothing is flagged although changes are listed, e.g. a previous result that fitted its
+  // data far worse than tonight's: its parameters are no baseline. Empty: the rule applied.
+  std::string drift_note;
   std::vector<FleetDriftParameter> drift_parameters;
   std::vector<FleetDriftFrequency> drift_frequencies;
   bool drift_flagged() const;
@@ -95,7 +119,9 @@ struct FleetReport {
   // Processes of an MPI run that shared the robots; rounds, drive_seconds and evaluator_seconds
   // are then its slowest rank's, wall_seconds rank 0's.
   int ranks = 1;
-  FleetDrift drift;                       // the manifest's thresholds
+  FleetWarmStart warm_start;              // the manifest's
+  FleetDrift drift;                       // the manifest's rule
+  int fell_back() const;                  // robots whose warm result was refitted cold
   std::vector<FleetRobotOutcome> robots;  // manifest order
   std::int64_t evaluations = 0;           // all robots, this process and any resumed part
   std::int64_t resumed_at_evaluations = -1;  // -1: not resumed from a checkpoint

@@ -30,6 +30,13 @@ struct ModalAnalysis {
 };
 ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coefficients);
 
+// ∂(frequency_hz)/∂(joint coefficients) of every mode ComputeModes returns, in its order, packed
+// [mode][3n + 1] in the coefficient order of kernels::CoefficientStride (stiffness, viscous,
+// hysteretic, mass-proportional α): first-order eigenvalue perturbation with the left
+// eigenvectors, exact for simple eigenvalues (chain with CoefficientJacobian for parameters).
+std::vector<double> ModeFrequencyDerivatives(const Posture& posture,
+                                             const JointCoefficients& coefficients);
+
 // MAC(a_i, b_j) = |a_iᴴ b_j|² / ((a_iᴴ a_i)(b_jᴴ b_j)), rows a, columns b.
 Eigen::MatrixXd Mac(const std::vector<Eigen::VectorXcd>& a, const std::vector<Eigen::VectorXcd>& b);
 

@@ -1,9 +1,11 @@
 // The fleet index page: one table row per robot linking to its result file and HTML report, with
-// the fit cost, a status and drift flags (the fleet command fills the rows).
+// the fit cost, a status, how the fit started and drift flags, and below it each parameter's
+// spread across the fleet with its outliers named (the fleet command fills both).
 #pragma once
 
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace frfit {
@@ -16,14 +18,31 @@ struct FleetIndexRow {
   std::string status;       // free text, e.g. "ok", "failed", "drift", "high cost"
   std::vector<std::string> drift_flags;
   double cost_over_median = std::numeric_limits<double>::quiet_NaN();  // shown next to the cost
+  std::string start;  // how the fit started: "cold", "warm", "warm, refitted cold: <why>"; "" : —
+};
+
+// One parameter across the fleet's fitted robots (fleet/fleet_spread.h computes it): the
+// quartiles, and the robots outside the fences named as outliers.
+struct FleetParameterSpread {
+  std::string name;
+  int robots = 0;
+  double min = 0.0, q1 = 0.0, median = 0.0, q3 = 0.0, max = 0.0;
+  double low_fence = 0.0, high_fence = 0.0;
+  bool log_scale = true;  // quartiles and fences on the log of the values
+  std::vector<std::pair<std::string, double>> outliers;  // robot, value
 };
 
 // A self-contained HTML page (inline CSS, no scripts) with one table row per entry, in the order
-// given; every value escaped.
+// given, and one strip per parameter spread (box from q1 to q3, the median, whiskers to the
+// fences or to the extremes where those lie inside, outliers as dots, named beside it); every
+// value escaped.
 std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows,
+                             const std::vector<FleetParameterSpread>& spread = {},
                              const std::string& title = "frfit fleet");
 
-// Writes RenderFleetIndex(rows) to `path` atomically; throws Error naming the path on failure.
-void WriteFleetIndex(const std::string& path, const std::vector<FleetIndexRow>& rows);
+// Writes RenderFleetIndex(rows, spread) to `path` atomically; throws Error naming the path on
+// failure.
+void WriteFleetIndex(const std::string& path, const std::vector<FleetIndexRow>& rows,
+                     const std::vector<FleetParameterSpread>& spread = {});
 
 }  // namespace frfit

@@ -133,9 +133,10 @@ void ExpectSameBits(double a, double b, const std::string& field) {
 TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   // A field added to these structs must be handed from rank to rank too: extend
   // fleet_outcome_json.cc and the values and comparisons below, then these counts.
-  EXPECT_EQ(FieldCount<FleetRobotOutcome>(), 18u);
-  EXPECT_EQ(FieldCount<FleetDriftParameter>(), 5u);
-  EXPECT_EQ(FieldCount<FleetDriftFrequency>(), 6u);
+  EXPECT_EQ(FieldCount<FleetRobotOutcome>(), 23u);
+  EXPECT_EQ(FieldCount<FleetDriftParameter>(), 7u);
+  EXPECT_EQ(FieldCount<FleetDriftFrequency>(), 8u);
+  EXPECT_EQ(FieldCount<FleetFallback>(), 4u);
 
   const double quiet_nan_with_payload = std::bit_cast<double>(std::uint64_t{0x7ff8000000000123});
   FleetRobotOutcome a;
@@ -154,12 +155,19 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   a.parameters = {2.0e6, -0.0, std::numeric_limits<double>::denorm_min()};
   a.modal_frequencies_hz = {{"milling", {10.17, 11.24, 22.6}}, {"reach", {}}};
   a.has_drift = true;
-  a.drift_parameters = {{"k_z1", 1.9e6, 2.0e6, 100.0 / 19.0, true},
-                        {"d_z1", 0.0, -0.0, quiet_nan_with_payload, false}};
-  a.drift_frequencies = {{"milling", 1, 10.1, 10.17, 0.69, false},
+  a.drift_parameters = {{"k_z1", 1.9e6, 2.0e6, 100.0 / 19.0, 2.1e4, 100.0e3 / 2.1e4, true},
+                        {"d_z1", 0.0, -0.0, quiet_nan_with_payload, 0.1 + 0.7, -0.0, false}};
+  a.drift_frequencies = {{"milling", 1, 10.1, 10.17, 0.69, 0.03 + 0.01, 1.0 / 3.0, false},
                          {"reach", 3, 22.0, std::numeric_limits<double>::quiet_NaN(),
-                          -std::numeric_limits<double>::infinity(), true}};
+                          -std::numeric_limits<double>::infinity(), quiet_nan_with_payload,
+                          std::numeric_limits<double>::infinity(), true}};
   a.cost_over_median = std::numeric_limits<double>::infinity();
+  a.warm_start_method = "levenberg_marquardt";
+  a.previous_cost = 1.0 / 7.0;
+  a.fell_back = true;
+  a.fallback = {"cost 40 times the previous night's; 2 parameters at a bound", 0.3 + 0.6,
+                (std::int64_t{1} << 33) + 1, true};
+  a.drift_note = "the previous result is no baseline";
 
   // Through text, as the ranks send it.
   const FleetRobotOutcome b =
@@ -195,6 +203,8 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
     ExpectSameBits(x.previous, y.previous, "drift previous");
     ExpectSameBits(x.current, y.current, "drift current");
     ExpectSameBits(x.change_percent, y.change_percent, "drift change_percent");
+    ExpectSameBits(x.sigma, y.sigma, "drift sigma");
+    ExpectSameBits(x.z, y.z, "drift z");
     EXPECT_EQ(x.flagged, y.flagged);
   }
   ASSERT_EQ(a.drift_frequencies.size(), b.drift_frequencies.size());
@@ -205,15 +215,25 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
     ExpectSameBits(x.previous_hz, y.previous_hz, "drift previous_hz");
     ExpectSameBits(x.current_hz, y.current_hz, "drift current_hz");
     ExpectSameBits(x.change_percent, y.change_percent, "drift change_percent");
+    ExpectSameBits(x.sigma_hz, y.sigma_hz, "drift sigma_hz");
+    ExpectSameBits(x.z, y.z, "drift z");
     EXPECT_EQ(x.flagged, y.flagged);
   }
   ExpectSameBits(a.cost_over_median, b.cost_over_median, "cost_over_median");
+  EXPECT_EQ(a.warm_start_method, b.warm_start_method);
+  ExpectSameBits(a.previous_cost, b.previous_cost, "previous_cost");
+  EXPECT_EQ(a.fell_back, b.fell_back);
+  EXPECT_EQ(a.fallback.reason, b.fallback.reason);
+  ExpectSameBits(a.fallback.warm_cost, b.fallback.warm_cost, "fallback warm_cost");
+  EXPECT_EQ(a.fallback.warm_evaluations, b.fallback.warm_evaluations);
+  EXPECT_EQ(a.fallback.kept_warm, b.fallback.kept_warm);
+  EXPECT_EQ(a.drift_note, b.drift_note);
 }
 
 TEST(FleetOutcomeJson, DamagedJsonIsAnErrorNamingTheField) {
   FleetRobotOutcome a;
   a.name = "r";
-  a.drift_parameters = {{"k_z1", 1.0, 2.0, 100.0, true}};
+  a.drift_parameters = {{"k_z1", 1.0, 2.0, 100.0, 0.5, 2.0, true}};
   const nlohmann::json good = FleetRobotOutcomeToJson(a);
   auto expect_error = [](const nlohmann::json& j, const std::string& field) {
     try {

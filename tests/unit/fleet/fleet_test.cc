@@ -13,7 +13,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -66,6 +68,31 @@ using test::ReadText;
 
 nlohmann::json ReadJson(const std::string& path) { return nlohmann::json::parse(ReadText(path)); }
 
+const nlohmann::json& RobotOf(const nlohmann::json& summary, const std::string& name) {
+  for (const auto& r : summary.at("robots"))
+    if (r.at("name") == name) return r;
+  throw std::runtime_error("no robot " + name);
+}
+
+// The largest relative error of a fitted robot's (summary.json) modal frequencies against its
+// true modes below 30 Hz (truth.json), each true mode against the nearest fitted one.
+double WorstModeError(const nlohmann::json& fitted, const nlohmann::json& truth) {
+  double worst = 0.0;
+  for (const auto& [posture, data] : truth["postures"].items()) {
+    const std::vector<double> modes =
+        fitted["modal_frequencies_hz"][posture].get<std::vector<double>>();
+    for (const auto& mode : data["modes"]) {
+      const double f = mode["frequency_hz"].get<double>();
+      if (f >= 30.0) continue;
+      double nearest = 1e300;
+      for (double g : modes)
+        if (std::fabs(g - f) < std::fabs(nearest - f)) nearest = g;
+      worst = std::max(worst, std::fabs(nearest - f) / f);
+    }
+  }
+  return worst;
+}
+
 class FleetTest : public test::TempDirTest {
  protected:
   // A failed fleet run is diagnosed from the manifests, logs and summaries it left: keep them.
@@ -89,6 +116,117 @@ class FleetTest : public test::TempDirTest {
     return Path(name + "/fleet.yaml");
   }
 
+  // Two nights of a KUKA fleet measured at milling and fleet_reach with `noise` (relative): night
+  // 1 fitted cold with datasets/kuka_kr90/fit.yaml into runs/night1, night 2 the same robots
+  // measured again (noise drawn afresh, parameters times `drift`) with night 1's results as
+  // `previous`. Returns night 2's manifest (fitted by the caller).
+  std::string TwoNights(int robots, std::uint64_t seed, double noise,
+                        std::vector<FleetPlantedDrift> drift = {}) {
+    FleetGeneratorOptions g;
+    g.model = kKuka;
+    g.params = kKukaParams;
+    g.config = kRoot + "/datasets/kuka_kr90/fit.yaml";
+    g.robots = robots;
+    g.seed = seed;
+    g.noise = noise;
+    g.postures = {"milling", "fleet_reach"};
+    g.q_postures = {{"fleet_reach", "z2=45,z3=-60"}};
+    g.out = Path("night1");
+    GenerateFleet(g);
+    const FleetReport first = Fleet(Path("night1/fleet.yaml"), "night1");
+    EXPECT_EQ(first.ok(), robots);
+    for (const FleetRobotOutcome& r : first.robots)  // the premise: last night's fits are good
+      EXPECT_FALSE(r.cost_flagged())
+          << r.name << " fitted night 1 at " << r.cost_over_median << " x the median";
+    g.night = 2;
+    g.drift = std::move(drift);
+    g.previous_run = Path("runs/night1");
+    g.out = Path("night2");
+    GenerateFleet(g);
+    return Path("night2/fleet.yaml");
+  }
+
+  // Writes a result read by ReadFitResultSummary (parameters, cost, provenance) and then edited
+  // as a previous night's result: the arrays the summary does not hold filled in, no
+  // identifiability report.
+  static void WriteEditedResult(FitResult result, const std::string& path) {
+    const size_t np = result.parameters.size();
+    result.parameter_units.assign(np, "");
+    result.initial_parameters = result.parameters;
+    result.lower.assign(np, 0.0);
+    result.upper.assign(np, 0.0);
+    result.free.assign(np, 1);
+    WriteFitResult(path, result);
+  }
+
+  // The checkpoint at `path` as it is now; null while there is none (or it is being replaced).
+  static nlohmann::json ReadCheckpoint(const std::string& path) {
+    try {
+      return ReadJson(path);
+    } catch (const std::exception&) {
+      return nullptr;
+    }
+  }
+
+  // Runs `frfit fleet` on `manifest` into runs/<run_id> (resuming it with `resume`), with a
+  // checkpoint every `every` evaluations, and kills it (SIGKILL) as soon as its checkpoint
+  // satisfies `until`; false if the fleet finished first.
+  bool RunAndKill(const std::string& manifest, const std::string& run_id, bool resume, int every,
+                  const std::function<bool(const nlohmann::json&)>& until) {
+    const std::string runs = Path("runs");
+    fs::create_directories(runs);
+    const std::string checkpoint = Path("runs/" + run_id + "/checkpoint.json");
+    const std::string every_text = std::to_string(every);
+    const pid_t pid = ::fork();
+    if (pid < 0) {  // never kill(-1, …) below: that would signal every process of the user
+      ADD_FAILURE() << "fork failed";
+      return false;
+    }
+    if (pid == 0) {
+      const int devnull = ::open("/dev/null", O_WRONLY);
+      ::dup2(devnull, 1);
+      ::dup2(devnull, 2);
+      ::execl(kCli.c_str(), kCli.c_str(), "fleet", "--manifest", manifest.c_str(), "--out",
+              runs.c_str(), "--run-id", run_id.c_str(), "--backend", "cpu", "--threads", "2",
+              "--checkpoint-every", every_text.c_str(), "--quiet",
+              resume ? "--resume" : static_cast<char*>(nullptr), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!until(ReadCheckpoint(checkpoint)) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFSIGNALED(status);
+  }
+
+  // The robot's outcome in runs/<run_a> and runs/<run_b> is the same: cost, evaluations,
+  // parameters and fallback (compared with ==), and its result file's cost history row by row.
+  void ExpectSameRobot(const std::string& run_a, const std::string& run_b,
+                       const std::string& name) {
+    const nlohmann::json summary_a = ReadJson(Path("runs/" + run_a + "/summary.json"));
+    const nlohmann::json summary_b = ReadJson(Path("runs/" + run_b + "/summary.json"));
+    const nlohmann::json& a = RobotOf(summary_a, name);
+    const nlohmann::json& b = RobotOf(summary_b, name);
+    EXPECT_EQ(a["cost"].get<double>(), b["cost"].get<double>()) << name;
+    EXPECT_EQ(a["evaluations"], b["evaluations"]) << name;
+    EXPECT_EQ(a.value("fallback", nlohmann::json()), b.value("fallback", nlohmann::json())) << name;
+    for (const auto& [p, value] : a["parameters"].items())
+      EXPECT_EQ(value.get<double>(), b["parameters"][p].get<double>()) << name << " " << p;
+    // The cost history too: the rows before a kill come back from checkpoint.history.
+    const ReportData ra = ReadReportData(Path("runs/" + run_a + "/" + name + ".h5"));
+    const ReportData rb = ReadReportData(Path("runs/" + run_b + "/" + name + ".h5"));
+    ASSERT_EQ(ra.history.size(), rb.history.size()) << name;
+    for (size_t k = 0; k < ra.history.size(); ++k) {
+      EXPECT_EQ(ra.history[k].cycle, rb.history[k].cycle) << name << " row " << k;
+      EXPECT_EQ(ra.history[k].phase, rb.history[k].phase) << name << " row " << k;
+      EXPECT_EQ(ra.history[k].step, rb.history[k].step) << name << " row " << k;
+      EXPECT_EQ(ra.history[k].evaluations, rb.history[k].evaluations) << name << " row " << k;
+      EXPECT_EQ(ra.history[k].best_cost, rb.history[k].best_cost) << name << " row " << k;
+    }
+  }
+
   FleetReport Fleet(const std::string& manifest, const std::string& run_id, int threads = 2) {
     FleetRunOptions o;
     o.manifest = manifest;
@@ -106,12 +244,6 @@ class FleetTest : public test::TempDirTest {
     return r.status;
   }
 };
-
-const nlohmann::json& RobotOf(const nlohmann::json& summary, const std::string& name) {
-  for (const auto& r : summary.at("robots"))
-    if (r.at("name") == name) return r;
-  throw std::runtime_error("no robot " + name);
-}
 
 // --- generator --------------------------------------------------------------------------------
 
@@ -183,6 +315,47 @@ TEST_F(FleetTest, FleetManifestIsStrict) {
   EXPECT_EQ(m.robots[1].previous, Path("p/r.h5"));
   EXPECT_EQ(m.robots[0].model, Path("m.yaml"));
   EXPECT_NE(FleetRobotSeed(9, "a"), FleetRobotSeed(9, "b"));
+  // Defaults: least-squares warm starts that fall back, drift beyond 4 sigma.
+  EXPECT_EQ(m.warm_start.method, WarmStartMethod::kLevenbergMarquardt);
+  EXPECT_EQ(m.warm_start.starts, 4);
+  EXPECT_TRUE(m.warm_start.fallback);
+  EXPECT_EQ(m.drift.sigma, 4.0);
+  EXPECT_EQ(m.drift.parameter_percent, 0.0);
+  // A key of the other warm-start method, an unknown method, a sigma of 0: refused, named.
+  const std::string robots = "robots:\n  - {name: a, frf: x.h5}\n";
+  for (const auto& [section, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"warm_start: {generations: 3}",
+            "warm_start.generations (line 3): applies only to method: genetic_algorithm"},
+           {"warm_start: {method: genetic_algorithm, starts: 3}",
+            "warm_start.starts (line 3): applies only to method: levenberg_marquardt"},
+           {"warm_start: {method: nelder_mead}",
+            "warm_start.method (line 3): expected levenberg_marquardt or genetic_algorithm"},
+           {"warm_start: {max_cost_over_previous: 0.5}",
+            "warm_start.max_cost_over_previous (line 3): expected a value >= 1"},
+           {"drift: {sigma: 0}", "drift.sigma (line 3)"},
+           {"drift: {percent: 3}", "drift.percent (line 3): unknown key"}}) {
+    std::ofstream(Path("m.yaml")) << "format: frfit-fleet-1\nmodel: m.yaml\n"
+                                  << section << "\n"
+                                  << robots;
+    try {
+      LoadFleetManifest(Path("m.yaml"));
+      ADD_FAILURE() << "accepted " << section;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+  std::ofstream(Path("m.yaml"))
+      << "format: frfit-fleet-1\nmodel: m.yaml\n"
+         "warm_start: {method: genetic_algorithm, generations: 2, init_spread: 0.1}\n"
+         "drift: {sigma: 3, parameter_percent: 2}\n"
+      << robots;
+  const FleetManifest g = LoadFleetManifest(Path("m.yaml"));
+  EXPECT_EQ(g.warm_start.method, WarmStartMethod::kGeneticAlgorithm);
+  EXPECT_EQ(g.warm_start.generations, 2);
+  EXPECT_EQ(g.warm_start.init_spread, 0.1);
+  EXPECT_EQ(g.drift.sigma, 3.0);
+  EXPECT_EQ(g.drift.parameter_percent, 2.0);
+  EXPECT_EQ(g.drift.frequency_percent, 0.0);
 }
 
 // --- accuracy -----------------------------------------------------------------------------------
@@ -204,18 +377,7 @@ TEST_F(FleetTest, FleetRecoversEveryRobotsModesWithinOnePercent) {
     const nlohmann::json& fitted = RobotOf(summary, robot["name"]);
     EXPECT_EQ(fitted["status"], "ok");
     EXPECT_FALSE(fitted.contains("drift"));
-    for (const auto& [posture, data] : robot["postures"].items()) {
-      const std::vector<double> modes = fitted["modal_frequencies_hz"][posture].get<std::vector<double>>();
-      for (const auto& mode : data["modes"]) {
-        const double f = mode["frequency_hz"].get<double>();
-        if (f >= 30.0) continue;
-        double nearest = 1e300;
-        for (double g : modes)
-          if (std::fabs(g - f) < std::fabs(nearest - f)) nearest = g;
-        EXPECT_LT(std::fabs(nearest - f) / f, 0.01)
-            << robot["name"] << " " << posture << ": true " << f << " Hz, fitted " << nearest << " Hz";
-      }
-    }
+    EXPECT_LT(WorstModeError(fitted, robot), 0.01) << robot["name"];
     EXPECT_TRUE(fs::exists(Path("runs/night1/" + robot["name"].get<std::string>() + ".h5")));
   }
   EXPECT_TRUE(fs::exists(Path("runs/night1/summary.csv")));
@@ -271,36 +433,15 @@ TEST_F(FleetTest, FleetResumesBitIdenticallyAfterKill) {
   const std::string history_log = Path("runs/killed/checkpoint.history");
   // The history bytes the checkpoint covers, 0 while there is none (or it is being replaced).
   auto checkpointed_bytes = [&]() -> long long {
-    try {
-      return ReadJson(checkpoint).at("history_bytes").get<long long>();
-    } catch (const std::exception&) {
-      return 0;
-    }
+    const nlohmann::json j = ReadCheckpoint(checkpoint);
+    return j.is_object() ? j.at("history_bytes").get<long long>() : 0;
   };
   // Runs the fleet (resuming it with `resume`) and kills it once a checkpoint covers more history
   // than `past_bytes`; false if the fleet finished first.
   auto run_and_kill = [&](bool resume, long long past_bytes) {
-    const pid_t pid = ::fork();
-    if (pid < 0) {  // never kill(-1, …) below: that would signal every process of the user
-      ADD_FAILURE() << "fork failed";
-      return false;
-    }
-    if (pid == 0) {
-      const int devnull = ::open("/dev/null", O_WRONLY);
-      ::dup2(devnull, 1);
-      ::dup2(devnull, 2);
-      ::execl(kCli.c_str(), kCli.c_str(), "fleet", "--manifest", manifest.c_str(), "--out", runs.c_str(), "--run-id",
-              "killed", "--backend", "cpu", "--threads", "2", "--checkpoint-every", "400", "--quiet",
-              resume ? "--resume" : static_cast<char*>(nullptr), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (checkpointed_bytes() <= past_bytes && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return WIFSIGNALED(status);
+    return RunAndKill(manifest, "killed", resume, 400, [&](const nlohmann::json& j) {
+      return j.is_object() && j.at("history_bytes").get<long long>() > past_bytes;
+    });
   };
   ASSERT_TRUE(run_and_kill(false, 0)) << "the fleet finished before it could be killed";
   ASSERT_TRUE(fs::exists(checkpoint));
@@ -332,27 +473,8 @@ TEST_F(FleetTest, FleetResumesBitIdenticallyAfterKill) {
   EXPECT_FALSE(fs::exists(history_log));
   Fleet(manifest, "straight");
   const nlohmann::json resumed = ReadJson(Path("runs/killed/summary.json"));
-  const nlohmann::json straight = ReadJson(Path("runs/straight/summary.json"));
   EXPECT_GT(resumed["resumed_at_evaluations"].get<long long>(), 0);
-  for (const char* name : {"robot_000", "robot_001"}) {
-    const nlohmann::json& a = RobotOf(resumed, name);
-    const nlohmann::json& b = RobotOf(straight, name);
-    EXPECT_EQ(a["cost"].get<double>(), b["cost"].get<double>()) << name;
-    EXPECT_EQ(a["evaluations"], b["evaluations"]);
-    for (const auto& [p, value] : a["parameters"].items())
-      EXPECT_EQ(value.get<double>(), b["parameters"][p].get<double>()) << name << " " << p;
-    // The cost history too: the rows before the kill come back from checkpoint.history.
-    const ReportData ra = ReadReportData(Path("runs/killed/") + name + ".h5");
-    const ReportData rb = ReadReportData(Path("runs/straight/") + name + ".h5");
-    ASSERT_EQ(ra.history.size(), rb.history.size()) << name;
-    for (size_t k = 0; k < ra.history.size(); ++k) {
-      EXPECT_EQ(ra.history[k].cycle, rb.history[k].cycle) << name << " row " << k;
-      EXPECT_EQ(ra.history[k].phase, rb.history[k].phase) << name << " row " << k;
-      EXPECT_EQ(ra.history[k].step, rb.history[k].step) << name << " row " << k;
-      EXPECT_EQ(ra.history[k].evaluations, rb.history[k].evaluations) << name << " row " << k;
-      EXPECT_EQ(ra.history[k].best_cost, rb.history[k].best_cost) << name << " row " << k;
-    }
-  }
+  for (const char* name : {"robot_000", "robot_001"}) ExpectSameRobot("killed", "straight", name);
   // A finished run is not resumed again.
   EXPECT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(manifest) + " --out " + Quote(runs) +
                       " --run-id killed --resume", &err),
@@ -546,16 +668,12 @@ TEST_F(FleetTest, FleetDriftReportFlagsAParameterThatMoved) {
     if (previous.parameter_names[k] == "k_z2") kx2 = k;
   ASSERT_LT(kx2, np);
   previous.parameters[kx2] /= 1.6;
-  previous.parameter_units.assign(np, "");
-  previous.initial_parameters = previous.parameters;
-  previous.lower.assign(np, 0.0);
-  previous.upper.assign(np, 0.0);
-  previous.free.assign(np, 1);
-  WriteFitResult(Path("previous_robot_000.h5"), previous);
+  WriteEditedResult(previous, Path("previous_robot_000.h5"));
   std::ofstream(Path("fleet/night2.yaml"))
       << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nseed: 11\n"
-         "warm_start: {generations: 2, init_spread: 0.05}\ndrift: {parameter_percent: 10, frequency_percent: 1}\n"
-         "robots:\n  - {name: robot_000, frf: [robot_000/frf_milling.h5], previous: ../previous_robot_000.h5}\n"
+         "drift: {parameter_percent: 10, frequency_percent: 1}\n"
+         "robots:\n  - {name: robot_000, frf: [robot_000/frf_milling.h5], previous: "
+         "../previous_robot_000.h5}\n"
          "  - {name: robot_001, frf: [robot_001/frf_milling.h5]}\n";
   const FleetReport report = Fleet(Path("fleet/night2.yaml"), "night2");
   ASSERT_EQ(report.ok(), 2);
@@ -582,6 +700,223 @@ TEST_F(FleetTest, FleetDriftReportFlagsAParameterThatMoved) {
   const auto row = index.find("robot_000.html");
   EXPECT_NE(index.find("k_z2", row), std::string::npos);
   EXPECT_TRUE(fs::exists(Path("runs/night2/robot_000.html")));
+}
+
+// --- warm nights by least squares, the fallback, drift with its 1-sigma
+// ---------------------------
+
+// A night after a good one: every robot starts from its previous result and refines it by
+// least squares (its 4 starts, no GA generation, one cycle), ends within 1 % of its true modes,
+// and the fleet needs a fraction of the first night's evaluations. Noise alone moves nothing
+// beyond the drift rule.
+TEST_F(FleetTest, FleetWarmNightRefinesThePreviousResultsByLeastSquares) {
+  const FleetReport report = Fleet(TwoNights(6, 12, 0.02), "night2");
+  ASSERT_EQ(report.ok(), 6);
+  EXPECT_EQ(report.fell_back(), 0);
+  const nlohmann::json first = ReadJson(Path("runs/night1/summary.json"));
+  const nlohmann::json second = ReadJson(Path("runs/night2/summary.json"));
+  const nlohmann::json truth = ReadJson(Path("night2/truth.json"));
+  long long cold = 0, warm = 0;
+  for (const auto& robot : truth["robots"]) {
+    const std::string name = robot["name"];
+    const nlohmann::json& a = RobotOf(first, name);
+    const nlohmann::json& b = RobotOf(second, name);
+    EXPECT_TRUE(b["warm_start"].get<bool>()) << name;
+    EXPECT_EQ(b["warm_start_method"], "levenberg_marquardt");
+    EXPECT_TRUE(b["fallback"].is_null()) << b["fallback"].dump();
+    EXPECT_GT(b["previous_cost"].get<double>(), 0.0);
+    EXPECT_LT(WorstModeError(b, robot), 0.01) << name;
+    EXPECT_FALSE(b["drift"]["flagged"].get<bool>()) << name << ": " << b["drift"].dump();
+    // The initial population of 4 starts (the previous point among them), then least squares only.
+    const ReportData data = ReadReportData(Path("runs/night2/" + name + ".h5"));
+    ASSERT_FALSE(data.history.empty());
+    EXPECT_EQ(data.history[0].phase, PhaseCode(FitPhase::kGeneticAlgorithm));
+    EXPECT_EQ(data.history[0].evaluations, 4);
+    for (size_t k = 1; k < data.history.size(); ++k) {
+      EXPECT_EQ(data.history[k].phase, PhaseCode(FitPhase::kLevenbergMarquardt))
+          << name << " row " << k;
+      EXPECT_EQ(data.history[k].cycle, 1) << name << " row " << k;
+    }
+    cold += a["evaluations"].get<long long>();
+    warm += b["evaluations"].get<long long>();
+  }
+  EXPECT_LT(3 * warm, cold) << "warm " << warm << ", cold " << cold;
+  // The rounds count the least-squares calls too (the GA's initial population is one round).
+  EXPECT_GT(second["rounds"].get<long long>(), 10);
+  EXPECT_GT(second["evaluator_seconds"].get<double>(), 0.0);
+  // The index says how each robot started and shows the parameters across the fleet.
+  const std::string index = ReadText(Path("runs/night2/index.html"));
+  EXPECT_NE(index.find("<td class=\"start\">warm</td>"), std::string::npos);
+  EXPECT_NE(index.find("Parameters across the fleet"), std::string::npos);
+  EXPECT_EQ(second["parameter_spread"].size(), 18u);
+}
+
+// The planted drift: six robots measured again with fresh 2 % noise, robot_003's k_z2 5 % higher.
+// Only that robot and that parameter are flagged: the change is many of its 1-sigma, while the
+// noise moves no determined parameter that far and the poorly determined ones (dampings) move a
+// lot in percent but within their 1-sigma.
+TEST_F(FleetTest, FleetDriftFlagsThePlantedChangeAndNothingElse) {
+  const FleetReport report = Fleet(TwoNights(6, 11, 0.02, {{"robot_003", "k_z2", 1.05}}), "night2");
+  ASSERT_EQ(report.ok(), 6);
+  std::set<std::string> flagged, robots_flagged, by_percent;
+  const FleetDriftParameter* planted = nullptr;
+  for (const FleetRobotOutcome& r : report.robots) {
+    ASSERT_TRUE(r.has_drift) << r.name;
+    if (r.drift_flagged()) robots_flagged.insert(r.name);
+    for (const FleetDriftParameter& d : r.drift_parameters) {
+      if (d.flagged) flagged.insert(r.name + " " + d.name);
+      if (r.name == "robot_003" && d.name == "k_z2") planted = &d;
+      if (std::fabs(d.change_percent) > 10.0) by_percent.insert(r.name + " " + d.name);
+    }
+    for (const FleetDriftFrequency& d : r.drift_frequencies)
+      if (std::fabs(d.change_percent) > 1.0) by_percent.insert(r.name + " " + d.posture);
+  }
+  EXPECT_EQ(flagged, std::set<std::string>{"robot_003 k_z2"});
+  EXPECT_EQ(robots_flagged, std::set<std::string>{"robot_003"});  // its modes may move, no other's
+  ASSERT_NE(planted, nullptr);
+  EXPECT_NEAR(planted->change_percent, 5.0, 1.0);
+  EXPECT_GT(planted->z, 2 * report.drift.sigma);
+  EXPECT_GT(planted->sigma, 0.0);
+  // The rule of before (10 % for a parameter, 1 % for a frequency) would have missed it and
+  // flagged noise instead.
+  EXPECT_EQ(by_percent.count("robot_003 k_z2"), 0u);
+  EXPECT_FALSE(by_percent.empty());
+  // drift.json carries the 1-sigma and the z-score; drift.txt and the index name the change.
+  const nlohmann::json drift = ReadJson(Path("runs/night2/drift.json"));
+  EXPECT_EQ(drift["thresholds"]["sigma"], 4.0);
+  for (const auto& robot : drift["robots"])
+    for (const auto& p : robot["parameters"])
+      if (robot["name"] == "robot_003" && p["name"] == "k_z2") {
+        EXPECT_EQ(p["z"].get<double>(), planted->z);
+        EXPECT_EQ(p["sigma"].get<double>(), planted->sigma);
+      }
+  const std::string text = ReadText(Path("runs/night2/drift.txt"));
+  EXPECT_NE(text.find("robot_003: k_z2 +"), std::string::npos) << text;
+  const std::string index = ReadText(Path("runs/night2/index.html"));
+  const size_t row = index.find("<td class=\"robot\">robot_003</td>");
+  ASSERT_NE(row, std::string::npos);
+  EXPECT_NE(index.find("<span class=\"drift-flag\">k_z2 +", row), std::string::npos);
+}
+
+// Night 2 of three robots where robot_001's previous result does not describe its data: every
+// stiffness 4 times too high or too low, and its cost `cost_factor` times what it was.
+class FleetFallbackTest : public FleetTest {
+ protected:
+  std::string NightWithAnUntrustedPrevious(double cost_factor = 0.1) {
+    const std::string night2 = TwoNights(3, 11, 0.02);
+    FitResult previous = ReadFitResultSummary(Path("runs/night1/robot_001.h5"));
+    const size_t np = previous.parameters.size();
+    for (size_t k = 0; k < np; ++k)
+      if (previous.parameter_names[k].rfind("k_", 0) == 0)
+        previous.parameters[k] *= k % 2 ? 4.0 : 0.25;
+    previous.cost *= cost_factor;
+    WriteEditedResult(previous, Path("untrusted_robot_001.h5"));
+    std::string manifest = ReadText(night2);
+    const std::string was = Path("runs/night1/robot_001.h5");
+    manifest.replace(manifest.find(was), was.size(), Path("untrusted_robot_001.h5"));
+    std::ofstream(night2) << manifest;
+    return night2;
+  }
+};
+
+// A previous cost ten times below what the data allow: warm least squares lands above twice that
+// cost, so the robot is refitted with its cold configuration in the same run; the result is the
+// one a cold fit of its data gives.
+TEST_F(FleetFallbackTest, FleetRefitsAnUntrustedWarmResultWithTheColdConfiguration) {
+  const std::string night2 = NightWithAnUntrustedPrevious();
+  const FleetReport report = Fleet(night2, "night2");
+  ASSERT_EQ(report.ok(), 3);
+  EXPECT_EQ(report.fell_back(), 1);
+  const nlohmann::json summary = ReadJson(Path("runs/night2/summary.json"));
+  EXPECT_EQ(summary["robots_fell_back"], 1);
+  const nlohmann::json& robot = RobotOf(summary, "robot_001");
+  ASSERT_TRUE(robot["fallback"].is_object()) << robot.dump();
+  const std::string reason = robot["fallback"]["reason"];
+  EXPECT_NE(reason.find("x the previous night's"), std::string::npos) << reason;
+  EXPECT_EQ(robot["fallback"]["kept"], "cold");
+  for (const char* other : {"robot_000", "robot_002"})
+    EXPECT_TRUE(RobotOf(summary, other)["fallback"].is_null());
+  const nlohmann::json truth = ReadJson(Path("night2/truth.json"));
+  EXPECT_LT(WorstModeError(robot, truth["robots"][1]), 0.01);
+  // The cold fit of its data alone, with its seed: the same result; the night counts both fits.
+  std::ofstream(Path("night2/alone.yaml"))
+      << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nseed: 11\n"
+         "robots:\n  - {name: robot_001, frf: [robot_001/frf_milling.h5, "
+         "robot_001/frf_fleet_reach.h5]}\n";
+  Fleet(Path("night2/alone.yaml"), "alone");
+  const nlohmann::json alone_summary = ReadJson(Path("runs/alone/summary.json"));
+  const nlohmann::json& alone = RobotOf(alone_summary, "robot_001");
+  EXPECT_EQ(robot["cost"].get<double>(), alone["cost"].get<double>());
+  for (const auto& [name, value] : alone["parameters"].items())
+    EXPECT_EQ(value.get<double>(), robot["parameters"][name].get<double>()) << name;
+  EXPECT_EQ(robot["evaluations"].get<long long>(),
+            robot["fallback"]["warm_evaluations"].get<long long>() +
+                alone["evaluations"].get<long long>());
+  // The table, summary.csv and the index say so.
+  EXPECT_NE(ReadText(Path("runs/night2/summary.csv")).find("x the previous night's"),
+            std::string::npos);
+  const std::string index = ReadText(Path("runs/night2/index.html"));
+  EXPECT_NE(index.find("warm, refitted cold: "), std::string::npos);
+  std::string err;
+  ASSERT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(night2) + " --out " +
+                      Quote(Path("runs")) + " --run-id table --backend cpu --threads 2 --quiet",
+                  &err),
+            0)
+      << err;
+  EXPECT_NE(ReadText(Path("out.txt")).find("REFITTED COLD (cost"), std::string::npos)
+      << ReadText(Path("out.txt"));
+}
+
+// A previous result that fitted its data ten times worse than tonight's fit is no baseline: its
+// parameters (here far off) moved a lot, but nothing is flagged, and the note says why.
+TEST_F(FleetFallbackTest, FleetDoesNotFlagDriftAgainstAPoorPreviousFit) {
+  const FleetReport report = Fleet(NightWithAnUntrustedPrevious(10.0), "night2");
+  ASSERT_EQ(report.ok(), 3);
+  const FleetRobotOutcome& robot = report.robots[1];
+  ASSERT_EQ(robot.name, "robot_001");
+  EXPECT_NE(robot.drift_note.find("fitted its data"), std::string::npos) << robot.drift_note;
+  EXPECT_FALSE(robot.drift_flagged());
+  // What would have been flagged against it (the rewritten result has no 1-sigma: by percent).
+  double largest_change = 0.0;
+  for (const FleetDriftParameter& d : robot.drift_parameters)
+    if (d.name.rfind("k_", 0) == 0)
+      largest_change = std::max(largest_change, std::fabs(d.change_percent));
+  EXPECT_GT(largest_change, 50.0);
+  const nlohmann::json summary = ReadJson(Path("runs/night2/summary.json"));
+  EXPECT_EQ(RobotOf(summary, "robot_001")["drift"]["note"], robot.drift_note);
+  EXPECT_NE(ReadText(Path("runs/night2/drift.txt")).find("robot_001: drift not assessed"),
+            std::string::npos);
+}
+
+// Killed in the first pass and again in the second (the fallback's), resumed twice: the same
+// results, fallback and histories as a run that was never interrupted.
+TEST_F(FleetFallbackTest, FleetResumesBitIdenticallyThroughTheFallbackPass) {
+  const std::string night2 = NightWithAnUntrustedPrevious();
+  auto in_pass = [](int pass) {
+    return [pass](const nlohmann::json& j) { return j.is_object() && j.value("pass", 0) == pass; };
+  };
+  ASSERT_TRUE(RunAndKill(night2, "killed", false, 20, in_pass(1)))
+      << "the first pass ended before a kill";
+  ASSERT_TRUE(RunAndKill(night2, "killed", true, 20, in_pass(2)))
+      << "the second pass ended before a kill";
+  const nlohmann::json saved = ReadJson(Path("runs/killed/checkpoint.json"));
+  EXPECT_EQ(saved["fallback_robots"], nlohmann::json::array({"robot_001"}));
+  EXPECT_EQ(saved["first_pass_runs"].size(), 3u);
+  std::string err;
+  ASSERT_EQ(
+      Shell(Quote(kCli) + " fleet --manifest " + Quote(night2) + " --out " + Quote(Path("runs")) +
+                " --run-id killed --resume --backend cpu --threads 1 --checkpoint-every 20",
+            &err),
+      0)
+      << err;
+  EXPECT_NE(err.find("(second pass: 1 robot(s) refitted cold)"), std::string::npos) << err;
+  Fleet(night2, "straight");
+  EXPECT_GT(ReadJson(Path("runs/killed/summary.json"))["resumed_at_evaluations"].get<long long>(),
+            0);
+  for (const char* name : {"robot_000", "robot_001", "robot_002"})
+    ExpectSameRobot("killed", "straight", name);
+  EXPECT_TRUE(
+      RobotOf(ReadJson(Path("runs/killed/summary.json")), "robot_001")["fallback"].is_object());
 }
 
 }  // namespace

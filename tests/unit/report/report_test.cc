@@ -404,7 +404,7 @@ TEST(ReportFleetIndex, OneEscapedRowPerRobot) {
       {"kr90 <cell 1>", "results/kr90.h5", "reports/kr90.html", 3.5, "ok", {}},
       {"tx200 & co", "results/tx200.h5", "", std::nan(""), "failed", {"k_z1 +12 %", "mode 2 \"shift\""}},
   };
-  const std::string html = RenderFleetIndex(rows, "Fleet <A>");
+  const std::string html = RenderFleetIndex(rows, {}, "Fleet <A>");
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(Count(html, "<tr class=\"fleet-row"), 2u);
   EXPECT_NE(html.find("<title>Fleet &lt;A&gt;</title>"), std::string::npos);

@@ -1,0 +1,121 @@
+#include "src/fleet/fleet_warm_night.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "frfit/common/error.h"
+#include "frfit/fit/fit_result.h"
+#include "frfit/fit/identifiability_io.h"
+#include "frfit/fleet/fleet_run.h"
+#include "frfit/io/hdf5_file.h"
+
+namespace frfit {
+
+PreviousNight ReadPreviousNight(const std::string& path, const Model& model) {
+  PreviousNight night;
+  night.parameters = ParametersFromResult(path, model);
+  night.cost = ReadFitResultSummary(path).cost;
+  const Hdf5File file(path, Hdf5File::Mode::kRead);
+  if (file.Exists("/identifiability"))
+    night.identifiability = ReadIdentifiability(file, "/identifiability");
+  night.has_identifiability = !night.identifiability.per_parameter.empty();
+  return night;
+}
+
+FitOptions WarmStartOptions(const FitOptions& base, const Model& model,
+                            const std::vector<double>& previous, const FleetWarmStart& warm,
+                            const std::string& source) {
+  FitOptions o = base;
+  const ParameterMap plain(model, base.parameters, source);  // effective bounds
+  for (int index : plain.free_indices()) {
+    const Bounds& b = plain.bounds()[index];
+    const std::string& name = model.parameters[index].name;
+    auto it = o.parameters.bounds.find(name);
+    if (it == o.parameters.bounds.end())
+      it =
+          o.parameters.bounds.emplace(name, Bounds{std::nan(""), std::nan(""), std::nan("")}).first;
+    it->second.initial = std::min(std::max(previous[index], b.min), b.max);
+  }
+  o.parameters.initial = InitialGuess::kModel;
+  o.genetic_algorithm.init_spread = warm.init_spread;
+  o.genetic_algorithm.init_mode = GaInitMode::kAroundGuess;
+  if (warm.method == WarmStartMethod::kGeneticAlgorithm) {
+    o.genetic_algorithm.generations = warm.generations;
+  } else {
+    // The GA only draws the starts: its initial population is the previous point and
+    // starts − 1 points around it (a population needs two), and the refinement takes them all.
+    o.genetic_algorithm.generations = 0;
+    o.genetic_algorithm.population_size = std::max(2, warm.starts);
+    o.genetic_algorithm.elite_count = -1;
+    o.fitter.refinement = Refinement::kLevenbergMarquardt;
+    o.levenberg_marquardt.starts = warm.starts;
+    // Starts closer than start_separation count as one; the drawn ones must stay distinct.
+    o.levenberg_marquardt.start_separation =
+        std::min(o.levenberg_marquardt.start_separation, warm.init_spread / 2);
+    // One cycle: a refinement that does not settle is refitted cold, not searched around.
+    o.fitter.max_cycles = 1;
+  }
+  std::string error;
+  if (!o.IsValid(&error)) throw Error(source, "warm_start", error);
+  return o;
+}
+
+std::string WarmResultDistrust(const FitRun& run, const ParameterMap& map,
+                               const PreviousNight& previous, double first_pass_median_cost,
+                               const FleetWarmStart& warm) {
+  // Below the configuration's δ a fit is done.
+  if (run.termination() == FitTermination::kFitnessTolerance) return "";
+  std::vector<std::string> reasons;
+  const double cost = run.best_cost();
+  char buffer[200];
+  LmTermination how = LmTermination::kNotDone;
+  if (!FromString(run.lm_termination(), &how) || !IsConverged(how))
+    reasons.push_back("its best start did not converge (stopped by " +
+                      (run.lm_termination().empty() ? std::string("-") : run.lm_termination()) +
+                      ")");
+  // Starts that end far above the best lost to it; one that ends at another minimum almost as
+  // good means the data do not decide between the two.
+  int rivals = 0;
+  const double tolerance = run.options().levenberg_marquardt.agreement_tolerance;
+  for (double c : run.lm_start_costs())
+    if (c > cost * (1.0 + tolerance) && c <= kWarmRivalCostFactor * cost) ++rivals;
+  if (rivals > 0) {
+    std::snprintf(buffer, sizeof buffer,
+                  "%d of its %zu starts ended at another minimum within %gx of the best cost",
+                  rivals, run.lm_start_costs().size(), kWarmRivalCostFactor);
+    reasons.push_back(buffer);
+  }
+  if (std::isfinite(previous.cost) && previous.cost > 0.0 &&
+      !(cost <= warm.max_cost_over_previous * previous.cost)) {
+    std::snprintf(buffer, sizeof buffer, "cost %.4g is %.3g x the previous night's %.4g", cost,
+                  cost / previous.cost, previous.cost);
+    reasons.push_back(buffer);
+  }
+  if (first_pass_median_cost > 0.0 && !(cost <= kFleetHighCostFactor * first_pass_median_cost)) {
+    std::snprintf(buffer, sizeof buffer, "cost %.4g is %.3g x the fleet's median", cost,
+                  cost / first_pass_median_cost);
+    reasons.push_back(buffer);
+  }
+  // A parameter the data barely see wanders to a bound without harm, and one next to a bound
+  // crosses into its 1 % now and then; one that moved there far beyond its previous 1σ ran away.
+  const std::vector<double> now = map.Physical(run.best_u());
+  for (int j = 0; j < map.dim(); ++j) {
+    const int index = map.free_indices()[j];
+    const std::string& name = map.model().parameters[index].name;
+    const ParameterBounds& b = map.space().bounds(j);
+    const BoundFlag flag = BoundFlagAt(b, now[index]);
+    if (flag == BoundFlag::kNone || BoundFlagAt(b, previous.parameters[index]) == flag) continue;
+    const double move = std::fabs(now[index] - previous.parameters[index]);
+    bool ran_away = !previous.has_identifiability;
+    for (const ParameterIdentifiability& p : previous.identifiability.per_parameter)
+      if (p.name == name) ran_away = !(move <= kWarmBoundMoveSigmas * p.std_absolute);
+    if (ran_away)
+      reasons.push_back(name + " moved to its " + ToString(flag) + " bound, beyond " +
+                        FormatDouble(kWarmBoundMoveSigmas) + " sigma of the previous night");
+  }
+  std::string text;
+  for (const std::string& r : reasons) text += (text.empty() ? "" : "; ") + r;
+  return text;
+}
+
+}  // namespace frfit

@@ -1,0 +1,66 @@
+// The warm start of a fleet night (docs/fleet.md, "Warm start"): what a robot's previous result
+// brings (parameters, cost, identifiability report), the configuration a warm robot is fitted
+// with, and the tests that decide whether a warm least-squares result is trusted or refitted with
+// the cold configuration in the same run. Not here: running the fits (fleet_run.cc) and the drift
+// report (fleet_drift.h).
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "frfit/fit/fit_options.h"
+#include "frfit/fit/fit_run.h"
+#include "frfit/fit/identifiability.h"
+#include "frfit/fit/parameter_map.h"
+#include "frfit/fleet/fleet_manifest.h"
+#include "frfit/model/model.h"
+
+namespace frfit {
+
+struct PreviousNight {
+  std::vector<double> parameters;  // Model::parameters order
+  double cost = std::numeric_limits<double>::quiet_NaN();
+  // Results written before identifiability reports existed have none; their drift has no 1σ.
+  bool has_identifiability = false;
+  Identifiability identifiability;
+};
+
+// Reads a previous result; its parameter names must match the model's. Throws Error naming the
+// file.
+PreviousNight ReadPreviousNight(const std::string& path, const Model& model);
+
+// The configuration of a robot with a previous result: `base` with the previous parameters as
+// initial values (clipped to the bounds), and per `warm.method`
+//   levenberg_marquardt: no GA generation, warm.starts points (the previous one first, the others
+//     within ±warm.init_spread in u), Levenberg–Marquardt from each, one cycle;
+//   genetic_algorithm:   warm.generations GA generations from ±warm.init_spread around it, the
+//     rest as configured.
+// Throws Error(source, "warm_start", …) when the result is not a valid configuration.
+FitOptions WarmStartOptions(const FitOptions& base, const Model& model,
+                            const std::vector<double>& previous, const FleetWarmStart& warm,
+                            const std::string& source);
+
+// A start of a warm refinement that ended above the best, but within this factor of its cost,
+// found a rival minimum: the data do not decide between the two (a start further above lost).
+inline constexpr double kWarmRivalCostFactor = 2.0;
+// A parameter that moved to a bound by more than this many of the previous night's 1σ ran away
+// (the move the drift report's default rule would call real).
+inline constexpr double kWarmBoundMoveSigmas = 4.0;
+
+// Why a finished warm least-squares run is not trusted, "" when it is: every failed test named,
+// separated by "; ". The tests (docs/fleet.md, "Fallback"), none of which applies below the
+// configuration's fitness tolerance δ:
+//   - its best start did not converge;
+//   - another start ended at a rival minimum: above the best cost (beyond the refinement's
+//     agreement_tolerance) but within kWarmRivalCostFactor of it;
+//   - its cost is above warm.max_cost_over_previous × the previous night's cost;
+//   - its cost is above kFleetHighCostFactor × the median cost of the night's first pass;
+//   - a free parameter ended at a bound (identifiability's 1 % rule) where its previous value was
+//     not, moving there by more than kWarmBoundMoveSigmas of the previous night's 1σ (any move
+//     when the previous result has no identifiability report).
+std::string WarmResultDistrust(const FitRun& run, const ParameterMap& map,
+                               const PreviousNight& previous, double first_pass_median_cost,
+                               const FleetWarmStart& warm);
+
+}  // namespace frfit
