@@ -136,6 +136,7 @@ int RunAsFleetRank(FleetPeers* peers, const std::function<int()>& body) {
   try {
     status = body();
   } catch (const FleetPeerFailed&) {
+    peers->FirstFailedRank(false);  // the failing rank's line is out (below) before this returns
     return 1;
   } catch (const std::exception& e) {
     if (peers->fitting) {
@@ -143,8 +144,14 @@ int RunAsFleetRank(FleetPeers* peers, const std::function<int()>& body) {
       std::fflush(stderr);
       peers->Abort(1);
     }
-    // One line for an error every rank meets (a bad manifest): the lowest failing rank's.
-    if (peers->FirstFailedRank(true) == peers->rank()) throw;
+    // One line for an error every rank meets (a bad manifest): the lowest failing rank's, written
+    // before any rank returns — mpirun ends every process as soon as one exits non-zero, which
+    // could cut the line before it is out.
+    if (peers->FirstFailedRank(true) == peers->rank()) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      std::fflush(stderr);
+    }
+    peers->FirstFailedRank(false);
     return 1;
   }
   return peers->FirstFailedRank(status != 0) < peers->size() ? 1 : 0;
