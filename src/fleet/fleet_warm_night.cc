@@ -96,10 +96,13 @@ std::string WarmResultDistrust(const FitRun& run, const ParameterMap& map,
                   cost / first_pass_median_cost);
     reasons.push_back(buffer);
   }
-  // A parameter the data barely see wanders to a bound without harm, and one next to a bound
-  // crosses into its 1 % now and then; one that moved there far beyond its previous 1σ ran away.
+  // A parameter the data barely see wanders to a bound without harm, one next to a bound crosses
+  // into its 1 % now and then, and after a previous fit far worse than tonight's (no baseline)
+  // every move is a repair; a parameter the previous night determined that moved to a bound far
+  // beyond its 1σ ran away.
+  const bool baseline = !(previous.cost > warm.max_cost_over_previous * cost);
   const std::vector<double> now = map.Physical(run.best_u());
-  for (int j = 0; j < map.dim(); ++j) {
+  for (int j = 0; j < map.dim() && baseline; ++j) {
     const int index = map.free_indices()[j];
     const std::string& name = map.model().parameters[index].name;
     const ParameterBounds& b = map.space().bounds(j);
@@ -108,7 +111,9 @@ std::string WarmResultDistrust(const FitRun& run, const ParameterMap& map,
     const double move = std::fabs(now[index] - previous.parameters[index]);
     bool ran_away = !previous.has_identifiability;
     for (const ParameterIdentifiability& p : previous.identifiability.per_parameter)
-      if (p.name == name) ran_away = !(move <= kWarmBoundMoveSigmas * p.std_absolute);
+      if (p.name == name)
+        ran_away = p.std_relative < kWarmDeterminedStdRelative &&
+                   !(move <= kWarmBoundMoveSigmas * p.std_absolute);
     if (ran_away)
       reasons.push_back(name + " moved to its " + ToString(flag) + " bound, beyond " +
                         FormatDouble(kWarmBoundMoveSigmas) + " sigma of the previous night");

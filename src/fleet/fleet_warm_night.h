@@ -45,8 +45,12 @@ FitOptions WarmStartOptions(const FitOptions& base, const Model& model,
 // found a rival minimum: the data do not decide between the two (a start further above lost).
 inline constexpr double kWarmRivalCostFactor = 2.0;
 // A parameter that moved to a bound by more than this many of the previous night's 1σ ran away
-// (the move the drift report's default rule would call real).
+// (the move the drift report's default rule would call real), if that night determined it: its
+// 1σ below this fraction of its value (the 10 % beyond which identifiability.h calls a direction
+// weak; a damping the data barely see has a 1σ of 25 % to 100 % and more, and its linearised 1σ
+// says little about how far it may wander).
 inline constexpr double kWarmBoundMoveSigmas = 4.0;
+inline constexpr double kWarmDeterminedStdRelative = 0.1;
 
 // Why a finished warm least-squares run is not trusted, "" when it is: every failed test named,
 // separated by "; ". The tests (docs/fleet.md, "Fallback"), none of which applies below the
@@ -57,8 +61,10 @@ inline constexpr double kWarmBoundMoveSigmas = 4.0;
 //   - its cost is above warm.max_cost_over_previous × the previous night's cost;
 //   - its cost is above kFleetHighCostFactor × the median cost of the night's first pass;
 //   - a free parameter ended at a bound (identifiability's 1 % rule) where its previous value was
-//     not, moving there by more than kWarmBoundMoveSigmas of the previous night's 1σ (any move
-//     when the previous result has no identifiability report).
+//     not, although the previous night determined it (1σ below kWarmDeterminedStdRelative of
+//     the value) and it moved there by more than kWarmBoundMoveSigmas of that 1σ (every parameter
+//     and any move when the previous result has no identifiability report); not tested when the
+//     previous fit is no baseline (its cost above warm.max_cost_over_previous × tonight's).
 std::string WarmResultDistrust(const FitRun& run, const ParameterMap& map,
                                const PreviousNight& previous, double first_pass_median_cost,
                                const FleetWarmStart& warm);
