@@ -182,7 +182,9 @@ TEST_P(CudaDataset, RandomPopulationNormalEquationsEqualCpuBitForBit) {
   const size_t terms = static_cast<size_t>(points) * NormalTermCount(dim);
   std::vector<double> want(terms), got(terms, -12345.0);
   std::vector<EvalStatus> want_status(points), got_status(points, static_cast<EvalStatus>(77));
-  const NormalEquationsBatch batch{std::vector<int>{points}, std::vector<int>{dim}, coefficients, sensitivities};
+  // The batch holds spans: the vectors they view must outlive it.
+  const std::vector<int> individuals{points}, dims{dim};
+  const NormalEquationsBatch batch{individuals, dims, coefficients, sensitivities};
   cpu->EvaluateNormalEquations(batch, want, want_status);
   gpu->EvaluateNormalEquations(batch, got, got_status);
   int mismatches = 0;
