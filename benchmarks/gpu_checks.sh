@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Everything the cuda backend must show on a machine with an NVIDIA GPU (docs/gpu-backend.md,
 # "GPU checks"), in stages that each fit in a few minutes, writing logs and JSON to RESULTS_DIR:
-#   tests   the Cuda* tests: cpu == cuda bit for bit (mismatch counts), batched tier to 1e-10,
-#           statuses, dataset populations and whole fits on both backends
+#   tests   the cuda tests (*Cuda*): cpu == cuda bit for bit (mismatch counts), batched tier to
+#           1e-10, statuses, dataset populations and whole fits on both backends
+#   sanitizer  compute-sanitizer memcheck over the evaluator and dataset-batch cuda tests, racecheck
+#           and synccheck over the bit-identity test (every lanes-per-line choice); each tool is
+#           stopped after SANITIZER_SECONDS (default 300) and says so
 #   bench   gpu_evaluator_bench: cpu (2 threads) vs both cuda tiers, one robot to fleet scale
 #   torch   the PyTorch baseline (torch_baseline.py) on the fleet-scale batches, n = 3, 9, 18
 #   fits    whole `frfit fit` runs of paper_3dof and kuka_kr90 on cpu and cuda, same seed: wall
@@ -15,18 +18,19 @@
 # machine (carried as gpu-bundle/ next to this checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RESULTS_DIR=${1:?usage: benchmarks/gpu_checks.sh RESULTS_DIR [tests|bench|torch|fits|fleet ...]}
+RESULTS_DIR=${1:?usage: benchmarks/gpu_checks.sh RESULTS_DIR [tests|sanitizer|bench|torch|fits|fleet ...]}
 shift
 stages=("$@")
-((${#stages[@]})) || stages=(tests bench torch fits fleet)
+((${#stages[@]})) || stages=(tests sanitizer bench torch fits fleet)
 mkdir -p "$RESULTS_DIR"
 
-if [[ -d gpu-bundle && ! -e build ]]; then
+if [[ -d gpu-bundle && ( ! -e build || $(readlink build) == gpu-bundle ) ]]; then
   # The test binaries open datasets/ and build/frfit under the source folder they were compiled
-  # in; point that path at this checkout when it does not exist here.
+  # in; point that path at this checkout when it does not exist here. (A second run finds both
+  # links made by the first.)
   source_dir=$(cat gpu-bundle/SOURCE_DIR)
   if [[ ! -e $source_dir ]]; then mkdir -p "$(dirname "$source_dir")"; ln -s "$PWD" "$source_dir"; fi
-  ln -s gpu-bundle build
+  [[ -e build ]] || ln -s gpu-bundle build
   export LD_LIBRARY_PATH="$PWD/gpu-bundle/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   commit=$(paste -sd' ' gpu-bundle/COMMIT)
 elif [[ -x build/frfit ]]; then
@@ -72,7 +76,7 @@ for stage in "${stages[@]}"; do
       # The summary lines only; the exit status is the test binary's (a loader error or a failed
       # test must not read as a pass).
       set +e
-      build/tests/frfit_tests --gtest_filter='Cuda*' --gtest_output="json:$RESULTS_DIR/cuda_tests.json" \
+      build/tests/frfit_tests --gtest_filter='*Cuda*' --gtest_output="json:$RESULTS_DIR/cuda_tests.json" \
         > "$RESULTS_DIR/cuda_tests.log" 2>&1
       status=$?
       set -e
@@ -82,14 +86,32 @@ for stage in "${stages[@]}"; do
         failed=1
       fi
       # On the machine this script is for, a skipped cuda test means the GPU was not seen.
-      skipped=$(grep -c '^\[  SKIPPED \] Cuda' "$RESULTS_DIR/cuda_tests.log" || true)
+      skipped=$(grep -c '^\[  SKIPPED \] .*Cuda' "$RESULTS_DIR/cuda_tests.log" || true)
       if ((skipped > 0)); then
         echo "gpu_checks: $skipped cuda tests skipped: no usable GPU seen by the tests" >&2
         failed=1
       fi
       ;;
+    sanitizer)
+      sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+      run_sanitizer() {  # tool filter
+        local status=0
+        timeout "${SANITIZER_SECONDS:-300}" "$sanitizer" --tool "$1" --error-exitcode 97 \
+          build/tests/frfit_tests --gtest_filter="$2" > "$RESULTS_DIR/sanitizer_$1.log" 2>&1 || status=$?
+        echo "$1 ($2): $(grep -E '^=+ (ERROR SUMMARY|RACECHECK SUMMARY)' "$RESULTS_DIR/sanitizer_$1.log" | tail -1) exit $status"
+        case $status in
+          0) ;;
+          124) echo "gpu_checks: $1 stopped after ${SANITIZER_SECONDS:-300} s (incomplete, not a failure)" ;;
+          *) echo "gpu_checks: $1 found errors or the tests failed (log: sanitizer_$1.log)" >&2; failed=1 ;;
+        esac
+      }
+      run_sanitizer memcheck 'CudaEvaluator.*:CudaDatasetBatch.*:Datasets/CudaDataset.*'
+      run_sanitizer racecheck 'CudaEvaluator.DeterministicTierEqualsCpuBitForBit'
+      run_sanitizer synccheck 'CudaEvaluator.DeterministicTierEqualsCpuBitForBit'
+      ;;
     bench)
       build/benchmarks/gpu_evaluator_bench --benchmark_counters_tabular=true \
+        --benchmark_filter="${BENCH_FILTER:-.}" \
         --benchmark_out="$RESULTS_DIR/gpu_evaluator_bench.json" --benchmark_out_format=json \
         2>&1 | tee "$RESULTS_DIR/gpu_evaluator_bench.log"
       ;;
