@@ -4,13 +4,17 @@
 // The parts are Reals (kernels/real.h): doubles, or SIMD vectors of one line per slot.
 #pragma once
 
+#include <type_traits>
+
 #include "frfit/common/host_device.h"
 #include "kernels/real.h"
 
 namespace frfit::kernels {
 
+// A complex double is 16-byte aligned, so that the GPU loads and stores it in one 16-byte access
+// (two 8-byte ones otherwise: twice the shared-memory instructions of the tiled line kernel).
 template <typename Real>
-struct ComplexOf {
+struct alignas(std::is_same_v<Real, double> ? 16 : alignof(Real)) ComplexOf {
   Real re;
   Real im;
 };

@@ -151,6 +151,7 @@ class CudaEvaluatorBase : public Evaluator {
     int key = 0;
     int n = 0;                       // for exact-n groups; 0 for bucket groups
     long long num_lines = 0;         // total lines of the group
+    int max_n = 0;                   // largest n among the group's problems in this call
     std::vector<Segment> host_segments;
     std::vector<long long> host_line_starts;  // exclusive prefix of lines per segment
     DeviceBuffer<Segment> segments;

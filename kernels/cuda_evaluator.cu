@@ -48,6 +48,10 @@ namespace {
 
 constexpr int kLineBlock = 128;
 constexpr int kReduceBlock = 128;
+#ifndef FRFIT_TILE_BLOCKS
+#define FRFIT_TILE_BLOCKS 6
+#endif
+constexpr int kTileBlocksPerSm = FRFIT_TILE_BLOCKS;
 
 template <int kCapacity>
 __global__ void __launch_bounds__(kLineBlock)
@@ -69,7 +73,7 @@ __global__ void __launch_bounds__(kLineBlock)
 // One tile of kLanes threads per line; each tile's scratch is its slot of `scratch_bytes` in the
 // block's dynamic shared memory. A tile leaves or stays as a whole (t is the same on its lanes).
 template <int kLanes>
-__global__ void LineCostTileKernel(const double* __restrict__ resident,
+__global__ void __launch_bounds__(kLineBlock, kTileBlocksPerSm) LineCostTileKernel(const double* __restrict__ resident,
                                    const DevicePosture* __restrict__ postures,
                                    const Segment* __restrict__ segments,
                                    const long long* __restrict__ line_starts, int num_segments,
@@ -132,17 +136,26 @@ void LaunchLineCosts(const double* resident, const DevicePosture* postures,
   CheckLaunch("launching the line-cost kernel");
 }
 
-// Shared memory of one tile's scratch for a bucket, rounded to keep every slot 16-byte aligned.
-int TileScratchBytes(int capacity) { return (kernels::LineScratchBytes(capacity) + 15) / 16 * 16; }
+// Shared memory of one tile's scratch for n DOFs, rounded to keep every slot 16-byte aligned.
+int TileScratchBytes(int n) { return (kernels::LineScratchBytes(n) + 15) / 16 * 16; }
 
 template <int kLanes>
-void LaunchTileLineCosts(int capacity, const double* resident, const DevicePosture* postures,
+void LaunchTileLineCosts(int max_n, const double* resident, const DevicePosture* postures,
                          const Segment* segments, const long long* line_starts, int num_segments,
                          long long num_lines, const double* coefficients, double* line_costs,
                          unsigned char* line_status) {
+  // Shared memory bounds how many lines an SM holds at once, so each tile's slot is sized by the
+  // largest n of this call's group, not by its bucket (n = 9 in the 12 bucket: 1952 B, not 3152),
+  // and the SM is asked to give shared memory its largest share of the L1 (the scratch is the
+  // only thing the kernel re-reads; its global reads are read once or hit L2).
+  // (A hint for the current device, cheap enough to give at every launch.)
+  Check(cudaFuncSetAttribute(LineCostTileKernel<kLanes>,
+                             cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared),
+        "configuring the tiled line-cost kernel");
   // Up to 128 threads a block, as many tiles as fit in the 48 KB of shared memory a block gets
-  // without opting in (the 32-DOF bucket: 2 tiles of 18.5 KB).
-  const int scratch_bytes = TileScratchBytes(capacity);
+  // without opting in (32 DOFs: 2 tiles of 18.5 KB).
+  const int scratch_bytes = TileScratchBytes(max_n);
   const int tiles = std::max(1, std::min(128 / kLanes, (48 * 1024) / scratch_bytes));
   const long long blocks = (num_lines + tiles - 1) / tiles;
   if (blocks > 0x7fffffffLL) ThrowCuda("line kernel", "too many lines for one launch");
@@ -227,7 +240,8 @@ void CudaEvaluatorBase::Evaluate(std::span<const int> individuals,
   // Segments in (problem, individual, posture) order; line costs laid out in the same order.
   std::vector<Segment> segments;
   std::vector<Individual> inds;
-  for (Group& g : groups_) g.host_segments.clear(), g.host_line_starts.clear(), g.num_lines = 0;
+  for (Group& g : groups_)
+    g.host_segments.clear(), g.host_line_starts.clear(), g.num_lines = 0, g.max_n = 0;
   long long coefficient_offset = 0, line_offset = 0;
   for (size_t p = 0; p < problems_.size(); ++p) {
     const PackedProblem& problem = problems_[p];
@@ -239,6 +253,7 @@ void CudaEvaluatorBase::Evaluate(std::span<const int> individuals,
       groups_.back().key = key;
     }
     Group& group = groups_[gi];
+    if (individuals[p] > 0) group.max_n = std::max(group.max_n, problem.n);
     for (int i = 0; i < individuals[p]; ++i) {
       inds.push_back({static_cast<int>(segments.size()), problem.num_postures()});
       for (int q = 0; q < problem.num_postures(); ++q) {
@@ -313,7 +328,7 @@ class CudaEvaluator final : public CudaEvaluatorBase {
                        g.line_starts.get(), ns, g.num_lines, device_coefficients(), line_costs(), \
                        line_status())
 #define FRFIT_LAUNCH_TILE(LANES)                                                              \
-  LaunchTileLineCosts<LANES>(g.key, resident(), device_postures(), g.segments.get(),          \
+  LaunchTileLineCosts<LANES>(g.max_n, resident(), device_postures(), g.segments.get(),          \
                              g.line_starts.get(), ns, g.num_lines, device_coefficients(),     \
                              line_costs(), line_status())
       if (lanes == 8) {
