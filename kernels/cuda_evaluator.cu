@@ -48,10 +48,6 @@ namespace {
 
 constexpr int kLineBlock = 128;
 constexpr int kReduceBlock = 128;
-#ifndef FRFIT_TILE_BLOCKS
-#define FRFIT_TILE_BLOCKS 6
-#endif
-constexpr int kTileBlocksPerSm = FRFIT_TILE_BLOCKS;
 
 template <int kCapacity>
 __global__ void __launch_bounds__(kLineBlock)
@@ -73,7 +69,7 @@ __global__ void __launch_bounds__(kLineBlock)
 // One tile of kLanes threads per line; each tile's scratch is its slot of `scratch_bytes` in the
 // block's dynamic shared memory. A tile leaves or stays as a whole (t is the same on its lanes).
 template <int kLanes>
-__global__ void __launch_bounds__(kLineBlock, kTileBlocksPerSm) LineCostTileKernel(const double* __restrict__ resident,
+__global__ void LineCostTileKernel(const double* __restrict__ resident,
                                    const DevicePosture* __restrict__ postures,
                                    const Segment* __restrict__ segments,
                                    const long long* __restrict__ line_starts, int num_segments,
