@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <random>
@@ -14,6 +15,8 @@
 #include "frfit/evaluator/evaluator.h"
 #include "kernels/line_cost.h"
 #if defined(FRFIT_HAVE_CUDA)
+#include <cuda_runtime.h>
+
 #include "frfit/evaluator/cuda_backend.h"
 #include "kernels/cuda_batched_tier.h"
 #endif
@@ -312,6 +315,56 @@ TEST(CudaEvaluator, SingularAndNonFiniteStatusesMatchCpu) {
 }
 
 #endif  // FRFIT_HAVE_CUDA
+
+#if defined(FRFIT_HAVE_CUDA)
+// Holds (nearly) all of the current device's free memory until destroyed: cudaMalloc in steps of
+// 256 MB, then 1 MB, until it fails.
+class DeviceMemoryHog {
+ public:
+  DeviceMemoryHog() {
+    for (size_t step : {size_t{256} << 20, size_t{1} << 20}) {
+      void* p = nullptr;
+      while (cudaMalloc(&p, step) == cudaSuccess) blocks_.push_back(p);
+      cudaGetLastError();  // the failed allocation's error is not sticky; clear it
+    }
+  }
+  ~DeviceMemoryHog() {
+    for (void* p : blocks_) cudaFree(p);
+  }
+  size_t blocks() const { return blocks_.size(); }
+
+ private:
+  std::vector<void*> blocks_;
+};
+#endif
+
+// With the device's memory taken, a call must throw frfit::Error naming the CUDA error — not
+// crash, hang or return numbers — and the same evaluator must work once memory is free again.
+TEST(CudaEvaluator, OutOfDeviceMemoryThrowsAndTheEvaluatorRecovers) {
+  FRFIT_REQUIRE_GPU();
+#if defined(FRFIT_HAVE_CUDA)
+  const Batch batch = RandomBatch(13);
+  auto cpu = CreateCpuEvaluator(1);
+  const Result want = RunBatch(*cpu, batch);
+  auto gpu = CreateCudaEvaluator();
+  {
+    const DeviceMemoryHog hog;
+    ASSERT_GT(hog.blocks(), 0u);
+    try {
+      RunBatch(*gpu, batch);
+      ADD_FAILURE() << "no error with the device's memory taken";
+    } catch (const Error& e) {
+      const std::string text = e.what();
+      std::printf("[ out of memory ] %s\n", text.c_str());
+      EXPECT_NE(text.find("cuda"), std::string::npos) << text;
+      EXPECT_NE(text.find("cudaErrorMemoryAllocation"), std::string::npos) << text;
+    }
+  }
+  const Result got = RunBatch(*gpu, batch);
+  EXPECT_EQ(got.costs, want.costs);
+  EXPECT_EQ(got.status, want.status);
+#endif
+}
 
 }  // namespace
 }  // namespace frfit
