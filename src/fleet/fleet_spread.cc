@@ -44,11 +44,12 @@ std::vector<FleetParameterSpread> FleetSpread(const FleetReport& report) {
     std::sort(sorted.begin(), sorted.end());
     const double q1 = Quantile(sorted, 0.25), q3 = Quantile(sorted, 0.75);
     const double low = q1 - kFleetOutlierIqr * (q3 - q1), high = q3 + kFleetOutlierIqr * (q3 - q1);
-    s.min = unscaled(sorted.front());
+    // The extremes as fitted, not through the logarithm and back.
+    s.min = s.max = values.front().second;
+    for (const auto& [robot, v] : values) s.min = std::min(s.min, v), s.max = std::max(s.max, v);
     s.q1 = unscaled(q1);
     s.median = unscaled(Quantile(sorted, 0.5));
     s.q3 = unscaled(q3);
-    s.max = unscaled(sorted.back());
     s.low_fence = unscaled(low);
     s.high_fence = unscaled(high);
     if (s.robots >= kFleetSpreadMinRobots)
