@@ -44,6 +44,8 @@ namespace {
 // 3: a second pass refits the warm robots whose result is not trusted; its checkpoints hold the
 //    finished first pass too.
 constexpr const char* kCheckpointFormat = "frfit-fleet-checkpoint-3";
+constexpr const char* kUntrustedRobotsExpected =
+    "expected the robots whose first-pass result is not trusted, with one state each";
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -397,15 +399,19 @@ FleetReport RunFleet(const FleetRunOptions& options) {
           "expected a run directory that holds no input; " + output + " would overwrite " + *input);
 
   // Which warm robots the second pass refits cold: a function of the finished first pass only, so
-  // a run resumed in the second pass finds the same ones.
+  // a run resumed in the second pass finds the same ones. Its median cost is the whole fleet's:
+  // under MPI every rank contributes its robots' costs, each rank exactly once per run — after
+  // its first pass, or at once when it resumes in the second (the ranks' collective calls then
+  // still pair up, whichever pass each resumed in).
   const bool may_fall_back = manifest.warm_start.method == WarmStartMethod::kLevenbergMarquardt &&
                              manifest.warm_start.fallback;
-  auto choose_fallbacks = [&] {
-    std::vector<size_t> chosen;
-    if (!may_fall_back) return chosen;
+  auto first_pass_median = [&] {
     std::vector<double> costs;
     for (const auto& r : ready) costs.push_back(r->run->best_cost());
-    const double median = Median(costs);
+    return Median(AllRanksValues(options.peers, costs));
+  };
+  auto choose_fallbacks = [&](double median) {
+    std::vector<size_t> chosen;
     for (size_t k = 0; k < ready.size(); ++k) {
       Ready& r = *ready[k];
       if (!r.previous) continue;
@@ -484,14 +490,16 @@ FleetReport RunFleet(const FleetRunOptions& options) {
         logged.push_back(ready[k]->run.get());
       }
       if (pass == 2) {
-        fallbacks = choose_fallbacks();
-        std::vector<std::string> names;
-        for (size_t k : fallbacks) names.push_back(manifest.robots[ready[k]->index].name);
+        // The robots as the checkpoint names them; that they are the ones the first pass does
+        // not trust is checked once the fleet's median is known (below).
+        for (const std::string& name : fallback_names)
+          for (size_t k = 0; k < ready.size(); ++k)
+            if (manifest.robots[ready[k]->index].name == name) fallbacks.push_back(k);
         const nlohmann::json& states = j.at("runs");
-        if (names != fallback_names || !states.is_array() || states.size() != fallbacks.size())
-          throw Error(
-              checkpoint_path, "fallback_robots",
-              "expected the robots whose first-pass result is not trusted, with one state each");
+        if (fallbacks.size() != fallback_names.size() ||
+            !std::is_sorted(fallbacks.begin(), fallbacks.end()) || !states.is_array() ||
+            states.size() != fallbacks.size())
+          throw Error(checkpoint_path, "fallback_robots", kUntrustedRobotsExpected);
         for (size_t i = 0; i < fallbacks.size(); ++i) {
           Ready& r = *ready[fallbacks[i]];
           make_cold_map(r);
@@ -618,11 +626,19 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       rounds->SetProblems(std::move(packed));
       DriveFits(jobs, rounds.get(), drive);
     };
+    const bool resumed_in_second_pass = pass == 2;
     if (pass == 1) {
       std::vector<size_t> all(ready.size());
       for (size_t k = 0; k < ready.size(); ++k) all[k] = k;
       drive_pass(all, false);
-      fallbacks = choose_fallbacks();
+    }
+    if (may_fall_back) {
+      const std::vector<size_t> chosen = choose_fallbacks(first_pass_median());
+      if (resumed_in_second_pass && chosen != fallbacks)
+        throw Error(checkpoint_path, "fallback_robots", kUntrustedRobotsExpected);
+      fallbacks = chosen;
+    }
+    if (!resumed_in_second_pass) {
       pass = 2;
       for (size_t i = 0; i < fallbacks.size(); ++i) {
         Ready& r = *ready[fallbacks[i]];
@@ -647,6 +663,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     if (options.progress_every_rounds > 0) progress_line(report.rounds);
   } else {
     BeginShardFits(options.peers);  // nothing to fit here, but the other ranks wait for this one
+    if (may_fall_back) first_pass_median();  // nor costs to add to the fleet's median
   }
 
   // --- results, per robot, on every thread; the HDF5 library (not thread-safe as Debian builds it)

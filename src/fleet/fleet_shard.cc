@@ -1,8 +1,11 @@
 #include "frfit/fleet/fleet_shard.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "frfit/common/error.h"
@@ -70,6 +73,22 @@ void AgreeWithPeers(FleetPeers* peers) {
 void BeginShardFits(FleetPeers* peers) {
   AgreeWithPeers(peers);
   if (peers) peers->fitting = true;
+}
+
+std::vector<double> AllRanksValues(FleetPeers* peers, const std::vector<double>& mine) {
+  if (!peers) return mine;
+  // As bit patterns: JSON has no inf or NaN, and no digits are lost either way.
+  nlohmann::json bits = nlohmann::json::array();
+  for (double v : mine) bits.push_back(std::bit_cast<std::uint64_t>(v));
+  const std::vector<std::string> shards = peers->Gather(bits.dump());
+  nlohmann::json all = nlohmann::json::array();
+  if (IsRankZero(peers))
+    for (const std::string& shard : shards)
+      for (const nlohmann::json& v : nlohmann::json::parse(shard)) all.push_back(v);
+  std::vector<double> values;
+  for (const nlohmann::json& v : nlohmann::json::parse(peers->Broadcast(all.dump())))
+    values.push_back(std::bit_cast<double>(v.get<std::uint64_t>()));
+  return values;
 }
 
 bool GatherShardOutcomes(FleetPeers* peers, FleetReport* report) {

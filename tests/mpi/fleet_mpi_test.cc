@@ -216,6 +216,60 @@ INSTANTIATE_TEST_SUITE_P(Ranks, FleetMpiRanks, ::testing::Values(2, 3),
                            return std::to_string(info.param) + "ranks";
                          });
 
+// A warm night whose fallbacks hang on the fleet's median cost: of 7 robots, the odd ones (all
+// of rank 1's, on two ranks) were measured with 6 times the noise, so their costs are some 36
+// times the quiet ones'. The whole fleet's median is a quiet robot's, and the noisy robots are
+// refitted cold as more than 10 times it; the median of rank 1's robots alone would be a noisy
+// one's and flag nobody. Two ranks must decide as one process does.
+TEST_F(FleetMpiTest, AFallbackOnTheFleetsMedianCostIsDecidedAsInOneProcess) {
+  for (const auto& [dir, noise] : {std::pair{"quiet", 0.01}, std::pair{"noisy", 0.06}}) {
+    FleetGeneratorOptions g;
+    g.model = kRoot + "/datasets/kuka_kr90/model.yaml";
+    g.params = kRoot + "/datasets/kuka_kr90/params_from34.yaml";
+    g.config = kRoot + "/datasets/kuka_kr90/fit.yaml";
+    g.robots = 7;
+    g.seed = 23;
+    g.noise = noise;
+    g.postures = {"milling"};
+    g.out = Path(dir);
+    GenerateFleet(g);
+  }
+  auto manifest = [&](const std::string& name, bool previous) {
+    std::ofstream m(Path("quiet/" + name));
+    m << "format: frfit-fleet-1\nmodel: model.yaml\nconfig: fit.yaml\nseed: 5\nrobots:\n";
+    for (int i = 0; i < 7; ++i) {
+      const std::string robot = "robot_00" + std::to_string(i);
+      m << "  - {name: " << robot << ", frf: [" << (i % 2 ? "../noisy/" : "") << robot
+        << "/frf_milling.h5]"
+        << (previous ? ", previous: " + Quote(Path("runs/night1/" + robot + ".h5")) : "") << "}\n";
+    }
+    return Path("quiet/" + name);
+  };
+  std::string err;
+  ASSERT_EQ(Shell(Quote(kCli) + Fleet(manifest("night1.yaml", false), "runs",
+                                      "--run-id night1 --threads 2 --quiet"),
+                  &err),
+            0)
+      << err;
+  const std::string night2 = manifest("night2.yaml", true);
+  ASSERT_EQ(Shell(Quote(kCli) + Fleet(night2, "runs", "--run-id one --threads 2 --quiet"), &err), 0)
+      << err;
+  ASSERT_EQ(Shell(Mpirun(2) + Fleet(night2, "runs", "--run-id mpi --threads 1 --quiet"), &err), 0)
+      << err;
+  // The premise, in one process: exactly the noisy robots fell back, on the median test.
+  const nlohmann::json one = ReadJson(Path("runs/one/summary.json"));
+  for (const nlohmann::json& robot : one.at("robots")) {
+    const std::string name = robot.at("name");
+    const bool noisy = (name.back() - '0') % 2 == 1;
+    ASSERT_EQ(robot.at("fallback").is_object(), noisy) << name << ": " << robot.dump();
+    if (noisy)
+      EXPECT_NE(robot["fallback"].at("reason").get<std::string>().find("the fleet's median"),
+                std::string::npos)
+          << robot.dump();
+  }
+  ExpectSameOutputs(Path("runs/one"), Path("runs/mpi"), 2);
+}
+
 // --- a rank killed mid-run
 // ------------------------------------------------------------------------
 

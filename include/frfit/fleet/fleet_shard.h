@@ -71,6 +71,11 @@ void AgreeWithPeers(FleetPeers* peers);
 // The last agreement before the fits; from here until GatherShardOutcomes an error aborts.
 void BeginShardFits(FleetPeers* peers);
 
+// Every rank's `mine`, in rank order, on every rank (`mine` alone for a single process): what a
+// decision about the whole fleet needs, taken between BeginShardFits and GatherShardOutcomes.
+// Every rank must call it the same number of times; values travel bit for bit (inf and NaN too).
+std::vector<double> AllRanksValues(FleetPeers* peers, const std::vector<double>& mine);
+
 // Hands this rank's robots (and its totals) to rank 0. Returns true on rank 0, whose report then
 // holds every robot and the totals of every rank; false elsewhere (rank 0 writes the outputs).
 bool GatherShardOutcomes(FleetPeers* peers, FleetReport* report);
