@@ -4,7 +4,11 @@
 # ref. [34], FRFs at the postures milling and reach, 1 % noise), fits them cold (no previous
 # results) with datasets/kuka_kr90/fit.yaml on the cpu backend, checks that every rank count
 # wrote the same outputs as one process, and prints the wall time of each.
-#   Usage: benchmarks/fleet_mpi.sh [N=64] [WORK=/tmp/frfit_fleet_mpi]     RANKS="2 4" by default
+# With WARM=1 the night timed is a warm one instead (fleet_warm_night.sh's "after"): night 1 is
+# fitted cold by one process, then the same robots measured again (frfit-make-fleet --night 2,
+# fresh noise) with night 1's results as `previous` are fitted by least squares from there, with
+# the fallback — whose median cost every rank must agree on.
+#   Usage: [WARM=1] benchmarks/fleet_mpi.sh [N=64] [WORK=/tmp/frfit_fleet_mpi]     RANKS="2 4" by default
 # "The same": summary.csv, drift.json, drift.txt and index.html byte for byte; every robot's
 # parameters, cost and evaluations in summary.json with ==; every <robot>.h5 byte for byte but its
 # four timings (/summary/*_seconds; needs python3's h5py to find them, skipped without it).
@@ -17,9 +21,19 @@ RANKS=${RANKS:-"2 4"}
 mpirun=(mpirun --oversubscribe)  # more ranks than cores on small machines
 if [[ $(id -u) -eq 0 ]]; then mpirun+=(--allow-run-as-root); fi
 rm -rf "$WORK" && mkdir -p "$WORK"
-build/frfit-make-fleet --model datasets/kuka_kr90/model.yaml --params datasets/kuka_kr90/params_from34.yaml \
-  --robots "$N" --seed 2026 --postures milling,reach --perturb 0.2 --noise 0.01 \
-  --config datasets/kuka_kr90/fit.yaml --out "$WORK/fleet" > /dev/null
+make_fleet() {
+  build/frfit-make-fleet --model datasets/kuka_kr90/model.yaml --params datasets/kuka_kr90/params_from34.yaml \
+    --robots "$N" --seed 2026 --postures milling,reach --perturb 0.2 --noise 0.01 \
+    --config datasets/kuka_kr90/fit.yaml "$@" > /dev/null
+}
+make_fleet --out "$WORK/fleet"
+MANIFEST=$WORK/fleet/fleet.yaml
+if [[ ${WARM:-0} == 1 ]]; then
+  build/frfit fleet --manifest "$MANIFEST" --out "$WORK/night1" --run-id night1 --backend cpu --quiet \
+    --json > "$WORK/night1.json"
+  make_fleet --night 2 --previous "$WORK/night1/night1" --out "$WORK/fleet2"
+  MANIFEST=$WORK/fleet2/fleet.yaml
+fi
 
 # run LABEL COMMAND...: the fleet under COMMAND into $WORK/out/LABEL; its wall time and the CPU
 # time of all its processes (user + system) to $WORK/LABEL.seconds.
@@ -27,7 +41,7 @@ run() {
   local label=$1
   shift
   /usr/bin/time -f "%e %U %S" -o "$WORK/$label.seconds" \
-    "$@" fleet --manifest "$WORK/fleet/fleet.yaml" --out "$WORK/out" --run-id "$label" --backend cpu \
+    "$@" fleet --manifest "$MANIFEST" --out "$WORK/out" --run-id "$label" --backend cpu \
     --quiet --json > "$WORK/$label.json"
 }
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -80,8 +94,9 @@ for r in ranks:
     rows.append((r, s, times(f"ranks{r}"), f"{verdict}; {h5}"))
 
 n = len(one["robots"])
-print(f"{n} robots, {one['robots_ok']} fitted, {one['evaluations']} evaluations, cpu backend, "
-      f"{os.cpu_count()} cores")
+fell_back = sum(1 for x in one["robots"] if x.get("fallback"))
+print(f"{n} robots, {one['robots_ok']} fitted, {one['evaluations']} evaluations, "
+      f"{fell_back} refitted cold, cpu backend, {os.cpu_count()} cores")
 print("| ranks | wall time (s) | robots/hour | CPU time, all processes (s) | slowest rank's fitting loop (s) | vs 1 process |")
 print("|---:|---:|---:|---:|---:|---|")
 for r, s, (wall, cpu), verdict in rows:
