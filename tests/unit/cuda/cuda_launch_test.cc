@@ -207,6 +207,37 @@ std::vector<const ExpectedLine*> GroupLines(const Batch& b, const std::vector<Ex
 
 int ExactN(int n) { return n; }
 
+// One Evaluate call as the host sets it up — resident problems, tables, launch groups by
+// group_key — and, independently, the call's lines and individuals.
+struct CostCall {
+  explicit CostCall(const Batch& b, int (*group_key)(int) = cuda::CapacityBucket)
+      : resident(cuda::PackResident(b.problems)),
+        tables(cuda::BuildCostTables(b.problems, resident.first_posture, b.individuals, group_key,
+                                     groups)),
+        all(EnumerateLines(b)),
+        count(CountIndividuals(b)) {}
+  cuda::ResidentProblems resident;
+  std::vector<cuda::LineGroup> groups;  // before tables: BuildCostTables fills it
+  cuda::CostTables tables;
+  std::vector<ExpectedLine> all;
+  int count;
+};
+
+// One EvaluateNormalEquations call likewise.
+struct NormalCall {
+  explicit NormalCall(const Batch& b)
+      : resident(cuda::PackResident(b.problems)),
+        tables(cuda::BuildNormalTables(
+            b.problems, resident.first_posture,
+            NormalEquationsBatch{b.individuals, b.dims, b.coefficients, b.sensitivities})),
+        all(EnumerateLines(b)),
+        count(CountIndividuals(b)) {}
+  cuda::ResidentProblems resident;
+  cuda::NormalTables tables;
+  std::vector<ExpectedLine> all;
+  int count;
+};
+
 // What LocateLine returned for a line against where the line is; also that its posture record
 // points at the line's own data in the resident array.
 template <typename Seg>
@@ -373,12 +404,8 @@ struct CostRun {
 // above) running the per-line code the kernel runs and storing where the kernel stores, then the
 // reduction's grid. With compute == false only the grids are checked.
 CostRun EmulateEvaluate(const Batch& b, int lanes, bool compute, Findings& f) {
-  const cuda::ResidentProblems resident = cuda::PackResident(b.problems);
-  std::vector<cuda::LineGroup> groups;
-  const cuda::CostTables tables = cuda::BuildCostTables(
-      b.problems, resident.first_posture, b.individuals, cuda::CapacityBucket, groups);
-  const std::vector<ExpectedLine> all = EnumerateLines(b);
-  const int count = CountIndividuals(b);
+  const CostCall call(b);
+  const auto& [resident, groups, tables, all, count] = call;
   f.Check(tables.num_lines == static_cast<long long>(all.size()) &&
               tables.individuals.size() == static_cast<size_t>(count),
           [&] { return "tables of " + std::to_string(tables.num_lines) + " lines"; });
@@ -523,12 +550,8 @@ TEST(CudaLaunch, EmulatedEvaluateEqualsCpuBitForBit) {
 // see NaN guards.
 TEST(CudaLaunch, ReductionReadsEachLineForItsIndividualOnly) {
   const Batch b = MakeBatch(MixedSpecs(), 5);
-  const cuda::ResidentProblems resident = cuda::PackResident(b.problems);
-  std::vector<cuda::LineGroup> groups;
-  const cuda::CostTables tables = cuda::BuildCostTables(
-      b.problems, resident.first_posture, b.individuals, cuda::CapacityBucket, groups);
-  const std::vector<ExpectedLine> all = EnumerateLines(b);
-  const int count = CountIndividuals(b);
+  const CostCall call(b);
+  const auto& [resident, groups, tables, all, count] = call;
   const LaunchShape shape = cuda::ThreadPerItem(count, cuda::kReduceBlock);
   Findings f;
   for (const ExpectedLine& e : all) {
@@ -582,21 +605,17 @@ TEST(CudaLaunch, LaunchShapesAreTheDocumentedOnes) {
 
 TEST(CudaLaunch, CallsWithoutIndividualsBuildNoWork) {
   const Batch b = MakeBatch(NoIndividualSpecs(), 6);
-  const cuda::ResidentProblems resident = cuda::PackResident(b.problems);
-  std::vector<cuda::LineGroup> groups;
-  const cuda::CostTables tables = cuda::BuildCostTables(
-      b.problems, resident.first_posture, b.individuals, cuda::CapacityBucket, groups);
+  const CostCall call(b);
+  const auto& [resident, groups, tables, all, count] = call;
   EXPECT_TRUE(tables.individuals.empty());
   EXPECT_EQ(tables.num_lines, 0);
   for (const cuda::LineGroup& g : groups) {
     EXPECT_EQ(g.num_lines, 0);
     EXPECT_EQ(g.max_n, 0);
   }
-  const NormalEquationsBatch batch{b.individuals, b.dims, b.coefficients, b.sensitivities};
-  const cuda::NormalTables normal =
-      cuda::BuildNormalTables(b.problems, resident.first_posture, batch);
-  EXPECT_TRUE(normal.individuals.empty());
-  EXPECT_EQ(normal.num_out, 0);
+  const NormalCall normal(b);
+  EXPECT_TRUE(normal.tables.individuals.empty());
+  EXPECT_EQ(normal.tables.num_out, 0);
 }
 
 // --- normal equations ---------------------------------------------------------------------------
@@ -637,12 +656,8 @@ struct NormalRun {
 // [term][line] written once, statuses once, lines located as enumerated), then the reduction's
 // grid (every (individual, term) once). With compute == false only the grids are checked.
 NormalRun EmulateNormalEquations(const Batch& b, bool compute, Findings& f) {
-  const cuda::ResidentProblems resident = cuda::PackResident(b.problems);
-  const NormalEquationsBatch batch{b.individuals, b.dims, b.coefficients, b.sensitivities};
-  const cuda::NormalTables tables =
-      cuda::BuildNormalTables(b.problems, resident.first_posture, batch);
-  const std::vector<ExpectedLine> all = EnumerateLines(b);
-  const int count = CountIndividuals(b);
+  const NormalCall call(b);
+  const auto& [resident, tables, all, count] = call;
   long long want_out = 0;
   for (size_t p = 0; p < b.problems.size(); ++p)
     want_out += static_cast<long long>(b.individuals[p]) * kernels::NormalTermCount(b.dims[p]);
@@ -786,12 +801,8 @@ TEST(CudaLaunch, EmulatedNormalEquationsEqualCpuBitForBit) {
 TEST(CudaLaunch, NormalReductionReadsEachTermSlotForItsTermOnly) {
   const Batch b =
       MakeBatch({{9, 2, {7, 5}, 2}, {3, 0, {4}, 1}, {12, 3, {1, 6}, 3}, {32, 1, {3}, 1}}, 8);
-  const cuda::ResidentProblems resident = cuda::PackResident(b.problems);
-  const NormalEquationsBatch batch{b.individuals, b.dims, b.coefficients, b.sensitivities};
-  const cuda::NormalTables tables =
-      cuda::BuildNormalTables(b.problems, resident.first_posture, batch);
-  const std::vector<ExpectedLine> all = EnumerateLines(b);
-  const int count = CountIndividuals(b);
+  const NormalCall call(b);
+  const auto& [resident, tables, all, count] = call;
   // Slot x of the line terms → (output term, posture weight), from the enumeration.
   std::vector<std::pair<long long, double>> owner(tables.num_terms, {-1, 0.0});
   for (const ExpectedLine& e : all)
@@ -837,11 +848,8 @@ TEST(CudaLaunch, NormalReductionReadsEachTermSlotForItsTermOnly) {
 // the other lines'.
 TEST(CudaLaunch, BatchedChunksCoverEveryLineOnceInsideTheirBuffers) {
   const Batch b = MakeBatch(MixedSpecs(), 9);
-  const cuda::ResidentProblems resident = cuda::PackResident(b.problems);
-  std::vector<cuda::LineGroup> groups;
-  const cuda::CostTables tables =
-      cuda::BuildCostTables(b.problems, resident.first_posture, b.individuals, ExactN, groups);
-  const std::vector<ExpectedLine> all = EnumerateLines(b);
+  const CostCall call(b, ExactN);
+  const auto& [resident, groups, tables, all, count] = call;
   Findings f;
   enum Budget { kReal, kFiveLines, kOneLine, kHalfALine };
   for (const Budget kind : {kReal, kFiveLines, kOneLine, kHalfALine}) {
