@@ -23,24 +23,20 @@
 namespace frfit::cuda {
 namespace {
 
-constexpr int kBlock = 128;
-// Scratch bound per chunk: Z and X of every line of the chunk.
-constexpr size_t kChunkBytes = size_t{512} << 20;
-
 void CheckBlas(cublasStatus_t result, const char* what) {
   if (result != CUBLAS_STATUS_SUCCESS) ThrowCuda(what, cublasGetStatusString(result));
 }
 
 // Chunk lines [first, first + count) of the group; local index i = t − first.
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBatchedBlock)
     AssembleKernel(const double* __restrict__ resident, const DevicePosture* __restrict__ postures,
                    const Segment* __restrict__ segments, const long long* __restrict__ line_starts,
                    int num_segments, long long first, int count, int n,
                    const double* __restrict__ coefficients, cuDoubleComplex* z_buffer,
                    cuDoubleComplex* x_buffer, cuDoubleComplex** z_pointers,
                    cuDoubleComplex** x_pointers) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
+  const int i = GridIndex32(blockIdx.x, blockDim.x, threadIdx.x);
+  if (PastEnd(i, count)) return;
   const LineRef r = LocateLine(postures, segments, line_starts, num_segments, first + i);
   const double* mass = resident + r.p.mass;
   const double* gravity = resident + r.p.gravity;
@@ -51,8 +47,8 @@ __global__ void __launch_bounds__(kBlock)
   const double omega = resident[r.p.omega + r.l];
   const double omega2 = omega * omega;
   const double omega_alpha = omega * k[3 * n];
-  cuDoubleComplex* z = z_buffer + static_cast<size_t>(i) * n * n;
-  cuDoubleComplex* x = x_buffer + static_cast<size_t>(i) * n * 3;
+  cuDoubleComplex* z = z_buffer + BatchedZOffset(i, n);
+  cuDoubleComplex* x = x_buffer + BatchedXOffset(i, n);
   z_pointers[i] = z;
   x_pointers[i] = x;
   // Same arithmetic as kernels::LineCost's assembly, stored column-major.
@@ -71,19 +67,19 @@ __global__ void __launch_bounds__(kBlock)
     for (int row = 0; row < n; ++row) x[j * n + row] = make_cuDoubleComplex(basis[row * 3 + j], 0.0);
 }
 
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBatchedBlock)
     ProjectKernel(const double* __restrict__ resident, const DevicePosture* __restrict__ postures,
                   const Segment* __restrict__ segments, const long long* __restrict__ line_starts,
                   int num_segments, long long first, int count, int n,
                   const cuDoubleComplex* __restrict__ z_buffer,
                   const cuDoubleComplex* __restrict__ x_buffer, const int* __restrict__ info,
                   double* __restrict__ line_costs, unsigned char* __restrict__ line_status) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
+  const int i = GridIndex32(blockIdx.x, blockDim.x, threadIdx.x);
+  if (PastEnd(i, count)) return;
   const LineRef r = LocateLine(postures, segments, line_starts, num_segments, first + i);
   const long long out = r.out();
-  const cuDoubleComplex* z = z_buffer + static_cast<size_t>(i) * n * n;
-  const cuDoubleComplex* x = x_buffer + static_cast<size_t>(i) * n * 3;
+  const cuDoubleComplex* z = z_buffer + BatchedZOffset(i, n);
+  const cuDoubleComplex* x = x_buffer + BatchedXOffset(i, n);
   // Singular like LineCost: an exactly zero pivot (cuBLAS info > 0) or a non-finite one.
   bool singular = info[i] != 0;
   for (int d = 0; d < n && !singular; ++d) {
@@ -128,10 +124,8 @@ class CudaBatchedEvaluator final : public CudaEvaluatorBase {
     for (Group& g : groups) {
       if (g.num_lines == 0) continue;
       const int n = g.key;
-      const size_t per_line = sizeof(cuDoubleComplex) * (static_cast<size_t>(n) * n + 3 * n);
-      const long long chunk = std::max<long long>(
-          1, std::min<long long>({g.num_lines, static_cast<long long>(kChunkBytes / per_line),
-                                  0x7fffffffLL}));
+      static_assert(sizeof(cuDoubleComplex) == sizeof(kernels::Cplx), "both are two doubles");
+      const long long chunk = BatchedChunkLines(n, g.num_lines, kBatchedChunkBytes);
       z_.Reserve(static_cast<size_t>(chunk) * n * n, "allocating the batched Z");
       x_.Reserve(static_cast<size_t>(chunk) * n * 3, "allocating the batched X");
       z_pointers_.Reserve(chunk, "allocating the batched pointers");
@@ -139,13 +133,12 @@ class CudaBatchedEvaluator final : public CudaEvaluatorBase {
       pivots_.Reserve(static_cast<size_t>(chunk) * n, "allocating the pivots");
       info_.Reserve(chunk, "allocating the batched info");
       const int ns = static_cast<int>(g.host_segments.size());
-      for (long long first = 0; first < g.num_lines; first += chunk) {
-        const int count = static_cast<int>(std::min<long long>(chunk, g.num_lines - first));
-        const unsigned blocks = static_cast<unsigned>((count + kBlock - 1) / kBlock);
-        AssembleKernel<<<blocks, kBlock>>>(resident(), device_postures(), g.segments.get(),
-                                           g.line_starts.get(), ns, first, count, n,
-                                           device_coefficients(), z_.get(), x_.get(),
-                                           z_pointers_.get(), x_pointers_.get());
+      ForEachChunk(g.num_lines, chunk, [&](long long first, int count) {
+        const LaunchShape shape = ThreadPerItem(count, kBatchedBlock);
+        const unsigned blocks = static_cast<unsigned>(shape.blocks);
+        AssembleKernel<<<blocks, shape.threads>>>(
+            resident(), device_postures(), g.segments.get(), g.line_starts.get(), ns, first, count,
+            n, device_coefficients(), z_.get(), x_.get(), z_pointers_.get(), x_pointers_.get());
         CheckLaunch("launching the batched assembly kernel");
         CheckBlas(cublasZgetrfBatched(handle_, n, z_pointers_.get(), n, pivots_.get(),
                                       info_.get(), count),
@@ -156,11 +149,11 @@ class CudaBatchedEvaluator final : public CudaEvaluatorBase {
                   "cublasZgetrsBatched");
         if (host_info != 0)
           ThrowCuda("cublasZgetrsBatched", "invalid argument " + std::to_string(-host_info));
-        ProjectKernel<<<blocks, kBlock>>>(resident(), device_postures(), g.segments.get(),
-                                          g.line_starts.get(), ns, first, count, n, z_.get(),
-                                          x_.get(), info_.get(), line_costs(), line_status());
+        ProjectKernel<<<blocks, shape.threads>>>(
+            resident(), device_postures(), g.segments.get(), g.line_starts.get(), ns, first, count,
+            n, z_.get(), x_.get(), info_.get(), line_costs(), line_status());
         CheckLaunch("launching the batched projection kernel");
-      }
+      });
     }
   }
 

@@ -7,6 +7,8 @@
 //   - CudaEvaluatorBase: residency of the problems (uploaded once by SetProblems), the per-call
 //     segment tables, the coefficient upload, the fixed-order reduction kernel and the download.
 //     A tier supplies ComputeLineCosts(): fill line_costs_ / line_status_ for every segment.
+// The tables themselves and the kernels' launch shapes and index arithmetic are plain C++
+// (kernels/cuda_tables.h, kernels/cuda_launch.h), so that the host tests can run them.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,7 +20,7 @@
 #include <vector>
 
 #include "frfit/evaluator/evaluator.h"
-#include "kernels/line_cost.h"
+#include "kernels/cuda_launch.h"
 
 namespace frfit::cuda {
 
@@ -80,54 +82,6 @@ class DeviceBuffer {
   size_t capacity_ = 0;
 };
 
-// One (problem, posture) as resident on the device: offsets into the one resident double array.
-struct DevicePosture {
-  int n;
-  int num_lines;
-  int fit_order;
-  int cost_kind;
-  int phase_mode;
-  int pad_;
-  double posture_weight;
-  long long mass, gravity, basis, omega, weight, target;  // offsets into resident doubles
-};
-
-// One (problem, individual, posture): a run of num_lines consecutive line costs.
-struct Segment {
-  int posture;               // index into the DevicePosture table
-  int num_lines;
-  long long coefficients;    // offset of this posture's [3n+1] coefficients in the call's array
-  long long first_line;      // offset of its first line in line_costs_ / line_status_
-};
-
-// One (problem, individual): its postures are segments [first_segment, first_segment + count).
-struct Individual {
-  int first_segment;
-  int num_segments;
-};
-
-// The normal-equation path's tables. Each (problem, individual) owns a block of line terms laid
-// out [term][line of the individual], so that a term's lines of one posture are contiguous for
-// TreeSum and a line kernel's threads write one term of consecutive lines side by side.
-struct NormalSegment {
-  int posture;              // index into the DevicePosture table
-  int num_lines;
-  int dim;                  // free parameters of the problem
-  int pad_;
-  long long coefficients;   // offset of the posture's [3n+1] coefficients in the call's array
-  long long sensitivities;  // offset of the posture's [3n+1][dim] sensitivities
-  long long terms;          // offset of term 0 of this segment's first line in line_terms_
-  long long stride;         // lines of the individual: distance between consecutive terms
-  long long first_line;     // offset of its first line in normal_line_status_
-};
-struct NormalIndividual {
-  int first_segment;
-  int num_segments;
-  int dim;
-  int pad_;
-  long long out;            // offset of its NormalTermCount(dim) terms in the call's output
-};
-
 class CudaEvaluatorBase : public Evaluator {
  public:
   // device: -1 the calling thread's current device; otherwise device % the number of devices
@@ -147,13 +101,7 @@ class CudaEvaluatorBase : public Evaluator {
 
  protected:
   // Segments of one launch group (same key: a kCapacity bucket or an exact n), on the device.
-  struct Group {
-    int key = 0;
-    int n = 0;                       // for exact-n groups; 0 for bucket groups
-    long long num_lines = 0;         // total lines of the group
-    int max_n = 0;                   // largest n among the group's problems in this call
-    std::vector<Segment> host_segments;
-    std::vector<long long> host_line_starts;  // exclusive prefix of lines per segment
+  struct Group : LineGroup {
     DeviceBuffer<Segment> segments;
     DeviceBuffer<long long> line_starts;
   };
@@ -194,45 +142,5 @@ class CudaEvaluatorBase : public Evaluator {
   DeviceBuffer<double> normal_;
   DeviceBuffer<unsigned char> normal_status_;
 };
-
-// Segment of a group's line t: the last s with line_starts[s] <= t (line_starts ascending).
-__device__ __forceinline__ int FindSegment(const long long* line_starts, int count, long long t) {
-  int lo = 0, hi = count - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) >> 1;
-    if (line_starts[mid] <= t) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-// Line t of a launch group: its segment, its posture and its index l within the posture.
-struct LineRef {
-  Segment seg;
-  DevicePosture p;
-  int l;
-  __device__ __forceinline__ kernels::PostureArrays Arrays(const double* resident) const {
-    return {p.n, resident + p.mass, resident + p.gravity, resident + p.basis};
-  }
-  __device__ __forceinline__ kernels::LineTarget Target(const double* resident) const {
-    return {resident[p.omega + l], resident + p.weight + 9LL * l, resident + p.target + 18LL * l};
-  }
-  // Where the line's cost and status go in line_costs_ / line_status_.
-  __device__ __forceinline__ long long out() const { return seg.first_line + l; }
-};
-
-__device__ __forceinline__ LineRef LocateLine(const DevicePosture* postures,
-                                              const Segment* segments,
-                                              const long long* line_starts, int num_segments,
-                                              long long t) {
-  const int s = FindSegment(line_starts, num_segments, t);
-  const Segment seg = segments[s];
-  return {seg, postures[seg.posture], static_cast<int>(t - line_starts[s])};
-}
-
-// Bucket a problem of n DOFs runs in (the kCapacity of kernels::LineCost).
-inline int CapacityBucket(int n) {
-  return n <= 4 ? 4 : n <= 8 ? 8 : n <= 12 ? 12 : n <= 18 ? 18 : n <= 24 ? 24 : 32;
-}
 
 }  // namespace frfit::cuda

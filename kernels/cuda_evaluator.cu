@@ -46,17 +46,14 @@ void CheckLaunch(const char* what) {
 
 namespace {
 
-constexpr int kLineBlock = 128;
-constexpr int kReduceBlock = 128;
-
 template <int kCapacity>
 __global__ void __launch_bounds__(kLineBlock)
     LineCostKernel(const double* __restrict__ resident, const DevicePosture* __restrict__ postures,
                    const Segment* __restrict__ segments, const long long* __restrict__ line_starts,
                    int num_segments, long long num_lines, const double* __restrict__ coefficients,
                    double* __restrict__ line_costs, unsigned char* __restrict__ line_status) {
-  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= num_lines) return;
+  const long long t = GridIndex(blockIdx.x, blockDim.x, threadIdx.x);
+  if (PastEnd(t, num_lines)) return;
   const LineRef r = LocateLine(postures, segments, line_starts, num_segments, t);
   unsigned status = kernels::kLineOk;
   const double cost = kernels::LineCost<kCapacity>(
@@ -79,11 +76,11 @@ __global__ void LineCostTileKernel(const double* __restrict__ resident,
   extern __shared__ __align__(16) unsigned char shared[];
   const kernels::TileTeam<kLanes> team{
       cooperative_groups::tiled_partition<kLanes>(cooperative_groups::this_thread_block())};
-  const long long t = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / kLanes;
-  if (t >= num_lines) return;
+  const long long t = TileLine<kLanes>(blockIdx.x, blockDim.x, threadIdx.x);
+  if (PastEnd(t, num_lines)) return;
   const LineRef r = LocateLine(postures, segments, line_starts, num_segments, t);
   const kernels::LineScratch scratch =
-      kernels::LineScratchAt(shared + (threadIdx.x / kLanes) * scratch_bytes, r.p.n);
+      kernels::LineScratchAt(shared + TileSlot<kLanes>(threadIdx.x, scratch_bytes), r.p.n);
   unsigned status = kernels::kLineOk;
   const double cost = kernels::LineCostTeam(
       team, scratch, r.Arrays(resident), coefficients + r.seg.coefficients, r.Target(resident),
@@ -94,29 +91,19 @@ __global__ void LineCostTileKernel(const double* __restrict__ resident,
   }
 }
 
-// One thread per (problem, individual): TreeSum per posture (in place on line_costs, the same
-// loops as the host), postures left to right, status folded like the cpu backend.
+// One thread per (problem, individual): ReduceIndividual, status folded like the cpu backend.
 __global__ void __launch_bounds__(kReduceBlock)
     ReduceKernel(const DevicePosture* __restrict__ postures, const Segment* __restrict__ segments,
                  const Individual* __restrict__ individuals, int num_individuals,
                  double* line_costs, const unsigned char* __restrict__ line_status,
                  double* __restrict__ costs, unsigned char* __restrict__ status) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= num_individuals) return;
-  const Individual ind = individuals[i];
+  const int i = GridIndex32(blockIdx.x, blockDim.x, threadIdx.x);
+  if (PastEnd(i, num_individuals)) return;
   double total = 0.0;
-  unsigned flags = kernels::kLineOk;
-  for (int s = ind.first_segment; s < ind.first_segment + ind.num_segments; ++s) {
-    const Segment seg = segments[s];
-    for (int l = 0; l < seg.num_lines; ++l) flags |= line_status[seg.first_line + l];
-    total = total + postures[seg.posture].posture_weight *
-                        kernels::TreeSum(line_costs + seg.first_line, seg.num_lines);
-  }
-  const EvalStatus st = flags & kernels::kLineSingular ? EvalStatus::kSingular
-                        : flags                        ? EvalStatus::kNonFinite
-                                                       : EvalStatus::kOk;
+  const unsigned flags =
+      ReduceIndividual(postures, segments, individuals[i], line_costs, line_status, &total);
   costs[i] = flags ? __longlong_as_double(0x7ff0000000000000LL) : total;
-  status[i] = static_cast<unsigned char>(st);
+  status[i] = static_cast<unsigned char>(StatusOfLines(flags));
 }
 
 template <int kCapacity>
@@ -124,41 +111,33 @@ void LaunchLineCosts(const double* resident, const DevicePosture* postures,
                      const Segment* segments,
                      const long long* line_starts, int num_segments, long long num_lines,
                      const double* coefficients, double* line_costs, unsigned char* line_status) {
-  const long long blocks = (num_lines + kLineBlock - 1) / kLineBlock;
-  if (blocks > 0x7fffffffLL) ThrowCuda("line kernel", "too many lines for one launch");
-  LineCostKernel<kCapacity><<<static_cast<unsigned>(blocks), kLineBlock>>>(
-      resident, postures, segments, line_starts, num_segments, num_lines, coefficients,
-      line_costs, line_status);
+  const LaunchShape shape = ThreadPerItem(num_lines, kLineBlock);
+  if (shape.blocks > 0x7fffffffLL) ThrowCuda("line kernel", "too many lines for one launch");
+  LineCostKernel<kCapacity><<<static_cast<unsigned>(shape.blocks), shape.threads>>>(
+      resident, postures, segments, line_starts, num_segments, num_lines, coefficients, line_costs,
+      line_status);
   CheckLaunch("launching the line-cost kernel");
 }
-
-// Shared memory of one tile's scratch for n DOFs, rounded to keep every slot 16-byte aligned.
-int TileScratchBytes(int n) { return (kernels::LineScratchBytes(n) + 15) / 16 * 16; }
 
 template <int kLanes>
 void LaunchTileLineCosts(int max_n, const double* resident, const DevicePosture* postures,
                          const Segment* segments, const long long* line_starts, int num_segments,
                          long long num_lines, const double* coefficients, double* line_costs,
                          unsigned char* line_status) {
-  // Shared memory bounds how many lines an SM holds at once, so each tile's slot is sized by the
-  // largest n of this call's group, not by its bucket (n = 9 in the 12 bucket: 1952 B, not 3152),
-  // and the SM is asked to give shared memory its largest share of the L1 (the scratch is the
-  // only thing the kernel re-reads; its global reads are read once or hit L2).
-  // (A hint for the current device, cheap enough to give at every launch.)
+  // Slots sized by the group's largest n (TileLineLaunch); the SM is asked to give shared memory
+  // its largest share of the L1 (the scratch is the only thing the kernel re-reads; its global
+  // reads are read once or hit L2). (A hint for the current device, cheap enough to give at
+  // every launch.)
   Check(cudaFuncSetAttribute(LineCostTileKernel<kLanes>,
                              cudaFuncAttributePreferredSharedMemoryCarveout,
                              cudaSharedmemCarveoutMaxShared),
         "configuring the tiled line-cost kernel");
-  // Up to 128 threads a block, as many tiles as fit in the 48 KB of shared memory a block gets
-  // without opting in (32 DOFs: 2 tiles of 18.5 KB).
-  const int scratch_bytes = TileScratchBytes(max_n);
-  const int tiles = std::max(1, std::min(128 / kLanes, (48 * 1024) / scratch_bytes));
-  const long long blocks = (num_lines + tiles - 1) / tiles;
-  if (blocks > 0x7fffffffLL) ThrowCuda("line kernel", "too many lines for one launch");
-  LineCostTileKernel<kLanes><<<static_cast<unsigned>(blocks), tiles * kLanes,
-                               static_cast<size_t>(tiles) * scratch_bytes>>>(
-      resident, postures, segments, line_starts, num_segments, num_lines, coefficients,
-      scratch_bytes, line_costs, line_status);
+  const LaunchShape shape = TileLineLaunch(kLanes, max_n, num_lines);
+  if (shape.blocks > 0x7fffffffLL) ThrowCuda("line kernel", "too many lines for one launch");
+  LineCostTileKernel<kLanes>
+      <<<static_cast<unsigned>(shape.blocks), shape.threads, shape.shared_bytes>>>(
+          resident, postures, segments, line_starts, num_segments, num_lines, coefficients,
+          shape.scratch_bytes, line_costs, line_status);
   CheckLaunch("launching the tiled line-cost kernel");
 }
 
@@ -186,46 +165,12 @@ CudaEvaluatorBase::CudaEvaluatorBase(int device) {
 CudaEvaluatorBase::~CudaEvaluatorBase() = default;
 
 void CudaEvaluatorBase::SetProblems(std::vector<PackedProblem> problems) {
-  std::vector<double> packed;
-  std::vector<DevicePosture> postures;
-  std::vector<int> first_posture;
-  auto append = [&packed](const std::vector<double>& values, size_t expected, const char* field) {
-    if (values.size() != expected)
-      throw Error("", std::string("problem.") + field,
-                  "expected " + std::to_string(expected) + " values, got " +
-                      std::to_string(values.size()));
-    const long long offset = static_cast<long long>(packed.size());
-    packed.insert(packed.end(), values.begin(), values.end());
-    return offset;
-  };
-  for (const PackedProblem& p : problems) {
-    if (p.n < 1 || p.n > kernels::kMaxDofs)
-      throw Error("", "problem", "expected 1 to " + std::to_string(kernels::kMaxDofs) +
-                                     " elastic DOFs, got " + std::to_string(p.n));
-    first_posture.push_back(static_cast<int>(postures.size()));
-    const size_t n = static_cast<size_t>(p.n);
-    for (const PackedPosture& q : p.postures) {
-      const size_t lines = q.omega_rad_s.size();
-      DevicePosture d{};
-      d.n = p.n;
-      d.num_lines = static_cast<int>(lines);
-      d.fit_order = q.fit_order;
-      d.cost_kind = p.cost_kind;
-      d.phase_mode = p.phase_mode;
-      d.posture_weight = q.posture_weight;
-      d.mass = append(q.mass, n * n, "mass");
-      d.gravity = append(q.gravity, n * n, "gravity");
-      d.basis = append(q.basis, n * 3, "basis");
-      d.omega = append(q.omega_rad_s, lines, "omega");
-      d.weight = append(q.weight, lines * 9, "weight");
-      d.target = append(q.target, lines * 18, "target");
-      postures.push_back(d);
-    }
-  }
-  resident_.Upload(packed.data(), packed.size(), "uploading the problems");
-  device_postures_.Upload(postures.data(), postures.size(), "uploading the posture table");
-  host_postures_ = std::move(postures);
-  first_posture_ = std::move(first_posture);
+  ResidentProblems packed = PackResident(problems);
+  resident_.Upload(packed.values.data(), packed.values.size(), "uploading the problems");
+  device_postures_.Upload(packed.postures.data(), packed.postures.size(),
+                          "uploading the posture table");
+  host_postures_ = std::move(packed.postures);
+  first_posture_ = std::move(packed.first_posture);
   problems_ = std::move(problems);
 }
 
@@ -233,40 +178,12 @@ void CudaEvaluatorBase::Evaluate(std::span<const int> individuals,
                                  std::span<const double> coefficients, std::span<double> costs,
                                  std::span<EvalStatus> status) {
   CheckCall(individuals, coefficients, costs, status);
-  // Segments in (problem, individual, posture) order; line costs laid out in the same order.
-  std::vector<Segment> segments;
-  std::vector<Individual> inds;
-  for (Group& g : groups_)
-    g.host_segments.clear(), g.host_line_starts.clear(), g.num_lines = 0, g.max_n = 0;
-  long long coefficient_offset = 0, line_offset = 0;
-  for (size_t p = 0; p < problems_.size(); ++p) {
-    const PackedProblem& problem = problems_[p];
-    const int key = GroupKey(problem.n);
-    size_t gi = 0;
-    for (gi = 0; gi < groups_.size() && groups_[gi].key != key; ++gi) {}
-    if (gi == groups_.size()) {
-      groups_.emplace_back();
-      groups_.back().key = key;
-    }
-    Group& group = groups_[gi];
-    if (individuals[p] > 0) group.max_n = std::max(group.max_n, problem.n);
-    for (int i = 0; i < individuals[p]; ++i) {
-      inds.push_back({static_cast<int>(segments.size()), problem.num_postures()});
-      for (int q = 0; q < problem.num_postures(); ++q) {
-        const Segment seg{first_posture_[p] + q, problem.postures[q].num_lines(),
-                          coefficient_offset, line_offset};
-        segments.push_back(seg);
-        if (seg.num_lines > 0) {
-          group.host_line_starts.push_back(group.num_lines);
-          group.host_segments.push_back(seg);
-          group.num_lines += seg.num_lines;
-        }
-        coefficient_offset += problem.coefficient_stride();
-        line_offset += seg.num_lines;
-        line_solves_ += seg.num_lines;
-      }
-    }
-  }
+  const CostTables tables = BuildCostTables(
+      problems_, first_posture_, individuals, [this](int n) { return GroupKey(n); }, groups_);
+  const std::vector<Segment>& segments = tables.segments;
+  const std::vector<Individual>& inds = tables.individuals;
+  const long long line_offset = tables.num_lines;
+  line_solves_ += line_offset;
   if (inds.empty()) return;
   if (segments.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     ThrowCuda("evaluate", "too many (individual, posture) pairs for one call");
@@ -288,7 +205,8 @@ void CudaEvaluatorBase::Evaluate(std::span<const int> individuals,
   const int count = static_cast<int>(inds.size());
   costs_.Reserve(count, "allocating the costs");
   status_.Reserve(count, "allocating the statuses");
-  ReduceKernel<<<(count + kReduceBlock - 1) / kReduceBlock, kReduceBlock>>>(
+  const LaunchShape reduce = ThreadPerItem(count, kReduceBlock);
+  ReduceKernel<<<static_cast<unsigned>(reduce.blocks), reduce.threads>>>(
       device_postures_.get(), all_segments_.get(), individuals_.get(), count, line_costs_.get(),
       line_status_.get(), costs_.get(), status_.get());
   CheckLaunch("launching the reduction kernel");

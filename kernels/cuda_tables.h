@@ -1,0 +1,257 @@
+// The tables the cuda backend uploads and its kernels index (docs/gpu-backend.md), and how the host
+// builds them from the problems and one call's individuals. Plain C++ (no CUDA headers): the host
+// emulation of the launches (tests/unit/cuda/cuda_launch_test.cc) builds the very tables the
+// kernels read. What the kernels compute from them is in kernels/cuda_launch.h.
+#pragma once
+
+#include <algorithm>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frfit/common/error.h"
+#include "frfit/evaluator/evaluator.h"
+#include "kernels/line_normal.h"
+
+namespace frfit::cuda {
+
+// One (problem, posture) as resident on the device: offsets into the one resident double array.
+struct DevicePosture {
+  int n;
+  int num_lines;
+  int fit_order;
+  int cost_kind;
+  int phase_mode;
+  int pad_;
+  double posture_weight;
+  long long mass, gravity, basis, omega, weight, target;  // offsets into resident doubles
+};
+
+// One (problem, individual, posture): a run of num_lines consecutive line costs.
+struct Segment {
+  int posture;  // index into the DevicePosture table
+  int num_lines;
+  long long coefficients;  // offset of this posture's [3n+1] coefficients in the call's array
+  long long first_line;    // offset of its first line in line_costs_ / line_status_
+};
+
+// One (problem, individual): its postures are segments [first_segment, first_segment + count).
+struct Individual {
+  int first_segment;
+  int num_segments;
+};
+
+// The normal-equation path's tables. Each (problem, individual) owns a block of line terms laid
+// out [term][line of the individual], so that a term's lines of one posture are contiguous for
+// TreeSum and a line kernel's threads write one term of consecutive lines side by side.
+struct NormalSegment {
+  int posture;  // index into the DevicePosture table
+  int num_lines;
+  int dim;  // free parameters of the problem
+  int pad_;
+  long long coefficients;   // offset of the posture's [3n+1] coefficients in the call's array
+  long long sensitivities;  // offset of the posture's [3n+1][dim] sensitivities
+  long long terms;          // offset of term 0 of this segment's first line in line_terms_
+  long long stride;         // lines of the individual: distance between consecutive terms
+  long long first_line;     // offset of its first line in normal_line_status_
+};
+struct NormalIndividual {
+  int first_segment;
+  int num_segments;
+  int dim;
+  int pad_;
+  long long out;  // offset of its NormalTermCount(dim) terms in the call's output
+};
+
+// The kCapacity buckets of kernels::LineCost, and the one a problem of n DOFs runs in.
+constexpr int kCapacityBuckets[] = {4, 8, 12, 18, 24, 32};
+constexpr int kNumCapacityBuckets = 6;
+inline int CapacityBucket(int n) {
+  return n <= 4 ? 4 : n <= 8 ? 8 : n <= 12 ? 12 : n <= 18 ? 18 : n <= 24 ? 24 : 32;
+}
+
+// What SetProblems uploads once: every posture's arrays in one array of doubles, and the table
+// of their offsets.
+struct ResidentProblems {
+  std::vector<double> values;
+  std::vector<DevicePosture> postures;
+  std::vector<int> first_posture;  // per problem: index of its first DevicePosture
+};
+
+// Throws frfit::Error naming the field whose size does not match the problem's n and lines.
+inline ResidentProblems PackResident(const std::vector<PackedProblem>& problems) {
+  ResidentProblems out;
+  auto append = [&out](const std::vector<double>& values, size_t expected, const char* field) {
+    if (values.size() != expected)
+      throw Error(
+          "", std::string("problem.") + field,
+          "expected " + std::to_string(expected) + " values, got " + std::to_string(values.size()));
+    const long long offset = static_cast<long long>(out.values.size());
+    out.values.insert(out.values.end(), values.begin(), values.end());
+    return offset;
+  };
+  for (const PackedProblem& p : problems) {
+    if (p.n < 1 || p.n > kernels::kMaxDofs)
+      throw Error("", "problem",
+                  "expected 1 to " + std::to_string(kernels::kMaxDofs) + " elastic DOFs, got " +
+                      std::to_string(p.n));
+    out.first_posture.push_back(static_cast<int>(out.postures.size()));
+    const size_t n = static_cast<size_t>(p.n);
+    for (const PackedPosture& q : p.postures) {
+      const size_t lines = q.omega_rad_s.size();
+      DevicePosture d{};
+      d.n = p.n;
+      d.num_lines = static_cast<int>(lines);
+      d.fit_order = q.fit_order;
+      d.cost_kind = p.cost_kind;
+      d.phase_mode = p.phase_mode;
+      d.posture_weight = q.posture_weight;
+      d.mass = append(q.mass, n * n, "mass");
+      d.gravity = append(q.gravity, n * n, "gravity");
+      d.basis = append(q.basis, n * 3, "basis");
+      d.omega = append(q.omega_rad_s, lines, "omega");
+      d.weight = append(q.weight, lines * 9, "weight");
+      d.target = append(q.target, lines * 18, "target");
+      out.postures.push_back(d);
+    }
+  }
+  return out;
+}
+
+// The segments of one launch group (same key: a kCapacity bucket or an exact n), as the host
+// builds them; the group's lines are numbered 0 .. num_lines − 1 in segment order.
+struct LineGroup {
+  int key = 0;
+  long long num_lines = 0;  // total lines of the group
+  int max_n = 0;            // largest n among the group's problems in this call
+  std::vector<Segment> host_segments;
+  std::vector<long long> host_line_starts;  // exclusive prefix of lines per segment
+};
+
+// One Evaluate call's tables.
+struct CostTables {
+  std::vector<Segment> segments;        // (problem, individual, posture) order, for the reduction
+  std::vector<Individual> individuals;  // (problem, individual) order: one cost each
+  long long num_lines = 0;              // line costs (and statuses) of the call
+};
+
+// Segments in (problem, individual, posture) order, line costs laid out in the same order. Each
+// problem's segments with lines also go to the group of key group_key(n) in `groups` (Group
+// derives from LineGroup; groups persist from call to call and are emptied first, new keys are
+// appended).
+template <typename Group, typename GroupKey>
+CostTables BuildCostTables(const std::vector<PackedProblem>& problems,
+                           const std::vector<int>& first_posture, std::span<const int> individuals,
+                           GroupKey group_key, std::vector<Group>& groups) {
+  CostTables out;
+  for (Group& g : groups)
+    g.host_segments.clear(), g.host_line_starts.clear(), g.num_lines = 0, g.max_n = 0;
+  long long coefficient_offset = 0;
+  for (size_t p = 0; p < problems.size(); ++p) {
+    const PackedProblem& problem = problems[p];
+    const int key = group_key(problem.n);
+    size_t gi = 0;
+    for (gi = 0; gi < groups.size() && groups[gi].key != key; ++gi) {
+    }
+    if (gi == groups.size()) {
+      groups.emplace_back();
+      groups.back().key = key;
+    }
+    Group& group = groups[gi];
+    if (individuals[p] > 0) group.max_n = std::max(group.max_n, problem.n);
+    for (int i = 0; i < individuals[p]; ++i) {
+      out.individuals.push_back({static_cast<int>(out.segments.size()), problem.num_postures()});
+      for (int q = 0; q < problem.num_postures(); ++q) {
+        const Segment seg{first_posture[p] + q, problem.postures[q].num_lines(), coefficient_offset,
+                          out.num_lines};
+        out.segments.push_back(seg);
+        if (seg.num_lines > 0) {
+          group.host_line_starts.push_back(group.num_lines);
+          group.host_segments.push_back(seg);
+          group.num_lines += seg.num_lines;
+        }
+        coefficient_offset += problem.coefficient_stride();
+        out.num_lines += seg.num_lines;
+      }
+    }
+  }
+  return out;
+}
+
+// One EvaluateNormalEquations call's tables: segments in individual order (the reduction's),
+// then each bucket's segments with lines (its line kernel's), with their line prefix tables.
+struct NormalTables {
+  struct Bucket {
+    int capacity = 0;
+    long long first_segment = 0;  // of its segments in `segments`
+    long long first_start = 0;    // of its line prefix table in `line_starts`
+    int num_segments = 0;
+    long long num_lines = 0;
+  };
+  std::vector<NormalSegment> segments;
+  std::vector<long long> line_starts;
+  std::vector<NormalIndividual> individuals;
+  Bucket buckets[kNumCapacityBuckets];
+  long long num_terms = 0;  // line terms of the call (line_terms_)
+  long long num_lines = 0;  // line statuses of the call (normal_line_status_)
+  long long num_out = 0;    // reduced terms of the call (the output)
+};
+
+inline NormalTables BuildNormalTables(const std::vector<PackedProblem>& problems,
+                                      const std::vector<int>& first_posture,
+                                      const NormalEquationsBatch& batch) {
+  NormalTables out;
+  std::vector<NormalSegment> bucket_segments[kNumCapacityBuckets];
+  std::vector<long long> bucket_starts[kNumCapacityBuckets];
+  long long coefficient_offset = 0, sensitivity_offset = 0;
+  for (size_t p = 0; p < problems.size(); ++p) {
+    const PackedProblem& problem = problems[p];
+    const int dim = batch.dims[p];
+    const int terms = kernels::NormalTermCount(dim);
+    int bucket = 0;
+    while (kCapacityBuckets[bucket] != CapacityBucket(problem.n)) ++bucket;
+    long long lines_per_individual = 0;
+    for (const PackedPosture& q : problem.postures) lines_per_individual += q.num_lines();
+    for (int i = 0; i < batch.individuals[p]; ++i) {
+      out.individuals.push_back(
+          {static_cast<int>(out.segments.size()), problem.num_postures(), dim, 0, out.num_out});
+      long long within = 0;
+      for (int q = 0; q < problem.num_postures(); ++q) {
+        const int lines = problem.postures[q].num_lines();
+        const NormalSegment seg{first_posture[p] + q,
+                                lines,
+                                dim,
+                                0,
+                                coefficient_offset,
+                                sensitivity_offset,
+                                out.num_terms + within,
+                                lines_per_individual,
+                                out.num_lines};
+        out.segments.push_back(seg);
+        if (lines > 0) {
+          bucket_starts[bucket].push_back(out.buckets[bucket].num_lines);
+          bucket_segments[bucket].push_back(seg);
+          out.buckets[bucket].num_lines += lines;
+        }
+        within += lines;
+        out.num_lines += lines;
+        coefficient_offset += problem.coefficient_stride();
+        sensitivity_offset += static_cast<long long>(problem.coefficient_stride()) * dim;
+      }
+      out.num_terms += lines_per_individual * terms;
+      out.num_out += terms;
+    }
+  }
+  for (int b = 0; b < kNumCapacityBuckets; ++b) {
+    NormalTables::Bucket& bucket = out.buckets[b];
+    bucket.capacity = kCapacityBuckets[b];
+    bucket.first_segment = static_cast<long long>(out.segments.size());
+    bucket.first_start = static_cast<long long>(out.line_starts.size());
+    bucket.num_segments = static_cast<int>(bucket_segments[b].size());
+    out.segments.insert(out.segments.end(), bucket_segments[b].begin(), bucket_segments[b].end());
+    out.line_starts.insert(out.line_starts.end(), bucket_starts[b].begin(), bucket_starts[b].end());
+  }
+  return out;
+}
+
+}  // namespace frfit::cuda

@@ -1,0 +1,922 @@
+// The cuda kernels' launches emulated on the host, without a GPU (kernels/cuda_launch.h,
+// docs/gpu-backend.md). The kernels compute their indices only through the functions of
+// kernels/cuda_launch.h and read tables built by kernels/cuda_tables.h; here every (block, thread)
+// of every launch a wrapper makes runs those same functions on those same tables, and the test
+// checks what a GPU run would show only as wrong numbers or a crash far from the cause:
+//   - every line of a group is computed by exactly one thread or tile, all lanes of a tile agree
+//     on its line, and threads past the last line do nothing;
+//   - the tiles of a block get disjoint, 16-byte aligned slots that hold the scratch of their
+//     line's n and lie within the block's dynamic shared memory;
+//   - LocateLine finds for every line the (segment, posture, line) of an independent enumeration
+//     of the call in the packing order of evaluator.h, and out() hits every position once;
+//   - the reductions read exactly the lines (and terms) of their individual, inside the buffers
+//     the host allocates; the normal-equation kernels write every [term][line] slot once;
+//   - the batched tier's chunks cover every line once within the chunk buffers.
+// Finally the per-line functions run through the emulated grids and must give the cpu backend's
+// costs and normal equations bit for bit (==).
+#include "kernels/cuda_launch.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "benchmarks/random_batch.h"
+#include "frfit/evaluator/evaluator.h"
+#include "kernels/line_normal.h"
+
+namespace frfit {
+namespace {
+
+using cuda::LaunchShape;
+using cuda::LineRef;
+using cuda::Segment;
+
+// Collects failed checks: the first few in words, the rest counted (a broken index would
+// otherwise print one line per thread).
+class Findings {
+ public:
+  template <typename What>
+  void Check(bool ok, What&& what) {
+    if (ok) return;
+    if (count_++ < 8) text_ += what() + "\n";
+  }
+  int count() const { return count_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  int count_ = 0;
+  std::string text_;
+};
+
+// A copy of `values` between poisoned guard elements: a function that reads past either end
+// reads the poison, which the checks then see, and a write there shows in GuardsIntact.
+template <typename T>
+class Guarded {
+ public:
+  static constexpr size_t kGuard = 64;
+  Guarded(const std::vector<T>& values, T poison)
+      : poison_(poison), all_(values.size() + 2 * kGuard, poison) {
+    std::copy(values.begin(), values.end(), all_.begin() + kGuard);
+  }
+  T* data() { return all_.data() + kGuard; }
+  size_t size() const { return all_.size() - 2 * kGuard; }
+  bool GuardsIntact() const {
+    for (size_t i = 0; i < kGuard; ++i)
+      if (std::memcmp(&all_[i], &poison_, sizeof(T)) != 0 ||
+          std::memcmp(&all_[all_.size() - 1 - i], &poison_, sizeof(T)) != 0)
+        return false;
+    return true;
+  }
+
+ private:
+  T poison_;
+  std::vector<T> all_;
+};
+
+// Poison for the tables' guards: a record read past a table's end names a valid posture and
+// points its one line (and term) into the guards of the line buffers, so what is summed or
+// located from it is NaN, a guard's status bits or a wrong position, never undefined memory.
+const Segment kPoisonSegment{0, 1, 0, -1};
+const cuda::Individual kPoisonIndividual{0, 0};
+const cuda::NormalSegment kPoisonNormalSegment{0, 1, 1, 0, 0, 0, -1, 0, -1};
+const cuda::NormalIndividual kPoisonNormalIndividual{0, 0, 1, 0,
+                                                     std::numeric_limits<long long>::max()};
+
+// --- batches and the independent enumeration of their lines -----------------------------------
+
+struct ProblemSpec {
+  int n;
+  int individuals;
+  std::vector<int> lines;  // per posture
+  int dim = 2;             // free parameters, for the normal equations
+};
+
+struct Batch {
+  std::vector<PackedProblem> problems;
+  std::vector<int> individuals;
+  std::vector<int> dims;
+  std::vector<double> coefficients;   // [problem][individual][posture][3n + 1]
+  std::vector<double> sensitivities;  // [problem][individual][posture][3n + 1][dim]
+};
+
+// The benchmark's random problems cut to the given lines, with every cost kind, phase mode and
+// fit order and unequal posture weights; one individual's stiffness NaN, so that statuses are
+// exercised too.
+Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  Batch b;
+  bool nan_placed = false;
+  for (size_t s = 0; s < specs.size(); ++s) {
+    const ProblemSpec& spec = specs[s];
+    PackedProblem p = bench::RandomProblem(rng, spec.n, static_cast<int>(spec.lines.size()));
+    p.cost_kind = static_cast<int>(s % 3);
+    p.phase_mode = static_cast<int>(s / 3 % 2);
+    for (size_t q = 0; q < spec.lines.size(); ++q) {
+      PackedPosture& posture = p.postures[q];
+      const int lines = spec.lines[q];
+      posture.omega_rad_s.resize(lines);
+      posture.weight.resize(9 * lines);
+      posture.target.resize(18 * lines);
+      posture.fit_order = static_cast<int>((s + q) % 3);
+      posture.posture_weight = 1.0 + 0.25 * static_cast<double>(q);
+    }
+    const int stride = p.coefficient_stride();
+    for (int i = 0; i < spec.individuals; ++i)
+      for (size_t q = 0; q < spec.lines.size(); ++q) {
+        const size_t first = b.coefficients.size();
+        for (int j = 0; j < spec.n; ++j)
+          b.coefficients.push_back(std::pow(10.0, 5.0 + 3.0 * u(rng)));
+        for (int j = 0; j < spec.n; ++j) b.coefficients.push_back(std::pow(10.0, 4.0 * u(rng)));
+        for (int j = 0; j < spec.n; ++j) b.coefficients.push_back(0.02 * b.coefficients[first + j]);
+        b.coefficients.push_back(1e-4);
+        if (i == 1 && !nan_placed) {
+          b.coefficients[first] = std::numeric_limits<double>::quiet_NaN();
+          nan_placed = true;
+        }
+        for (int j = 0; j < stride * spec.dim; ++j) b.sensitivities.push_back(u(rng) - 0.5);
+      }
+    b.problems.push_back(std::move(p));
+    b.individuals.push_back(spec.individuals);
+    b.dims.push_back(spec.dim);
+  }
+  return b;
+}
+
+// One line of a call, where the packing orders of evaluator.h put it — enumerated from the
+// problems alone, not from the tables the kernels read.
+struct ExpectedLine {
+  int problem, individual, posture, line;
+  int posture_index;             // in the table of every problem's postures, problems in order
+  long long position;            // (problem, individual, posture, line) order: costs, statuses
+  long long coefficients;        // of its (individual, posture) in the call's coefficients
+  long long sensitivities;       // of its (individual, posture) in the call's sensitivities
+  long long term0, term_stride;  // its term 0 in the line terms, the distance between terms
+  long long normal_out;          // its individual's first term in the normal-equation output
+};
+
+std::vector<ExpectedLine> EnumerateLines(const Batch& b) {
+  std::vector<ExpectedLine> out;
+  int posture_index = 0, individual = 0;
+  long long position = 0, coefficients = 0, sensitivities = 0, terms = 0, normal_out = 0;
+  for (size_t p = 0; p < b.problems.size(); ++p) {
+    const PackedProblem& problem = b.problems[p];
+    long long lines_per_individual = 0;
+    for (const PackedPosture& q : problem.postures) lines_per_individual += q.num_lines();
+    const int term_count = kernels::NormalTermCount(b.dims[p]);
+    for (int i = 0; i < b.individuals[p]; ++i, ++individual) {
+      long long within = 0;
+      for (int q = 0; q < problem.num_postures(); ++q) {
+        for (int l = 0; l < problem.postures[q].num_lines(); ++l)
+          out.push_back({static_cast<int>(p), individual, q, l, posture_index + q, position++,
+                         coefficients, sensitivities, terms + within + l, lines_per_individual,
+                         normal_out});
+        within += problem.postures[q].num_lines();
+        coefficients += 3 * problem.n + 1;
+        sensitivities += static_cast<long long>(3 * problem.n + 1) * b.dims[p];
+      }
+      terms += lines_per_individual * term_count;
+      normal_out += term_count;
+    }
+    posture_index += problem.num_postures();
+  }
+  return out;
+}
+
+int CountIndividuals(const Batch& b) {
+  int count = 0;
+  for (int i : b.individuals) count += i;
+  return count;
+}
+
+// The lines of one launch group (problems whose key is `key`), in the group's line order.
+std::vector<const ExpectedLine*> GroupLines(const Batch& b, const std::vector<ExpectedLine>& all,
+                                            int key, int (*group_key)(int)) {
+  std::vector<const ExpectedLine*> out;
+  for (const ExpectedLine& e : all)
+    if (group_key(b.problems[e.problem].n) == key) out.push_back(&e);
+  return out;
+}
+
+int ExactN(int n) { return n; }
+
+// One Evaluate call as the host sets it up — resident problems, tables, launch groups by
+// group_key — and, independently, the call's lines and individuals.
+struct CostCall {
+  explicit CostCall(const Batch& b, int (*group_key)(int) = cuda::CapacityBucket)
+      : resident(cuda::PackResident(b.problems)),
+        tables(cuda::BuildCostTables(b.problems, resident.first_posture, b.individuals, group_key,
+                                     groups)),
+        all(EnumerateLines(b)),
+        count(CountIndividuals(b)) {}
+  cuda::ResidentProblems resident;
+  std::vector<cuda::LineGroup> groups;  // before tables: BuildCostTables fills it
+  cuda::CostTables tables;
+  std::vector<ExpectedLine> all;
+  int count;
+};
+
+// One EvaluateNormalEquations call likewise.
+struct NormalCall {
+  explicit NormalCall(const Batch& b)
+      : resident(cuda::PackResident(b.problems)),
+        tables(cuda::BuildNormalTables(
+            b.problems, resident.first_posture,
+            NormalEquationsBatch{b.individuals, b.dims, b.coefficients, b.sensitivities})),
+        all(EnumerateLines(b)),
+        count(CountIndividuals(b)) {}
+  cuda::ResidentProblems resident;
+  cuda::NormalTables tables;
+  std::vector<ExpectedLine> all;
+  int count;
+};
+
+// What LocateLine returned for a line against where the line is; also that its posture record
+// points at the line's own data in the resident array.
+template <typename Seg>
+void CheckLocated(const cuda::LineRefOf<Seg>& r, const ExpectedLine& e, const Batch& b,
+                  const cuda::ResidentProblems& resident, Findings& f) {
+  const PackedPosture& q = b.problems[e.problem].postures[e.posture];
+  const int n = b.problems[e.problem].n;
+  const bool found = r.seg.posture == e.posture_index && r.l == e.line && r.out() == e.position &&
+                     r.seg.coefficients == e.coefficients && r.p.n == n &&
+                     r.p.num_lines == q.num_lines() && r.seg.num_lines == q.num_lines();
+  f.Check(found, [&] {
+    return "line " + std::to_string(e.position) + " (problem " + std::to_string(e.problem) +
+           ", posture " + std::to_string(e.posture) + ", line " + std::to_string(e.line) +
+           "): located at posture record " + std::to_string(r.seg.posture) + ", line " +
+           std::to_string(r.l) + ", out " + std::to_string(r.out());
+  });
+  if (!found) return;
+  const double* values = resident.values.data();
+  const kernels::PostureArrays arrays = r.Arrays(values);
+  const kernels::LineTarget target = r.Target(values);
+  f.Check(target.omega_rad_s == q.omega_rad_s[e.line] &&
+              target.weight[8] == q.weight[9 * e.line + 8] &&
+              target.target[17] == q.target[18 * e.line + 17] &&
+              arrays.mass[n * n - 1] == q.mass[n * n - 1] &&
+              arrays.gravity[n * n - 1] == q.gravity[n * n - 1] &&
+              arrays.basis[3 * n - 1] == q.basis[3 * n - 1],
+          [&] { return "line " + std::to_string(e.position) + ": resident data of another line"; });
+}
+
+// --- the line kernels' grids ------------------------------------------------------------------
+
+long long TileLineOf(int lanes, unsigned block, unsigned block_dim, unsigned thread) {
+  return lanes == 8    ? cuda::TileLine<8>(block, block_dim, thread)
+         : lanes == 16 ? cuda::TileLine<16>(block, block_dim, thread)
+                       : cuda::TileLine<32>(block, block_dim, thread);
+}
+unsigned TileSlotOf(int lanes, unsigned thread, int scratch_bytes) {
+  return lanes == 8    ? cuda::TileSlot<8>(thread, scratch_bytes)
+         : lanes == 16 ? cuda::TileSlot<16>(thread, scratch_bytes)
+                       : cuda::TileSlot<32>(thread, scratch_bytes);
+}
+
+// Every (block, thread) of the launch the deterministic tier makes for `group` with `lanes`
+// lanes per line (1: LineCostKernel<group.key>, else LineCostTileKernel<lanes>), checked against
+// `expected` (the group's lines in order); line(r, scratch) runs once per line computed — for a
+// tile on its lane 0, which is the lane that writes — scratch being the tile's slot in its
+// block's emulated shared memory (null on one lane).
+void EmulateLineLaunch(const cuda::LineGroup& group, int lanes, const Batch& b,
+                       const cuda::ResidentProblems& resident,
+                       const std::vector<const ExpectedLine*>& expected, Findings& f,
+                       const std::function<void(const LineRef&, unsigned char*)>& line) {
+  const std::string launch =
+      "bucket " + std::to_string(group.key) + ", " + std::to_string(lanes) + " lanes: ";
+  f.Check(group.num_lines == static_cast<long long>(expected.size()),
+          [&] { return launch + "group of " + std::to_string(group.num_lines) + " lines"; });
+  const LaunchShape shape = lanes == 1 ? cuda::ThreadPerItem(group.num_lines, cuda::kLineBlock)
+                                       : cuda::TileLineLaunch(lanes, group.max_n, group.num_lines);
+  f.Check(shape.threads >= lanes && shape.threads <= 1024 && shape.threads % lanes == 0 &&
+              shape.shared_bytes <= 48 * 1024 && shape.blocks <= 0x7fffffffLL,
+          [&] {
+            return launch + std::to_string(shape.blocks) + " blocks of " +
+                   std::to_string(shape.threads) + " threads, " +
+                   std::to_string(shape.shared_bytes) + " shared bytes";
+          });
+  if (shape.threads < lanes || shape.threads % lanes != 0) return;
+  Guarded<Segment> segments(group.host_segments, kPoisonSegment);
+  Guarded<long long> starts(group.host_line_starts, std::numeric_limits<long long>::max());
+  const int num_segments = static_cast<int>(group.host_segments.size());
+  std::vector<int> computed(group.num_lines, 0);
+  // A block's dynamic shared memory, 16-byte aligned like the kernel's __align__(16) array.
+  std::vector<kernels::Cplx> shared(shape.shared_bytes / sizeof(kernels::Cplx) + 1);
+  unsigned char* const base = reinterpret_cast<unsigned char*>(shared.data());
+  for (long long block = 0; block < shape.blocks; ++block) {
+    std::vector<std::pair<size_t, size_t>> used;  // bytes of each tile's line in this block
+    for (int thread = 0; thread < shape.threads; ++thread) {
+      const auto b_ = static_cast<unsigned>(block);
+      const long long t = lanes == 1 ? cuda::GridIndex(b_, shape.threads, thread)
+                                     : TileLineOf(lanes, b_, shape.threads, thread);
+      if (lanes > 1) {
+        const long long t0 = TileLineOf(lanes, b_, shape.threads, thread - thread % lanes);
+        f.Check(t == t0, [&] {
+          return launch + "block " + std::to_string(block) + ": lanes of one tile on lines " +
+                 std::to_string(t0) + " and " + std::to_string(t);
+        });
+      }
+      if (cuda::PastEnd(t, group.num_lines)) continue;
+      f.Check(t >= 0 && t < group.num_lines, [&] {
+        return launch + "thread on line " + std::to_string(t) + " of " +
+               std::to_string(group.num_lines);
+      });
+      if (t < 0 || t >= group.num_lines) continue;
+      const LineRef r = cuda::LocateLine(resident.postures.data(), segments.data(), starts.data(),
+                                         num_segments, t);
+      CheckLocated(r, *expected[t], b, resident, f);
+      if (r.seg.posture != expected[t]->posture_index) continue;
+      if (lanes == 1) {
+        f.Check(r.p.n <= group.key, [&] { return launch + "n above the kernel's capacity"; });
+        ++computed[t];
+        line(r, nullptr);
+        continue;
+      }
+      const unsigned slot = TileSlotOf(lanes, thread, shape.scratch_bytes);
+      const size_t end = slot + static_cast<size_t>(kernels::LineScratchBytes(r.p.n));
+      const kernels::LineScratch carved = kernels::LineScratchAt(base + slot, r.p.n);
+      const bool inside = slot % 16 == 0 && end <= shape.shared_bytes &&
+                          reinterpret_cast<unsigned char*>(carved.terms + 9) <= base + end;
+      f.Check(inside, [&] {
+        return launch + "line " + std::to_string(t) + " (n = " + std::to_string(r.p.n) +
+               "): slot at byte " + std::to_string(slot) + ", " + std::to_string(end - slot) +
+               " bytes, of " + std::to_string(shape.shared_bytes);
+      });
+      if (thread % lanes != 0) continue;  // lane 0 (thread_rank of the tile) writes the line
+      used.push_back({slot, end});
+      ++computed[t];
+      if (inside) line(r, base + slot);
+    }
+    std::sort(used.begin(), used.end());
+    for (size_t i = 1; i < used.size(); ++i)
+      f.Check(used[i - 1].second <= used[i].first, [&] {
+        return launch + "block " + std::to_string(block) + ": slots overlap at bytes " +
+               std::to_string(used[i].first) + " .. " + std::to_string(used[i - 1].second);
+      });
+  }
+  for (long long t = 0; t < group.num_lines; ++t)
+    f.Check(computed[t] == 1, [&] {
+      return launch + "line " + std::to_string(t) + " computed " + std::to_string(computed[t]) +
+             " times";
+    });
+  f.Check(segments.GuardsIntact() && starts.GuardsIntact(),
+          [&] { return launch + "a group table was written"; });
+}
+
+template <int kCapacity>
+double OneThreadCost(const LineRef& r, const double* resident, const double* coefficients,
+                     unsigned* status) {
+  return kernels::LineCost<kCapacity>(r.Arrays(resident), coefficients + r.seg.coefficients,
+                                      r.Target(resident), r.p.fit_order, r.p.cost_kind,
+                                      r.p.phase_mode, status);
+}
+double OneThreadCostIn(int capacity, const LineRef& r, const double* resident,
+                       const double* coefficients, unsigned* status) {
+  switch (capacity) {
+    case 4:
+      return OneThreadCost<4>(r, resident, coefficients, status);
+    case 8:
+      return OneThreadCost<8>(r, resident, coefficients, status);
+    case 12:
+      return OneThreadCost<12>(r, resident, coefficients, status);
+    case 18:
+      return OneThreadCost<18>(r, resident, coefficients, status);
+    case 24:
+      return OneThreadCost<24>(r, resident, coefficients, status);
+    default:
+      return OneThreadCost<32>(r, resident, coefficients, status);
+  }
+}
+
+struct CostRun {
+  std::vector<double> costs;
+  std::vector<EvalStatus> status;
+};
+
+// The deterministic tier's Evaluate on the host: its tables, every line launch (checked as
+// above) running the per-line code the kernel runs and storing where the kernel stores, then the
+// reduction's grid. With compute == false only the grids are checked.
+CostRun EmulateEvaluate(const Batch& b, int lanes, bool compute, Findings& f) {
+  const CostCall call(b);
+  const auto& [resident, groups, tables, all, count] = call;
+  f.Check(tables.num_lines == static_cast<long long>(all.size()) &&
+              tables.individuals.size() == static_cast<size_t>(count),
+          [&] { return "tables of " + std::to_string(tables.num_lines) + " lines"; });
+  // As allocated by Evaluate: at least one element.
+  const std::vector<double> zeros(std::max<long long>(tables.num_lines, 1), 0.0);
+  Guarded<double> line_costs(zeros, std::numeric_limits<double>::quiet_NaN());
+  Guarded<unsigned char> line_status(std::vector<unsigned char>(zeros.size(), 0), 0xee);
+  std::vector<int> stored(zeros.size(), 0);
+  for (const cuda::LineGroup& group : groups) {
+    if (group.num_lines == 0) continue;  // the wrapper launches nothing for it
+    const std::vector<const ExpectedLine*> expected =
+        GroupLines(b, all, group.key, cuda::CapacityBucket);
+    EmulateLineLaunch(
+        group, lanes, b, resident, expected, f, [&](const LineRef& r, unsigned char* scratch) {
+          const long long out = r.out();
+          f.Check(out >= 0 && out < static_cast<long long>(zeros.size()),
+                  [&] { return "line stored at " + std::to_string(out); });
+          if (out < 0 || out >= static_cast<long long>(zeros.size())) return;
+          ++stored[out];
+          if (!compute) return;
+          unsigned status = kernels::kLineOk;
+          const double cost =
+              scratch ? kernels::LineCostTeam(kernels::SerialTeam{},
+                                              kernels::LineScratchAt(scratch, r.p.n),
+                                              r.Arrays(resident.values.data()),
+                                              b.coefficients.data() + r.seg.coefficients,
+                                              r.Target(resident.values.data()), r.p.fit_order,
+                                              r.p.cost_kind, r.p.phase_mode, &status)
+                      : OneThreadCostIn(group.key, r, resident.values.data(), b.coefficients.data(),
+                                        &status);
+          line_costs.data()[out] = cost;
+          line_status.data()[out] = static_cast<unsigned char>(status);
+        });
+  }
+  for (long long x = 0; x < tables.num_lines; ++x)
+    f.Check(stored[x] == 1, [&] {
+      return "line position " + std::to_string(x) + " stored " + std::to_string(stored[x]) +
+             " times";
+    });
+
+  CostRun run{std::vector<double>(count, -1.0), std::vector<EvalStatus>(count, EvalStatus(77))};
+  if (count == 0) return run;
+  Guarded<Segment> segments(tables.segments, kPoisonSegment);
+  Guarded<cuda::Individual> individuals(tables.individuals, kPoisonIndividual);
+  const LaunchShape shape = cuda::ThreadPerItem(count, cuda::kReduceBlock);
+  std::vector<int> reduced(count, 0);
+  for (long long block = 0; block < shape.blocks; ++block)
+    for (int thread = 0; thread < shape.threads; ++thread) {
+      const int i = cuda::GridIndex32(static_cast<unsigned>(block), shape.threads, thread);
+      if (cuda::PastEnd(i, count)) continue;
+      f.Check(i >= 0 && i < count,
+              [&] { return "reduction thread on individual " + std::to_string(i); });
+      if (i < 0 || i >= count) continue;
+      ++reduced[i];
+      if (!compute) continue;
+      double total = 0.0;
+      const unsigned flags =
+          cuda::ReduceIndividual(resident.postures.data(), segments.data(), individuals.data()[i],
+                                 line_costs.data(), line_status.data(), &total);
+      run.costs[i] = flags ? std::numeric_limits<double>::infinity() : total;
+      run.status[i] = cuda::StatusOfLines(flags);
+    }
+  for (int i = 0; i < count; ++i)
+    f.Check(reduced[i] == 1, [&] {
+      return "individual " + std::to_string(i) + " reduced " + std::to_string(reduced[i]) +
+             " times";
+    });
+  f.Check(line_costs.GuardsIntact() && line_status.GuardsIntact(),
+          [&] { return std::string("a line kernel or the reduction wrote outside its buffers"); });
+  return run;
+}
+
+CostRun CpuEvaluate(const Batch& b) {
+  auto cpu = CreateCpuEvaluator(1);
+  cpu->SetProblems(b.problems);
+  const int count = CountIndividuals(b);
+  CostRun run{std::vector<double>(count), std::vector<EvalStatus>(count)};
+  cpu->Evaluate(b.individuals, b.coefficients, run.costs, run.status);
+  return run;
+}
+
+// --- the batches --------------------------------------------------------------------------------
+
+// n = 9, 10 and 12 in bucket 12 (slots sized by 12 while the bucket's first problem is 9), a
+// problem with no individuals, postures of 1 line, of no line, line counts that are no multiple
+// of any tile count, n = 1, 3, 18, 32, dims 1 to 3.
+std::vector<ProblemSpec> MixedSpecs() {
+  return {{9, 5, {7, 150}, 2}, {12, 3, {1, 33}, 3}, {3, 0, {20}, 1},  {3, 4, {1}, 2},
+          {10, 2, {0, 5}, 1},  {32, 2, {3, 40}, 2}, {18, 1, {17}, 3}, {1, 3, {2, 9}, 1},
+          {24, 2, {11}, 2},    {5, 2, {6, 0, 4}, 2}};
+}
+// One bucket holding only n = 9 (slots smaller than the bucket's capacity would need).
+std::vector<ProblemSpec> NineOnlySpecs() { return {{9, 7, {150, 13}, 2}, {9, 0, {4}, 2}}; }
+std::vector<ProblemSpec> OneLineSpecs() { return {{9, 1, {1}, 1}}; }
+std::vector<ProblemSpec> NoIndividualSpecs() { return {{9, 0, {150}, 2}, {32, 0, {3, 4}, 2}}; }
+// A fleet-like call: many robots at n = 9, and the 32-DOF bucket at 2 tiles a block.
+std::vector<ProblemSpec> FleetSpecs() {
+  std::vector<ProblemSpec> specs;
+  for (int p = 0; p < 8; ++p) specs.push_back({9, 64, {150, 150}, 2});
+  specs.push_back({32, 16, {150, 150}, 2});
+  specs.push_back({11, 33, {150, 149}, 2});
+  return specs;
+}
+
+const int kLaneChoices[] = {1, 8, 16, 32};
+
+TEST(CudaLaunch, LineLaunchesComputeEveryLineOnceInDisjointSlots) {
+  const std::vector<std::vector<ProblemSpec>> batches = {
+      MixedSpecs(), NineOnlySpecs(), OneLineSpecs(), NoIndividualSpecs(), FleetSpecs()};
+  for (size_t s = 0; s < batches.size(); ++s) {
+    const Batch b = MakeBatch(batches[s], 11 + static_cast<unsigned>(s));
+    for (int lanes : kLaneChoices) {
+      Findings f;
+      EmulateEvaluate(b, lanes, /*compute=*/false, f);
+      EXPECT_EQ(f.count(), 0) << "batch " << s << ", " << lanes << " lanes:\n" << f.text();
+    }
+  }
+}
+
+TEST(CudaLaunch, EmulatedEvaluateEqualsCpuBitForBit) {
+  for (unsigned seed : {3u, 4u}) {
+    const Batch b = MakeBatch(MixedSpecs(), seed);
+    const CostRun cpu = CpuEvaluate(b);
+    int singular_or_nonfinite = 0;
+    for (EvalStatus s : cpu.status) singular_or_nonfinite += s != EvalStatus::kOk;
+    EXPECT_GT(singular_or_nonfinite, 0) << "the NaN individual exercises the status path";
+    for (int lanes : kLaneChoices) {
+      Findings f;
+      const CostRun gpu = EmulateEvaluate(b, lanes, /*compute=*/true, f);
+      EXPECT_EQ(f.count(), 0) << lanes << " lanes:\n" << f.text();
+      int mismatches = 0;
+      for (size_t i = 0; i < cpu.costs.size(); ++i)
+        mismatches += std::memcmp(&cpu.costs[i], &gpu.costs[i], sizeof(double)) != 0 ||
+                      cpu.status[i] != gpu.status[i];
+      EXPECT_EQ(mismatches, 0) << "seed " << seed << ", " << lanes << " lanes";
+    }
+  }
+}
+
+// ReduceIndividual over line costs that are 0 except one 1 (and one status bit): only the line's
+// own individual may see it, weighted by the line's posture weight; reads past the buffer would
+// see NaN guards.
+TEST(CudaLaunch, ReductionReadsEachLineForItsIndividualOnly) {
+  const Batch b = MakeBatch(MixedSpecs(), 5);
+  const CostCall call(b);
+  const auto& [resident, groups, tables, all, count] = call;
+  const LaunchShape shape = cuda::ThreadPerItem(count, cuda::kReduceBlock);
+  Findings f;
+  for (const ExpectedLine& e : all) {
+    std::vector<double> one_hot(tables.num_lines, 0.0);
+    std::vector<unsigned char> one_status(tables.num_lines, 0);
+    one_hot[e.position] = 1.0;
+    one_status[e.position] = kernels::kLineNonFinite;
+    Guarded<double> costs(one_hot, std::numeric_limits<double>::quiet_NaN());
+    Guarded<unsigned char> status(one_status, kernels::kLineSingular);
+    Guarded<Segment> segments(tables.segments, kPoisonSegment);
+    Guarded<cuda::Individual> individuals(tables.individuals, kPoisonIndividual);
+    const double weight = b.problems[e.problem].postures[e.posture].posture_weight;
+    for (long long block = 0; block < shape.blocks; ++block)
+      for (int thread = 0; thread < shape.threads; ++thread) {
+        const int i = cuda::GridIndex32(static_cast<unsigned>(block), shape.threads, thread);
+        if (cuda::PastEnd(i, count) || i >= count) continue;  // the grid guard: tested above
+        double total = 0.0;
+        const unsigned flags =
+            cuda::ReduceIndividual(resident.postures.data(), segments.data(), individuals.data()[i],
+                                   costs.data(), status.data(), &total);
+        const bool own = i == e.individual;
+        f.Check(total == (own ? weight : 0.0) && flags == (own ? kernels::kLineNonFinite : 0u),
+                [&] {
+                  return "line " + std::to_string(e.position) + " of individual " +
+                         std::to_string(e.individual) + ": individual " + std::to_string(i) +
+                         " sums " + std::to_string(total) + ", flags " + std::to_string(flags);
+                });
+      }
+    f.Check(costs.GuardsIntact(),
+            [&] { return std::string("TreeSum wrote outside the line costs"); });
+  }
+  EXPECT_EQ(f.count(), 0) << f.text();
+}
+
+TEST(CudaLaunch, LaunchShapesAreTheDocumentedOnes) {
+  // docs/gpu-backend.md: n = 9 in the 12 bucket: 1952-byte slots; 32 DOFs: 2 tiles of 18.5 KB.
+  const LaunchShape nine = cuda::TileLineLaunch(8, 9, 1000);
+  EXPECT_EQ(nine.scratch_bytes, 1952);
+  EXPECT_EQ(nine.threads, 128);
+  EXPECT_EQ(nine.shared_bytes, 16u * 1952u);
+  EXPECT_EQ(nine.blocks, (1000 + 15) / 16);
+  const LaunchShape big = cuda::TileLineLaunch(32, 32, 5);
+  EXPECT_EQ(big.scratch_bytes, 18512);
+  EXPECT_EQ(big.threads, 64);
+  EXPECT_EQ(big.blocks, 3);
+  const LaunchShape one = cuda::ThreadPerItem(129, cuda::kLineBlock);
+  EXPECT_EQ(one.blocks, 2);
+  EXPECT_EQ(one.shared_bytes, 0u);
+  EXPECT_EQ(cuda::ThreadPerItem(0, cuda::kReduceBlock).blocks, 0);
+}
+
+TEST(CudaLaunch, CallsWithoutIndividualsBuildNoWork) {
+  const Batch b = MakeBatch(NoIndividualSpecs(), 6);
+  const CostCall call(b);
+  const auto& [resident, groups, tables, all, count] = call;
+  EXPECT_TRUE(tables.individuals.empty());
+  EXPECT_EQ(tables.num_lines, 0);
+  for (const cuda::LineGroup& g : groups) {
+    EXPECT_EQ(g.num_lines, 0);
+    EXPECT_EQ(g.max_n, 0);
+  }
+  const NormalCall normal(b);
+  EXPECT_TRUE(normal.tables.individuals.empty());
+  EXPECT_EQ(normal.tables.num_out, 0);
+}
+
+// --- normal equations ---------------------------------------------------------------------------
+
+template <int kCapacity>
+void OneThreadNormal(const cuda::LineRefOf<cuda::NormalSegment>& r, const double* resident,
+                     const Batch& b, double* line_terms, unsigned* status) {
+  kernels::LineNormalTerms<kCapacity>(
+      r.Arrays(resident), b.coefficients.data() + r.seg.coefficients,
+      b.sensitivities.data() + r.seg.sensitivities, r.seg.dim, r.Target(resident), r.p.fit_order,
+      r.p.cost_kind, r.p.phase_mode, r.Terms(line_terms), r.seg.stride, status);
+}
+void OneThreadNormalIn(int capacity, const cuda::LineRefOf<cuda::NormalSegment>& r,
+                       const double* resident, const Batch& b, double* line_terms,
+                       unsigned* status) {
+  switch (capacity) {
+    case 4:
+      return OneThreadNormal<4>(r, resident, b, line_terms, status);
+    case 8:
+      return OneThreadNormal<8>(r, resident, b, line_terms, status);
+    case 12:
+      return OneThreadNormal<12>(r, resident, b, line_terms, status);
+    case 18:
+      return OneThreadNormal<18>(r, resident, b, line_terms, status);
+    case 24:
+      return OneThreadNormal<24>(r, resident, b, line_terms, status);
+    default:
+      return OneThreadNormal<32>(r, resident, b, line_terms, status);
+  }
+}
+
+struct NormalRun {
+  std::vector<double> normal;
+  std::vector<EvalStatus> status;
+};
+
+// EvaluateNormalEquations on the host: its tables, each bucket's line launch (every term slot
+// [term][line] written once, statuses once, lines located as enumerated), then the reduction's
+// grid (every (individual, term) once). With compute == false only the grids are checked.
+NormalRun EmulateNormalEquations(const Batch& b, bool compute, Findings& f) {
+  const NormalCall call(b);
+  const auto& [resident, tables, all, count] = call;
+  long long want_out = 0;
+  for (size_t p = 0; p < b.problems.size(); ++p)
+    want_out += static_cast<long long>(b.individuals[p]) * kernels::NormalTermCount(b.dims[p]);
+  f.Check(tables.num_out == want_out && tables.num_lines == static_cast<long long>(all.size()),
+          [&] { return "normal tables: " + std::to_string(tables.num_out) + " terms out"; });
+  Guarded<cuda::NormalSegment> segments(tables.segments, kPoisonNormalSegment);
+  Guarded<long long> starts(tables.line_starts, std::numeric_limits<long long>::max());
+  const std::vector<double> zeros(std::max<long long>(tables.num_terms, 1), 0.0);
+  Guarded<double> line_terms(zeros, std::numeric_limits<double>::quiet_NaN());
+  Guarded<unsigned char> line_status(
+      std::vector<unsigned char>(std::max<long long>(tables.num_lines, 1), 0), 0xee);
+  std::vector<int> term_writes(zeros.size(), 0), status_writes(tables.num_lines, 0);
+  for (const cuda::NormalTables::Bucket& bucket : tables.buckets) {
+    if (bucket.num_lines == 0) continue;
+    const std::vector<const ExpectedLine*> expected =
+        GroupLines(b, all, bucket.capacity, cuda::CapacityBucket);
+    f.Check(bucket.num_lines == static_cast<long long>(expected.size()),
+            [&] { return "bucket " + std::to_string(bucket.capacity) + " line count"; });
+    const LaunchShape shape = cuda::ThreadPerItem(bucket.num_lines, cuda::kNormalBlock);
+    for (long long block = 0; block < shape.blocks; ++block)
+      for (int thread = 0; thread < shape.threads; ++thread) {
+        const long long t = cuda::GridIndex(static_cast<unsigned>(block), shape.threads, thread);
+        if (cuda::PastEnd(t, bucket.num_lines)) continue;
+        f.Check(t >= 0 && t < static_cast<long long>(expected.size()),
+                [&] { return "normal line thread on line " + std::to_string(t); });
+        if (t < 0 || t >= static_cast<long long>(expected.size())) continue;
+        const auto r =
+            cuda::LocateLine(resident.postures.data(), segments.data() + bucket.first_segment,
+                             starts.data() + bucket.first_start, bucket.num_segments, t);
+        const ExpectedLine& e = *expected[t];
+        CheckLocated(r, e, b, resident, f);
+        f.Check(r.seg.sensitivities == e.sensitivities && r.seg.dim == b.dims[e.problem] &&
+                    r.Terms(line_terms.data()) - line_terms.data() == e.term0 &&
+                    r.seg.stride == e.term_stride && r.p.n <= bucket.capacity,
+                [&] { return "normal line " + std::to_string(e.position) + ": term slots"; });
+        const long long first_term = r.Terms(line_terms.data()) - line_terms.data();
+        bool inside = r.out() >= 0 && r.out() < tables.num_lines;
+        for (int k = 0; k < kernels::NormalTermCount(r.seg.dim) && inside; ++k) {
+          const long long x = first_term + k * r.seg.stride;
+          inside = x >= 0 && x < tables.num_terms;
+          if (inside) ++term_writes[x];
+        }
+        f.Check(inside, [&] { return "normal line " + std::to_string(t) + " writes outside"; });
+        if (!inside) continue;
+        ++status_writes[r.out()];
+        if (!compute) continue;
+        unsigned status = kernels::kLineOk;
+        OneThreadNormalIn(bucket.capacity, r, resident.values.data(), b, line_terms.data(),
+                          &status);
+        line_status.data()[r.out()] = static_cast<unsigned char>(status);
+      }
+  }
+  for (long long x = 0; x < tables.num_terms; ++x)
+    f.Check(term_writes[x] == 1, [&] {
+      return "line term " + std::to_string(x) + " written " + std::to_string(term_writes[x]) +
+             " times";
+    });
+  for (long long x = 0; x < tables.num_lines; ++x)
+    f.Check(status_writes[x] == 1, [&] {
+      return "line status " + std::to_string(x) + " written " + std::to_string(status_writes[x]) +
+             " times";
+    });
+
+  NormalRun run{std::vector<double>(want_out, -1.0),
+                std::vector<EvalStatus>(count, EvalStatus(77))};
+  Guarded<cuda::NormalIndividual> individuals(tables.individuals, kPoisonNormalIndividual);
+  const LaunchShape shape = cuda::ThreadPerItem(tables.num_out, cuda::kNormalBlock);
+  std::vector<int> reduced(want_out, 0), status_set(count, 0);
+  std::vector<int> first_of_individual(count, -1);
+  for (const ExpectedLine& e : all)
+    first_of_individual[e.individual] = static_cast<int>(e.normal_out);
+  for (long long block = 0; block < shape.blocks; ++block)
+    for (int thread = 0; thread < shape.threads; ++thread) {
+      const long long k = cuda::GridIndex(static_cast<unsigned>(block), shape.threads, thread);
+      if (cuda::PastEnd(k, tables.num_out)) continue;
+      f.Check(k >= 0 && k < want_out, [&] { return "normal term " + std::to_string(k); });
+      if (k < 0 || k >= want_out) continue;
+      const cuda::TermRef term = cuda::LocateTerm(individuals.data(), count, k);
+      const bool found = term.individual >= 0 && term.individual < count && term.term >= 0 &&
+                         term.term < kernels::NormalTermCount(term.ind.dim) &&
+                         term.ind.out + term.term == k &&
+                         (first_of_individual[term.individual] < 0 ||
+                          first_of_individual[term.individual] == term.ind.out);
+      f.Check(found, [&] {
+        return "normal term " + std::to_string(k) + ": individual " +
+               std::to_string(term.individual) + ", term " + std::to_string(term.term);
+      });
+      if (!found) continue;
+      ++reduced[k];
+      if (term.term == 0) ++status_set[term.individual];
+      if (!compute) continue;
+      double total = 0.0;
+      const unsigned flags =
+          cuda::ReduceNormalTerm(resident.postures.data(), segments.data(), term.ind, term.term,
+                                 line_terms.data(), line_status.data(), &total);
+      run.normal[k] = flags ? std::numeric_limits<double>::infinity() : total;
+      if (term.term == 0) run.status[term.individual] = cuda::StatusOfLines(flags);
+    }
+  for (long long k = 0; k < want_out; ++k)
+    f.Check(reduced[k] == 1, [&] {
+      return "normal term " + std::to_string(k) + " reduced " + std::to_string(reduced[k]) +
+             " times";
+    });
+  for (int i = 0; i < count; ++i)
+    f.Check(status_set[i] == 1, [&] { return "status of individual " + std::to_string(i); });
+  f.Check(line_terms.GuardsIntact() && line_status.GuardsIntact() && segments.GuardsIntact(),
+          [&] { return std::string("a normal-equation kernel wrote outside its buffers"); });
+  return run;
+}
+
+TEST(CudaLaunch, NormalEquationLaunchesWriteEveryTermOnce) {
+  const std::vector<std::vector<ProblemSpec>> batches = {
+      MixedSpecs(), NineOnlySpecs(), OneLineSpecs(), NoIndividualSpecs(), FleetSpecs()};
+  for (size_t s = 0; s < batches.size(); ++s) {
+    Findings f;
+    EmulateNormalEquations(MakeBatch(batches[s], 21 + static_cast<unsigned>(s)), false, f);
+    EXPECT_EQ(f.count(), 0) << "batch " << s << ":\n" << f.text();
+  }
+}
+
+TEST(CudaLaunch, EmulatedNormalEquationsEqualCpuBitForBit) {
+  const Batch b = MakeBatch(MixedSpecs(), 7);
+  Findings f;
+  const NormalRun gpu = EmulateNormalEquations(b, true, f);
+  EXPECT_EQ(f.count(), 0) << f.text();
+  auto cpu = CreateCpuEvaluator(1);
+  cpu->SetProblems(b.problems);
+  NormalRun want{std::vector<double>(gpu.normal.size()),
+                 std::vector<EvalStatus>(gpu.status.size())};
+  cpu->EvaluateNormalEquations({b.individuals, b.dims, b.coefficients, b.sensitivities},
+                               want.normal, want.status);
+  int mismatches = 0;
+  for (size_t k = 0; k < want.normal.size(); ++k)
+    mismatches += std::memcmp(&want.normal[k], &gpu.normal[k], sizeof(double)) != 0;
+  EXPECT_EQ(mismatches, 0) << "of " << want.normal.size() << " terms";
+  EXPECT_EQ(want.status, gpu.status);
+}
+
+// ReduceNormalTerm over line terms that are 0 except one 1: only the output term the slot
+// belongs to may see it, weighted by its posture's weight.
+TEST(CudaLaunch, NormalReductionReadsEachTermSlotForItsTermOnly) {
+  const Batch b =
+      MakeBatch({{9, 2, {7, 5}, 2}, {3, 0, {4}, 1}, {12, 3, {1, 6}, 3}, {32, 1, {3}, 1}}, 8);
+  const NormalCall call(b);
+  const auto& [resident, tables, all, count] = call;
+  // Slot x of the line terms → (output term, posture weight), from the enumeration.
+  std::vector<std::pair<long long, double>> owner(tables.num_terms, {-1, 0.0});
+  for (const ExpectedLine& e : all)
+    for (int k = 0; k < kernels::NormalTermCount(b.dims[e.problem]); ++k)
+      owner.at(e.term0 + k * e.term_stride) = {
+          e.normal_out + k, b.problems[e.problem].postures[e.posture].posture_weight};
+  const LaunchShape shape = cuda::ThreadPerItem(tables.num_out, cuda::kNormalBlock);
+  const std::vector<unsigned char> statuses(tables.num_lines, 0);
+  Findings f;
+  for (long long x = 0; x < tables.num_terms; ++x) {
+    std::vector<double> one_hot(tables.num_terms, 0.0);
+    one_hot[x] = 1.0;
+    Guarded<double> terms(one_hot, std::numeric_limits<double>::quiet_NaN());
+    Guarded<unsigned char> status(statuses, kernels::kLineSingular);
+    Guarded<cuda::NormalSegment> segments(tables.segments, kPoisonNormalSegment);
+    Guarded<cuda::NormalIndividual> individuals(tables.individuals, kPoisonNormalIndividual);
+    for (long long block = 0; block < shape.blocks; ++block)
+      for (int thread = 0; thread < shape.threads; ++thread) {
+        const long long k = cuda::GridIndex(static_cast<unsigned>(block), shape.threads, thread);
+        if (cuda::PastEnd(k, tables.num_out) || k >= tables.num_out) continue;  // tested above
+        const cuda::TermRef term = cuda::LocateTerm(individuals.data(), count, k);
+        double total = 0.0;
+        const unsigned flags =
+            cuda::ReduceNormalTerm(resident.postures.data(), segments.data(), term.ind, term.term,
+                                   terms.data(), status.data(), &total);
+        const bool own = k == owner[x].first;
+        f.Check(total == (own ? owner[x].second : 0.0) && flags == 0u, [&] {
+          return "term slot " + std::to_string(x) + " of output term " +
+                 std::to_string(owner[x].first) + ": term " + std::to_string(k) + " sums " +
+                 std::to_string(total) + ", flags " + std::to_string(flags);
+        });
+      }
+  }
+  EXPECT_EQ(f.count(), 0) << f.text();
+}
+
+// --- the batched tier
+// -----------------------------------------------------------------------------
+
+// The batched tier's Evaluate for groups of one n: for several chunk budgets (the real one, a
+// few lines, one line, less than one line), every chunk's assemble/project grid: each line once,
+// located as enumerated, its Z and X inside the chunk buffers the wrapper reserves and apart from
+// the other lines'.
+TEST(CudaLaunch, BatchedChunksCoverEveryLineOnceInsideTheirBuffers) {
+  const Batch b = MakeBatch(MixedSpecs(), 9);
+  const CostCall call(b, ExactN);
+  const auto& [resident, groups, tables, all, count] = call;
+  Findings f;
+  enum Budget { kReal, kFiveLines, kOneLine, kHalfALine };
+  for (const Budget kind : {kReal, kFiveLines, kOneLine, kHalfALine}) {
+    std::vector<int> stored(tables.num_lines, 0);
+    for (const cuda::LineGroup& g : groups) {
+      if (g.num_lines == 0) continue;
+      const int n = g.key;
+      const size_t per_line = sizeof(kernels::Cplx) * (static_cast<size_t>(n) * n + 3 * n);
+      const size_t budget = kind == kReal        ? cuda::kBatchedChunkBytes
+                            : kind == kFiveLines ? 5 * per_line
+                            : kind == kOneLine   ? per_line
+                                                 : per_line / 2;
+      const long long chunk = cuda::BatchedChunkLines(n, g.num_lines, budget);
+      f.Check(chunk >= 1 && chunk <= g.num_lines &&
+                  (chunk == 1 || static_cast<size_t>(chunk) * per_line <= budget),
+              [&] { return "n = " + std::to_string(n) + ": chunk of " + std::to_string(chunk); });
+      const size_t z_size = static_cast<size_t>(chunk) * n * n;  // the wrapper's reservations
+      const size_t x_size = static_cast<size_t>(chunk) * n * 3;
+      const std::vector<const ExpectedLine*> expected = GroupLines(b, all, n, ExactN);
+      std::vector<int> group_lines(g.num_lines, 0);
+      cuda::ForEachChunk(g.num_lines, chunk, [&](long long first, int count) {
+        f.Check(count >= 1 && count <= chunk && first + count <= g.num_lines, [&] {
+          return "chunk at " + std::to_string(first) + " of " + std::to_string(count);
+        });
+        std::vector<unsigned char> z_used(z_size, 0), x_used(x_size, 0);
+        const LaunchShape shape = cuda::ThreadPerItem(count, cuda::kBatchedBlock);
+        for (long long block = 0; block < shape.blocks; ++block)
+          for (int thread = 0; thread < shape.threads; ++thread) {
+            const int i = cuda::GridIndex32(static_cast<unsigned>(block), shape.threads, thread);
+            if (cuda::PastEnd(i, count)) continue;
+            const long long t = first + i;
+            f.Check(i >= 0 && i < chunk && t < g.num_lines,
+                    [&] { return "batched thread " + std::to_string(i) + " of a chunk"; });
+            if (i < 0 || i >= chunk || t >= g.num_lines) continue;
+            const LineRef r = cuda::LocateLine(resident.postures.data(), g.host_segments.data(),
+                                               g.host_line_starts.data(),
+                                               static_cast<int>(g.host_segments.size()), t);
+            CheckLocated(r, *expected[t], b, resident, f);
+            ++group_lines[t];
+            if (r.out() >= 0 && r.out() < tables.num_lines) ++stored[r.out()];
+            const size_t z = cuda::BatchedZOffset(i, n), x = cuda::BatchedXOffset(i, n);
+            const bool inside = z + n * n <= z_size && x + 3 * n <= x_size;
+            f.Check(inside,
+                    [&] { return "line " + std::to_string(i) + " of a chunk: Z or X outside"; });
+            if (!inside) continue;
+            for (size_t e = z; e < z + n * n; ++e) z_used[e]++;
+            for (size_t e = x; e < x + 3 * n; ++e) x_used[e]++;
+          }
+        for (unsigned char used : z_used)
+          f.Check(used <= 1, [] { return std::string("Z overlap"); });
+        for (unsigned char used : x_used)
+          f.Check(used <= 1, [] { return std::string("X overlap"); });
+      });
+      for (long long t = 0; t < g.num_lines; ++t)
+        f.Check(group_lines[t] == 1, [&] {
+          return "n = " + std::to_string(n) + ": line " + std::to_string(t) + " in " +
+                 std::to_string(group_lines[t]) + " chunks";
+        });
+    }
+    for (long long x = 0; x < tables.num_lines; ++x)
+      f.Check(stored[x] == 1, [&] {
+        return "line position " + std::to_string(x) + " projected " + std::to_string(stored[x]) +
+               " times";
+      });
+  }
+  EXPECT_EQ(f.count(), 0) << f.text();
+}
+
+}  // namespace
+}  // namespace frfit
