@@ -1,8 +1,6 @@
 #include "frfit/fleet/fleet_shard.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -11,6 +9,7 @@
 #include "frfit/common/error.h"
 #include "frfit/fleet/fleet_outcome_json.h"
 #include "frfit/fleet/fleet_run.h"
+#include "frfit/optim/state_json.h"
 
 namespace frfit {
 namespace {
@@ -77,18 +76,14 @@ void BeginShardFits(FleetPeers* peers) {
 
 std::vector<double> AllRanksValues(FleetPeers* peers, const std::vector<double>& mine) {
   if (!peers) return mine;
-  // As bit patterns: JSON has no inf or NaN, and no digits are lost either way.
-  nlohmann::json bits = nlohmann::json::array();
-  for (double v : mine) bits.push_back(std::bit_cast<std::uint64_t>(v));
-  const std::vector<std::string> shards = peers->Gather(bits.dump());
+  // In the checkpoints' bit-exact encoding: JSON has no inf or NaN, and no digit may be lost.
+  const std::vector<std::string> shards = peers->Gather(DoublesToJson(mine).dump());
   nlohmann::json all = nlohmann::json::array();
   if (IsRankZero(peers))
     for (const std::string& shard : shards)
       for (const nlohmann::json& v : nlohmann::json::parse(shard)) all.push_back(v);
-  std::vector<double> values;
-  for (const nlohmann::json& v : nlohmann::json::parse(peers->Broadcast(all.dump())))
-    values.push_back(std::bit_cast<double>(v.get<std::uint64_t>()));
-  return values;
+  return DoublesFromJson(nlohmann::json::parse(peers->Broadcast(all.dump())),
+                         "the fleet's first-pass costs");
 }
 
 bool GatherShardOutcomes(FleetPeers* peers, FleetReport* report) {
