@@ -11,7 +11,6 @@ Each variant is NAME=YAML: lines appended to datasets/kuka_kr90/fit.yaml (';' se
 """
 import argparse
 import json
-import math
 import os
 import random
 import sys
@@ -35,15 +34,10 @@ def main():
         rng = random.Random(args.seed)
         truths = []
         for t in range(args.trials):
-            truth = {k: math.exp(rng.uniform(math.log(lo) + 0.05 * math.log(hi / lo),
-                                              math.log(hi) - 0.05 * math.log(hi / lo)))
-                     for k, (lo, hi) in bounds.items()}
-            params = os.path.join(work, f"truth{t}.yaml")
-            open(params, "w").write("parameters:\n" + "".join(f"  {k}: {v!r}\n" for k, v in truth.items()))
-            frf = os.path.join(work, f"frf{t}.h5")
-            peer.run([frfit, "simulate", "--model", model, "--posture", postures[0], "--params", params,
-                      "--band", "0.2:30:0.2", "--format", "inertance", "--out", frf])
-            truths.append((truth, frf))
+            truth = peer.draw_truth(rng, bounds)
+            params = peer.write_params(truth, os.path.join(work, f"truth{t}.yaml"))
+            truths.append((truth, peer.simulate(frfit, model, postures[0], params,
+                                                os.path.join(work, f"frf{t}.h5"))))
         base = open(config).read()
         for variant in args.variants:
             name, _, extra = variant.partition("=")

@@ -67,6 +67,25 @@ def run(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True)
 
 
+def draw_truth(rng, bounds):
+    """A parameter set drawn log-uniformly inside the bounds, 5 % of the log range away from them."""
+    return {k: math.exp(rng.uniform(math.log(lo) + 0.05 * math.log(hi / lo),
+                                    math.log(hi) - 0.05 * math.log(hi / lo)))
+            for k, (lo, hi) in bounds.items()}
+
+
+def write_params(truth, path):
+    open(path, "w").write("parameters:\n" + "".join(f"  {k}: {v!r}\n" for k, v in truth.items()))
+    return path
+
+
+def simulate(frfit, model, posture, params, out):
+    """Noise-free inertance FRFs of `params` at `posture`, 0.2-30 Hz, as the fits read them."""
+    run([frfit, "simulate", "--model", model, "--posture", posture, "--params", params,
+         "--band", "0.2:30:0.2", "--format", "inertance", "--out", out])
+    return out
+
+
 def families(work):
     """(name, model path, postures, fit config) of the problems compared."""
     kuka = os.path.join(ROOT, "datasets/kuka_kr90")
@@ -123,16 +142,11 @@ def main():
             rows = {"frfit": [], "scipy, 1 start": [], "scipy, frfit's starts": []}
             checked = False
             for t in range(args.trials):
-                truth = {k: math.exp(rng.uniform(math.log(lo) + 0.05 * math.log(hi / lo),
-                                                  math.log(hi) - 0.05 * math.log(hi / lo)))
-                         for k, (lo, hi) in bounds.items()}
-                params = os.path.join(work, "truth.yaml")
-                open(params, "w").write("parameters:\n" + "".join(f"  {k}: {v!r}\n" for k, v in truth.items()))
+                truth = draw_truth(rng, bounds)
+                params = write_params(truth, os.path.join(work, "truth.yaml"))
                 files = []
                 for posture in postures:
-                    f = os.path.join(work, f"frf_{posture}.h5")
-                    run([frfit, "simulate", "--model", model, "--posture", posture, "--params", params,
-                         "--band", "0.2:30:0.2", "--format", "inertance", "--out", f])
+                    f = simulate(frfit, model, posture, params, os.path.join(work, f"frf_{posture}.h5"))
                     if args.noise > 0:
                         import h5py
                         with h5py.File(f, "r+") as h5:
