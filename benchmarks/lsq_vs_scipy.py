@@ -12,6 +12,8 @@ and the same FRF files are fitted
 SciPy runs twice: from the model's initial values alone (one least-squares start, as a user of
 least_squares would start it), and from each of the starting points frfit's refinement used
 (reported in its --json), keeping the best — the same multi-start, run one start after another.
+With --lean frfit also runs with the budget of one SciPy start (8 GA points, 2 starts, at most
+2 cycles: lean_config), so that each SciPy row has its like-for-like frfit row.
 A fit succeeds when every parameter is within 2 % of the truth. Evaluations: frfit's
 `evaluations` (cost-only GA points plus normal-equation points, each of which includes the
 Jacobian); SciPy's nfev + njev. Sequential calls: frfit's `rounds` (evaluator calls, each covering
@@ -106,6 +108,28 @@ def to_u(problem, values):
                      for n, lo, hi, log in zip(problem.names, problem.lower, problem.upper, problem.log_scale)])
 
 
+def lean_config(config, work):
+    """The family's fit config cut to the budget of one SciPy start: 8 GA points, 2 starts in
+    lock-step, at most 2 cycles (the bundled configs spend more to find every truth)."""
+    text = open(config).read()
+    text = re.sub(r"population_size: \d+", "population_size: 8", text)
+    text = re.sub(r"max_cycles: \d+", "max_cycles: 2", text)
+    path = os.path.join(work, "lean_" + os.path.basename(os.path.dirname(config)) + ".yaml")
+    open(path, "w").write(text + "levenberg_marquardt: {starts: 2}\n")
+    return path
+
+
+def frfit_fit(frfit, model, frf, config, truth):
+    """(success, evaluations, wall seconds of the whole command, evaluator calls), and the fit."""
+    t0 = time.perf_counter()
+    out = run([frfit, "fit", "--model", model, "--frf", frf, "--config", config, "--seed", "1",
+               "--backend", "cpu", "--threads", "1", "--json"]).stdout
+    seconds = time.perf_counter() - t0
+    fit = json.loads(out)
+    ok = all(abs(fit["parameters"][k] / v - 1) < 0.02 for k, v in truth.items())
+    return (ok, fit["evaluations"], seconds, fit["rounds"]), fit
+
+
 def scipy_fit(problem, u0):
     res = least_squares(problem.residuals, u0, jac=lambda u: problem.residuals(u, jacobian=True)[1],
                         bounds=(0.0, 1.0), method="trf", xtol=1e-12, ftol=1e-12, gtol=1e-12)
@@ -131,6 +155,8 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--noise", type=float, default=0.0, help="relative complex noise added to the FRFs")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--lean", action="store_true",
+                    help="also run frfit with the budget of one SciPy start (lean_config)")
     args = ap.parse_args()
     frfit = os.path.join(args.build, "frfit")
     export = os.path.join(args.build, "benchmarks", "export_problem")
@@ -139,7 +165,8 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for family, model, postures, config in families(work):
             bounds = model_bounds(open(model).read())
-            rows = {"frfit": [], "scipy, 1 start": [], "scipy, frfit's starts": []}
+            rows = {"frfit": [], **({"frfit, lean": []} if args.lean else {}), "scipy, 1 start": [],
+                    "scipy, frfit's starts": []}
             checked = False
             for t in range(args.trials):
                 truth = draw_truth(rng, bounds)
@@ -157,13 +184,10 @@ def main():
                             h5["H"][...] = H
                     files.append(f)
                 frf = ",".join(files)
-                t0 = time.perf_counter()
-                out = run([frfit, "fit", "--model", model, "--frf", frf, "--config", config, "--seed", "1",
-                           "--backend", "cpu", "--threads", "1", "--json"]).stdout
-                fit_seconds = time.perf_counter() - t0
-                fit = json.loads(out)
-                ok = all(abs(fit["parameters"][k] / v - 1) < 0.02 for k, v in truth.items())
-                rows["frfit"].append((ok, fit["evaluations"], fit_seconds, fit["rounds"]))
+                row, fit = frfit_fit(frfit, model, frf, config, truth)
+                rows["frfit"].append(row)
+                if args.lean:
+                    rows["frfit, lean"].append(frfit_fit(frfit, model, frf, lean_config(config, work), truth)[0])
 
                 path = os.path.join(work, "problem.h5")
                 run([export, "--model", model, "--frf", frf, "--config", config, "--out", path])
