@@ -15,6 +15,8 @@
 // singular systems, unweighted entries — is chosen per slot with masks.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/complex.h"
 #include "kernels/det_math.h"
 #include "kernels/real.h"
@@ -148,6 +150,12 @@ FRFIT_HOST_DEVICE FRFIT_INLINE Real EntryTerm(int e, int n, const ComplexOf<Real
                                                      cost_kind, phase_mode));
 }
 
+// Whether the code runs on one host thread over SIMD vectors of lines. There a loop order of its
+// own can suit the CPU better than the lanes' split, as long as every element gets the same
+// operations in the same order.
+template <typename Team, typename Real>
+constexpr bool kSerialVectors = std::is_same_v<Team, SerialTeam> && (WidthOf<Real>() > 1);
+
 // Swaps columns p.. of Z's rows p and r, and the rows of X, in the slots of `take`.
 template <typename Team, typename Real, typename Mask>
 FRFIT_HOST_DEVICE FRFIT_INLINE void SwapRowTails(const Team& team, ComplexOf<Real>* z,
@@ -261,6 +269,23 @@ FRFIT_HOST_DEVICE inline MaskOf<Real> SolveLineTeam(const Team& team,
   }
   // Back-substitution, a row at a time, the three columns of X side by side (one lane each;
   // on one thread the three independent sums overlap, which a column at a time would not).
+  if constexpr (kSerialVectors<Team, Real>) {
+    // On host vectors the three sums run in one loop: each factor z[r][col] is loaded once for
+    // the three, and the loop's own instructions are paid once. Each sum keeps its order.
+    for (int r = n - 1; r >= 0; --r) {
+      ComplexOf<Real> s0 = x[r * 3], s1 = x[r * 3 + 1], s2 = x[r * 3 + 2];
+      for (int col = r + 1; col < n; ++col) {
+        const ComplexOf<Real> a = z[r * n + col];
+        s0 = Sub(s0, Mul(a, x[col * 3]));
+        s1 = Sub(s1, Mul(a, x[col * 3 + 1]));
+        s2 = Sub(s2, Mul(a, x[col * 3 + 2]));
+      }
+      x[r * 3] = Mul(s0, scratch.inverse_pivot[r]);
+      x[r * 3 + 1] = Mul(s1, scratch.inverse_pivot[r]);
+      x[r * 3 + 2] = Mul(s2, scratch.inverse_pivot[r]);
+    }
+    return singular;
+  }
   for (int r = n - 1; r >= 0; --r) {
     team.ForRange(0, 3, [&](int j) {
       ComplexOf<Real> s = x[r * 3 + j];
