@@ -103,18 +103,25 @@ FRFIT_HOST_DEVICE FRFIT_INLINE unsigned TileSlot(unsigned thread, int scratch_by
   return (thread / kLanes) * scratch_bytes;
 }
 
-// Segment of a group's line t: the last s with line_starts[s] <= t (line_starts ascending).
-FRFIT_HOST_DEVICE FRFIT_INLINE int FindSegment(const long long* line_starts, int count,
-                                               long long t) {
+// The last i in [0, count) whose start(i) <= t, by binary search (start ascending): the block a
+// thread's item falls in, for the line kernels (segments) and the normal reduction (individuals).
+template <typename Start>
+FRFIT_HOST_DEVICE FRFIT_INLINE int LastStartAtOrBelow(int count, long long t, Start start) {
   int lo = 0, hi = count - 1;
   while (lo < hi) {
     const int mid = (lo + hi + 1) >> 1;
-    if (line_starts[mid] <= t)
+    if (start(mid) <= t)
       lo = mid;
     else
       hi = mid - 1;
   }
   return lo;
+}
+
+// Segment of a group's line t: the last s with line_starts[s] <= t.
+FRFIT_HOST_DEVICE FRFIT_INLINE int FindSegment(const long long* line_starts, int count,
+                                               long long t) {
+  return LastStartAtOrBelow(count, t, [line_starts](int s) { return line_starts[s]; });
 }
 
 // Line t of a launch group: its segment (Segment or NormalSegment), its posture and its index l
@@ -191,16 +198,10 @@ struct TermRef {
 };
 FRFIT_HOST_DEVICE FRFIT_INLINE TermRef LocateTerm(const NormalIndividual* individuals,
                                                   int num_individuals, long long k) {
-  int lo = 0, hi = num_individuals - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) >> 1;
-    if (individuals[mid].out <= k)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const NormalIndividual ind = individuals[lo];
-  return {lo, ind, k - ind.out};
+  const int i =
+      LastStartAtOrBelow(num_individuals, k, [individuals](int j) { return individuals[j].out; });
+  const NormalIndividual ind = individuals[i];
+  return {i, ind, k - ind.out};
 }
 
 // Term t of one individual: TreeSum over each posture's lines of that term (in place on
