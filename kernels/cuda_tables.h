@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,10 +66,14 @@ struct NormalIndividual {
 
 // The kCapacity buckets of kernels::LineCost, and the one a problem of n DOFs runs in.
 constexpr int kCapacityBuckets[] = {4, 8, 12, 18, 24, 32};
-constexpr int kNumCapacityBuckets = 6;
-inline int CapacityBucket(int n) {
-  return n <= 4 ? 4 : n <= 8 ? 8 : n <= 12 ? 12 : n <= 18 ? 18 : n <= 24 ? 24 : 32;
+constexpr int kNumCapacityBuckets = static_cast<int>(std::size(kCapacityBuckets));
+// Index in kCapacityBuckets of the smallest bucket that holds n (the last one for larger n).
+inline int CapacityBucketIndex(int n) {
+  int b = 0;
+  while (b + 1 < kNumCapacityBuckets && n > kCapacityBuckets[b]) ++b;
+  return b;
 }
+inline int CapacityBucket(int n) { return kCapacityBuckets[CapacityBucketIndex(n)]; }
 
 // What SetProblems uploads once: every posture's arrays in one array of doubles, and the table
 // of their offsets.
@@ -208,8 +213,7 @@ inline NormalTables BuildNormalTables(const std::vector<PackedProblem>& problems
     const PackedProblem& problem = problems[p];
     const int dim = batch.dims[p];
     const int terms = kernels::NormalTermCount(dim);
-    int bucket = 0;
-    while (kCapacityBuckets[bucket] != CapacityBucket(problem.n)) ++bucket;
+    const int bucket = CapacityBucketIndex(problem.n);
     long long lines_per_individual = 0;
     for (const PackedPosture& q : problem.postures) lines_per_individual += q.num_lines();
     for (int i = 0; i < batch.individuals[p]; ++i) {

@@ -603,6 +603,19 @@ TEST(CudaLaunch, LaunchShapesAreTheDocumentedOnes) {
   EXPECT_EQ(cuda::ThreadPerItem(0, cuda::kReduceBlock).blocks, 0);
 }
 
+TEST(CudaLaunch, EveryNRunsInTheSmallestBucketThatHoldsIt) {
+  // LineCost<kCapacity> holds n <= kCapacity; a larger bucket than needed wastes memory.
+  EXPECT_EQ(cuda::CapacityBucket(1), 4);
+  EXPECT_EQ(cuda::CapacityBucket(9), 12);
+  EXPECT_EQ(cuda::CapacityBucket(18), 18);
+  EXPECT_EQ(cuda::CapacityBucket(19), 24);
+  for (int n = 1; n <= kernels::kMaxDofs; ++n) {
+    const int b = cuda::CapacityBucketIndex(n);
+    EXPECT_GE(cuda::kCapacityBuckets[b], n) << "n = " << n;
+    if (b > 0) EXPECT_LT(cuda::kCapacityBuckets[b - 1], n) << "n = " << n;
+  }
+}
+
 TEST(CudaLaunch, CallsWithoutIndividualsBuildNoWork) {
   const Batch b = MakeBatch(NoIndividualSpecs(), 6);
   const CostCall call(b);
