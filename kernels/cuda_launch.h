@@ -165,21 +165,33 @@ FRFIT_HOST_DEVICE FRFIT_INLINE size_t BatchedXOffset(int i, int n) {
 }
 
 // --- the reductions ---------------------------------------------------------------------------
-// One (problem, individual) of ReduceKernel: TreeSum per posture (in place on line_costs, the same
-// loops as the host), postures left to right into *total; returns its lines' status bits ORed.
+// Segments [first, first + count): TreeSum of each one's lines (in place on the array lines_of
+// points into, the same loops as the host), weighted by its posture and added left to right into
+// *total; returns the segments' line status bits ORed.
+template <typename Seg, typename LinesOf>
+FRFIT_HOST_DEVICE FRFIT_INLINE unsigned ReduceSegments(const DevicePosture* postures,
+                                                       const Seg* segments, int first, int count,
+                                                       const unsigned char* line_status,
+                                                       LinesOf lines_of, double* total) {
+  unsigned flags = kernels::kLineOk;
+  for (int s = first; s < first + count; ++s) {
+    const Seg seg = segments[s];
+    for (int l = 0; l < seg.num_lines; ++l) flags |= line_status[seg.first_line + l];
+    *total = *total +
+             postures[seg.posture].posture_weight * kernels::TreeSum(lines_of(seg), seg.num_lines);
+  }
+  return flags;
+}
+
+// One (problem, individual) of ReduceKernel: its postures' line costs into *total.
 FRFIT_HOST_DEVICE FRFIT_INLINE unsigned ReduceIndividual(const DevicePosture* postures,
                                                          const Segment* segments, Individual ind,
                                                          double* line_costs,
                                                          const unsigned char* line_status,
                                                          double* total) {
-  unsigned flags = kernels::kLineOk;
-  for (int s = ind.first_segment; s < ind.first_segment + ind.num_segments; ++s) {
-    const Segment seg = segments[s];
-    for (int l = 0; l < seg.num_lines; ++l) flags |= line_status[seg.first_line + l];
-    *total = *total + postures[seg.posture].posture_weight *
-                          kernels::TreeSum(line_costs + seg.first_line, seg.num_lines);
-  }
-  return flags;
+  return ReduceSegments(
+      postures, segments, ind.first_segment, ind.num_segments, line_status,
+      [line_costs](const Segment& seg) { return line_costs + seg.first_line; }, total);
 }
 
 // An individual's status from its lines' status bits, as the cpu backend folds them.
@@ -204,19 +216,14 @@ FRFIT_HOST_DEVICE FRFIT_INLINE TermRef LocateTerm(const NormalIndividual* indivi
   return {i, ind, k - ind.out};
 }
 
-// Term t of one individual: TreeSum over each posture's lines of that term (in place on
-// line_terms), postures left to right into *total; returns its lines' status bits ORed.
+// Term t of one individual: each posture's lines of that term into *total.
 FRFIT_HOST_DEVICE FRFIT_INLINE unsigned ReduceNormalTerm(
     const DevicePosture* postures, const NormalSegment* segments, const NormalIndividual& ind,
     long long t, double* line_terms, const unsigned char* line_status, double* total) {
-  unsigned flags = kernels::kLineOk;
-  for (int s = ind.first_segment; s < ind.first_segment + ind.num_segments; ++s) {
-    const NormalSegment seg = segments[s];
-    for (int l = 0; l < seg.num_lines; ++l) flags |= line_status[seg.first_line + l];
-    *total = *total + postures[seg.posture].posture_weight *
-                          kernels::TreeSum(line_terms + seg.terms + t * seg.stride, seg.num_lines);
-  }
-  return flags;
+  return ReduceSegments(
+      postures, segments, ind.first_segment, ind.num_segments, line_status,
+      [line_terms, t](const NormalSegment& seg) { return line_terms + seg.terms + t * seg.stride; },
+      total);
 }
 
 }  // namespace frfit::cuda
