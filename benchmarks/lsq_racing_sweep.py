@@ -10,7 +10,6 @@ on a busy machine.
 Each variant is NAME=YAML: lines appended to datasets/kuka_kr90/fit.yaml (';' separates lines).
 """
 import argparse
-import json
 import os
 import random
 import sys
@@ -45,12 +44,10 @@ def main():
             open(cfg, "w").write(base + "\n" + extra.replace(";", "\n") + "\n")
             ok, evaluations, rounds = 0, [], []
             for truth, frf in truths:
-                fit = json.loads(peer.run([frfit, "fit", "--model", model, "--frf", frf, "--config", cfg,
-                                           "--seed", "1", "--backend", "cpu", "--threads", "1",
-                                           "--json"]).stdout)
-                ok += all(abs(fit["parameters"][k] / v - 1) < 0.02 for k, v in truth.items())
-                evaluations.append(fit["evaluations"])
-                rounds.append(fit["rounds"])
+                (success, count, _, calls), _ = peer.frfit_fit(frfit, model, frf, cfg, truth)
+                ok += success
+                evaluations.append(count)
+                rounds.append(calls)
             evaluations.sort()
             print(f"{name}: {ok}/{len(truths)} recovered, evaluations mean {sum(evaluations) / len(evaluations):.0f} "
                   f"median {evaluations[len(evaluations) // 2]} max {evaluations[-1]}, "
