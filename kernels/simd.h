@@ -84,7 +84,16 @@ struct SimdTraits {
     for (int i = 0; i < W; ++i) r[i] = __builtin_sqrt(x[i]);
     return r;
   }
-  static inline Real ToDouble(Int i) { return __builtin_convertvector(i, Real); }
+  // Exact for |i| < 2^51, which holds for the exponents it converts (det_math.h): i + 1.5·2^52
+  // has i in its low mantissa bits, and subtracting 1.5·2^52 leaves exactly i — the value the
+  // conversion instruction gives, which AVX2 lacks for 64-bit integers (GCC then converts slot by
+  // slot through general registers).
+  static inline Real ToDouble(Int i) {
+    constexpr double kMagic = 6755399441055744.0;  // 1.5 · 2^52
+    Int magic_bits;
+    for (int k = 0; k < W; ++k) magic_bits[k] = 0x4338000000000000LL;
+    return FromBits(i + magic_bits) - Splat(kMagic);
+  }
   static inline Int IntOf(Bits b) { return b; }
   static inline Bits BitsOfInt(Int i) { return i; }
 };

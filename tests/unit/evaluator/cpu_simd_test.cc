@@ -108,6 +108,41 @@ TEST(CpuSimdDetMath, EverySlotRoundsAsTheScalarFunction) {
   CheckDetMath<kernels::SimdPair<4>>();
 }
 
+// The vector primitives det_math.h and the pivot search lean on, slot by slot against the scalar
+// operation: int64 → double (done without a conversion instruction on AVX2, so its range is the
+// point: every exponent a double can have and beyond, both signs, up to 2^51 − 1), and Any with
+// one set slot in each position (an or-reduction that dropped a slot would miss it).
+template <int W>
+void CheckSimdPrimitives() {
+  using T = kernels::SimdTraits<W>;
+  std::vector<long long> ints;
+  for (long long i = -2200; i <= 2200; ++i) ints.push_back(i);
+  for (int b = 12; b <= 50; ++b)
+    for (long long i : {1LL << b, (1LL << b) - 1, (1LL << b) + 1})
+      for (long long s : {1LL, -1LL}) ints.push_back(s * i);
+  ints.push_back((1LL << 51) - 1);
+  ints.push_back(-((1LL << 51) - 1));
+  for (std::size_t at = 0; at < ints.size(); at += W) {
+    typename T::Int v;
+    for (int s = 0; s < W; ++s) v[s] = ints[(at + s) % ints.size()];
+    const typename T::Real d = T::ToDouble(v);
+    for (int s = 0; s < W; ++s)
+      ASSERT_TRUE(Same(d[s], static_cast<double>(v[s]))) << W << " slots: ToDouble(" << v[s] << ")";
+  }
+  EXPECT_FALSE(T::Any(T::SplatInt(0))) << W << " slots";
+  for (int set = 0; set < W; ++set) {
+    typename T::Mask m = T::SplatInt(0);
+    m[set] = -1;
+    EXPECT_TRUE(T::Any(m)) << W << " slots, slot " << set << " set";
+  }
+}
+
+TEST(CpuSimdDetMath, VectorConversionsAndReductionsMatchTheScalarOnes) {
+  CheckSimdPrimitives<2>();
+  CheckSimdPrimitives<4>();
+  CheckSimdPrimitives<8>();
+}
+
 // The scalar functions against the C library (an independent reference): within 4 ulp of the
 // larger of the result and 1 (log|z| near |z| = 1 is small, and the libraries' absolute errors
 // there are ~1e-16), and the special values of their contracts.
