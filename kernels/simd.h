@@ -64,10 +64,20 @@ struct SimdTraits {
     return r;
   }
   static inline void Store(double* p, Real v) { std::memcpy(p, &v, sizeof v); }
+  // Or-ed by halves inside the vector, then one slot leaves it: slot by slot, each of the W
+  // slots was moved out on its own (two instructions a slot on AVX2).
   static inline bool Any(Mask m) {
-    long any = 0;
-    for (int i = 0; i < W; ++i) any |= m[i];
-    return any != 0;
+    if constexpr (W == 8) {
+      m = m | __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3);
+      m = m | __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5);
+      m = m | __builtin_shufflevector(m, m, 1, 0, 3, 2, 5, 4, 7, 6);
+    } else if constexpr (W == 4) {
+      m = m | __builtin_shufflevector(m, m, 2, 3, 0, 1);
+      m = m | __builtin_shufflevector(m, m, 1, 0, 3, 2);
+    } else {
+      m = m | __builtin_shufflevector(m, m, 1, 0);
+    }
+    return m[0] != 0;
   }
   static inline bool All(Mask m) {
     long all = -1;
