@@ -99,10 +99,8 @@ struct SimdTraits {
   // conversion instruction gives, which AVX2 lacks for 64-bit integers (GCC then converts slot by
   // slot through general registers).
   static inline Real ToDouble(Int i) {
-    constexpr double kMagic = 6755399441055744.0;  // 1.5 · 2^52
-    Int magic_bits;
-    for (int k = 0; k < W; ++k) magic_bits[k] = 0x4338000000000000LL;
-    return FromBits(i + magic_bits) - Splat(kMagic);
+    const Real magic = Splat(6755399441055744.0);  // 1.5 · 2^52
+    return FromBits(i + BitsOf(magic)) - magic;
   }
   static inline Int IntOf(Bits b) { return b; }
   static inline Bits BitsOfInt(Int i) { return i; }
