@@ -46,67 +46,121 @@ FRFIT_HOST_DEVICE FRFIT_INLINE Real SplitExponent(Real x, kernels::IntOf<Real>* 
   return m;
 }
 
-// Natural logarithm. log(0) = −inf, log(x<0) = NaN, log(inf) = inf, log(NaN) = NaN.
+// The chains of Log, LogAbs and Atan2 cut into stages. A caller with many independent arguments
+// (the nine entries of a line, on host vectors: kernels/line_cost.h) can run one stage over all of
+// them before the next, so that the processor overlaps their chains; the functions themselves are
+// their stages run one after the other, so both ways do the same operations in the same order.
+
+// The stages hand their results on through references, not structs: GCC copies a struct of
+// vector pairs through general registers, piece by piece.
+
+// Log's first stage: x = m·2^e, s = (m−1)/(m+1) (log m = 2·atanh(s), |s| ≤ 0.1716), s², e.
 template <typename Real>
-FRFIT_HOST_DEVICE FRFIT_INLINE Real Log(Real x) {
-  using T = kernels::RealTraits<Real>;
-  using kernels::Select;
+FRFIT_HOST_DEVICE FRFIT_INLINE void LogStart(Real x, Real& s, Real& s2, Real& de) {
   kernels::IntOf<Real> e;
   const Real m = SplitExponent(x, &e);
-  // log m = 2·atanh(s), s = (m−1)/(m+1), |s| ≤ 0.1716: the odd series converges as s² ≤ 0.0295.
-  const Real s = (m - 1.0) / (m + 1.0);
-  const Real s2 = s * s;
-  Real poly = T::Splat(1.0 / 25.0);
-  for (int k = 23; k >= 3; k -= 2) poly = 1.0 / k + s2 * poly;
+  s = (m - 1.0) / (m + 1.0);
+  s2 = s * s;
+  de = kernels::RealTraits<Real>::ToDouble(e);
+}
+// The odd series of atanh in s² (s² ≤ 0.0295), from 1/25 down to 1/3, for `count` arguments side by
+// side: each Horner step runs over all of them before the next, so that their chains overlap.
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE void LogSeries(const Real* s2, Real* poly, int count) {
+  for (int i = 0; i < count; ++i) poly[i] = kernels::Splat<Real>(1.0 / 25.0);
+  for (int k = 23; k >= 3; k -= 2) {
+    FRFIT_UNROLL_3
+    for (int i = 0; i < count; ++i) poly[i] = 1.0 / k + s2[i] * poly[i];
+  }
+}
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real LogFinish(Real x, Real s, Real s2, Real de, Real poly) {
+  using T = kernels::RealTraits<Real>;
+  using kernels::Select;
   const Real log_m = 2.0 * s + 2.0 * s * s2 * poly;
-  const Real de = T::ToDouble(e);
   const Real finite = (de * kLn2Lo + log_m) + de * kLn2Hi;
   return Select(x > 0.0, Select(x > kMaxFinite, x, finite),
                 Select(x == 0.0, T::Splat(-kInf), T::Splat(kNaN)));
 }
 
-// atan(t) for t in [0, 1]: two argument halvings t → t / (1 + sqrt(1 + t²)) bring t under
-// tan(π/16) ≈ 0.199, where the odd series to t^31 is below an ulp.
+// Natural logarithm. log(0) = −inf, log(x<0) = NaN, log(inf) = inf, log(NaN) = NaN.
 template <typename Real>
-FRFIT_HOST_DEVICE FRFIT_INLINE Real AtanUnit(Real t) {
-  t = t / (1.0 + kernels::Sqrt(1.0 + t * t));
-  t = t / (1.0 + kernels::Sqrt(1.0 + t * t));
-  const Real t2 = t * t;
-  Real poly = kernels::Splat<Real>(-1.0 / 31.0);
-  double sign = 1.0;
-  for (int k = 29; k >= 3; k -= 2) {
-    poly = sign / k + t2 * poly;
-    sign = -sign;
-  }
-  return 4.0 * (t + t * t2 * poly);
+FRFIT_HOST_DEVICE FRFIT_INLINE Real Log(Real x) {
+  Real s, s2, de, poly;
+  LogStart(x, s, s2, de);
+  LogSeries(&s2, &poly, 1);
+  return LogFinish(x, s, s2, de, poly);
 }
 
-// Four-quadrant arctangent with the principal range (−π, π]; atan2(0, −x) = π for x > 0.
+// atan(t) for t in [0, 1]: two argument halvings t → t / (1 + sqrt(1 + t²)) (AtanHalve) bring t
+// under tan(π/16) ≈ 0.199, where the odd series to t^31 is below an ulp: AtanSeries sums it in t²
+// for `count` arguments side by side (as LogSeries), AtanOfHalved multiplies out t and the
+// halvings.
 template <typename Real>
-FRFIT_HOST_DEVICE FRFIT_INLINE Real Atan2(Real y, Real x) {
+FRFIT_HOST_DEVICE FRFIT_INLINE Real AtanHalve(Real t) {
+  return t / (1.0 + kernels::Sqrt(1.0 + t * t));
+}
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE void AtanSeries(const Real* t2, Real* poly, int count) {
+  for (int i = 0; i < count; ++i) poly[i] = kernels::Splat<Real>(-1.0 / 31.0);
+  double sign = 1.0;
+  for (int k = 29; k >= 3; k -= 2) {
+    FRFIT_UNROLL_3
+    for (int i = 0; i < count; ++i) poly[i] = sign / k + t2[i] * poly[i];
+    sign = -sign;
+  }
+}
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real AtanOfHalved(Real t, Real t2, Real poly) {
+  return 4.0 * (t + t * t2 * poly);
+}
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real AtanUnit(Real t) {
+  t = AtanHalve(AtanHalve(t));
+  const Real t2 = t * t;
+  Real poly;
+  AtanSeries(&t2, &poly, 1);
+  return AtanOfHalved(t, t2, poly);
+}
+
+// Atan2's first stage: the smaller of |y|, |x| over the larger, in [0, 1].
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real Atan2Ratio(Real y, Real x) {
+  using kernels::Select;
+  const Real ay = kernels::Abs(y);
+  const Real ax = kernels::Abs(x);
+  const auto steep = ay > ax;
+  return Select(steep, ax, ay) / Select(steep, ay, ax);
+}
+// Atan2's last stage: the quadrant and the special cases around unit = AtanUnit(Atan2Ratio(y, x)).
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real Atan2Finish(Real y, Real x, Real unit) {
   using T = kernels::RealTraits<Real>;
   using kernels::Select;
   const Real ay = kernels::Abs(y);
   const Real ax = kernels::Abs(x);
-  // Angle in the first quadrant, from the smaller over the larger so the ratio is in [0, 1].
-  const auto steep = ay > ax;
-  const Real unit = AtanUnit(Select(steep, ax, ay) / Select(steep, ay, ax));
-  Real angle = Select(steep, (0.5 * kPi - unit) + 0.5 * kPiLo, unit);
+  Real angle = Select(ay > ax, (0.5 * kPi - unit) + 0.5 * kPiLo, unit);
   angle = Select(x < 0.0, (kPi - angle) + kPiLo, angle);
   const Real signed_angle = Select(y < 0.0, -angle, angle);
   return Select(kernels::Or(y != y, x != x), T::Splat(kNaN),
                 Select(kernels::And(ay == 0.0, ax == 0.0), T::Splat(0.0), signed_angle));
 }
 
-// log|re + i·im| without overflow or underflow: both parts are scaled by the same power of two
-// (exact) before squaring. Returns −inf for 0.
+// Four-quadrant arctangent with the principal range (−π, π]; atan2(0, −x) = π for x > 0.
 template <typename Real>
-FRFIT_HOST_DEVICE FRFIT_INLINE Real LogAbs(Real re, Real im) {
+FRFIT_HOST_DEVICE FRFIT_INLINE Real Atan2(Real y, Real x) {
+  return Atan2Finish(y, x, AtanUnit(Atan2Ratio(y, x)));
+}
+
+// LogAbs's first stage: the larger part's size `big`, its exponent e (as `de`), and
+// q = |re + i·im|²·2^(−2e), both parts scaled by the same power of two (exact) before squaring.
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE void LogAbsStart(Real re, Real im, Real& big, Real& q, Real& de) {
   using T = kernels::RealTraits<Real>;
   using kernels::Select;
   const Real are = kernels::Abs(re);
   const Real aim = kernels::Abs(im);
-  const Real big = Select(are > aim, are, aim);
+  big = Select(are > aim, are, aim);
   kernels::IntOf<Real> e;
   SplitExponent(big, &e);
   // 2^-e as a double: exponent field 1023 − e (|e| stays far inside the normal range here,
@@ -116,10 +170,25 @@ FRFIT_HOST_DEVICE FRFIT_INLINE Real LogAbs(Real re, Real im) {
   const Real s2 = T::FromBits(T::BitsOfInt(1023 - (e - half)) << 52);
   const Real r = (re * s1) * s2;
   const Real i = (im * s1) * s2;
-  const Real de = T::ToDouble(e);
-  const Real finite = 0.5 * Log(r * r + i * i) + de * kLn2Hi + de * kLn2Lo;
+  q = r * r + i * i;
+  de = T::ToDouble(e);
+}
+// LogAbs's last stage, from log_q = Log(q).
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real LogAbsFinish(Real big, Real de, Real log_q) {
+  using T = kernels::RealTraits<Real>;
+  using kernels::Select;
+  const Real finite = 0.5 * log_q + de * kLn2Hi + de * kLn2Lo;
   return Select(big > 0.0, Select(big > kMaxFinite, big, finite),
                 Select(big == 0.0, T::Splat(-kInf), T::Splat(kNaN)));
+}
+
+// log|re + i·im| without overflow or underflow. Returns −inf for 0.
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real LogAbs(Real re, Real im) {
+  Real big, q, de;
+  LogAbsStart(re, im, big, q, de);
+  return LogAbsFinish(big, de, Log(q));
 }
 
 }  // namespace frfit::det

@@ -116,6 +116,16 @@ FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> FittedEntry(int e, int n, const C
   return hs;
 }
 
+// The phase part of kCostLogComplex's residual: arg H_s − t1, wrapped as phase_mode says.
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real PhaseResidual(Real arg, Real t1, int phase_mode) {
+  Real dp = arg - t1;
+  if (phase_mode == kPhaseWrapped)
+    dp = Select(dp > det::kPi, dp - 2.0 * det::kPi,
+                Select(dp <= -det::kPi, dp + 2.0 * det::kPi, dp));
+  return dp;
+}
+
 // The residual δ of one entry against its target (t0, t1), whose squared modulus is the entry's
 // unweighted error: (log|H_s| − t0, phase difference) for kCostLogComplex, (log|H_s| − t0, 0) for
 // kCostLogMagnitude, H_s − (t0 + i·t1) for kCostNormalizedComplex.
@@ -125,11 +135,7 @@ FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> EntryResidual(ComplexOf<Real> hs,
   if (cost_kind == kCostNormalizedComplex) return {hs.re - t0, hs.im - t1};
   const Real dm = det::LogAbs(hs.re, hs.im) - t0;
   if (cost_kind != kCostLogComplex) return {dm, Splat<Real>(0.0)};
-  Real dp = det::Atan2(hs.im, hs.re) - t1;
-  if (phase_mode == kPhaseWrapped)
-    dp = Select(dp > det::kPi, dp - 2.0 * det::kPi,
-                Select(dp <= -det::kPi, dp + 2.0 * det::kPi, dp));
-  return {dm, dp};
+  return {dm, PhaseResidual(det::Atan2(hs.im, hs.re), t1, phase_mode)};
 }
 
 // w·|δ|² of a residual; for kCostLogMagnitude δ.im is 0 and adding 0² changes no bit.
@@ -315,6 +321,94 @@ FRFIT_HOST_DEVICE inline MaskOf<Real> SolveLineTeam(const Team& team,
   return singular;
 }
 
+// The terms of kEntries weighted entries (entry[0 … kEntries−1]) for EntryTermsInStages.
+// kEntries is a constant so that every stage is a loop GCC knows the length of: it copies the body
+// three times a pass (FRFIT_UNROLL_3) rather than once per entry, which would leave the scoring's
+// code too large for the processor's cache of decoded instructions beside the elimination's.
+template <int kEntries, typename Real>
+inline void EntryTermsOfLogs(const int* entry, int n, const ComplexOf<Real>* x, const double* basis,
+                             const LineTargetOf<Real>& line, int fit_order, int cost_kind,
+                             int phase_mode, Real* terms) {
+  Real hs_re[kEntries], hs_im[kEntries], big[kEntries], q[kEntries], de_abs[kEntries];
+  Real s[kEntries], s2[kEntries], de[kEntries];
+  Real value[kEntries];  // the log series, then log|H_s|
+  FRFIT_UNROLL_3
+  for (int i = 0; i < kEntries; ++i) {
+    const ComplexOf<Real> hs =
+        FittedEntry(entry[i], n, x, 3, 1, basis, line.omega_rad_s, fit_order);
+    hs_re[i] = hs.re, hs_im[i] = hs.im;
+  }
+  FRFIT_UNROLL_3
+  for (int i = 0; i < kEntries; ++i) det::LogAbsStart(hs_re[i], hs_im[i], big[i], q[i], de_abs[i]);
+  FRFIT_UNROLL_3
+  for (int i = 0; i < kEntries; ++i) det::LogStart(q[i], s[i], s2[i], de[i]);
+  det::LogSeries(s2, value, kEntries);
+  FRFIT_UNROLL_3
+  for (int i = 0; i < kEntries; ++i)
+    value[i] =
+        det::LogAbsFinish(big[i], de_abs[i], det::LogFinish(q[i], s[i], s2[i], de[i], value[i]));
+  if (cost_kind != kCostLogComplex) {  // kCostLogMagnitude
+    for (int i = 0; i < kEntries; ++i)
+      terms[entry[i]] =
+          WeightedError(line.Weight(entry[i]),
+                        ComplexOf<Real>{value[i] - line.Target(entry[i], 0), Splat<Real>(0.0)});
+    return;
+  }
+  // Atan2 in the arrays log|H_s| is done with: its argument t, halved twice, t², the series.
+  Real* const t = s;
+  Real* const t2 = s2;
+  Real* const poly = q;
+  FRFIT_UNROLL_3
+  for (int i = 0; i < kEntries; ++i) t[i] = det::Atan2Ratio(hs_im[i], hs_re[i]);
+  FRFIT_UNROLL_3
+  for (int i = 0; i < kEntries; ++i) t[i] = det::AtanHalve(t[i]);
+  FRFIT_UNROLL_3
+  for (int i = 0; i < kEntries; ++i) t[i] = det::AtanHalve(t[i]);
+  FRFIT_UNROLL_3
+  for (int i = 0; i < kEntries; ++i) t2[i] = t[i] * t[i];
+  det::AtanSeries(t2, poly, kEntries);
+  FRFIT_UNROLL_3
+  for (int i = 0; i < kEntries; ++i) {
+    const int e = entry[i];
+    const Real arg = det::Atan2Finish(hs_im[i], hs_re[i], det::AtanOfHalved(t[i], t2[i], poly[i]));
+    const Real dp = PhaseResidual(arg, line.Target(e, 1), phase_mode);
+    terms[e] = WeightedError(line.Weight(e), ComplexOf<Real>{value[i] - line.Target(e, 0), dp});
+  }
+}
+
+// EntryTerm of every weighted entry into terms[e], on one host thread over vectors of lines, with
+// log and atan2 in stages (det_math.h): each stage runs over all the weighted entries before the
+// next starts. One entry's chain of dependent operations is longer than the processor can hold
+// waiting (its FP scheduler fills, benchmarks/RESULTS.md), so entry after entry it would work on
+// little more than one chain at a time; a stage is short enough for several entries' chains to be
+// in flight together. Every entry goes through EntryTerm's operations in EntryTerm's order. The
+// weighted entries are padded to 3, 6 or 9 with copies of the first (whose term is then written
+// more than once, the same value each time).
+template <typename Real>
+inline void EntryTermsInStages(int n, const ComplexOf<Real>* x, const double* basis,
+                               const LineTargetOf<Real>& line, int fit_order, int cost_kind,
+                               int phase_mode, Real* terms) {
+  int entry[9];  // the weighted ones
+  int count = 0;
+  for (int e = 0; e < 9; ++e)
+    if (Any<Real>(line.Weight(e) != 0.0)) entry[count++] = e;
+  if (count == 0) return;
+  if (cost_kind == kCostNormalizedComplex) {  // no long chain to overlap
+    for (int i = 0; i < count; ++i)
+      terms[entry[i]] =
+          EntryTerm(entry[i], n, x, 3, 1, basis, line, fit_order, cost_kind, phase_mode);
+    return;
+  }
+  const int padded = (count + 2) / 3 * 3;
+  for (int i = count; i < padded; ++i) entry[i] = entry[0];
+  if (padded == 9)
+    EntryTermsOfLogs<9>(entry, n, x, basis, line, fit_order, cost_kind, phase_mode, terms);
+  else if (padded == 6)
+    EntryTermsOfLogs<6>(entry, n, x, basis, line, fit_order, cost_kind, phase_mode, terms);
+  else
+    EntryTermsOfLogs<3>(entry, n, x, basis, line, fit_order, cost_kind, phase_mode, terms);
+}
+
 // Steps 3–4 for a line that SolveLineTeam has solved into scratch.x, `singular` being what it
 // returned. fit_order: 0 receptance, 1 mobility, 2 inertance. Returns the weighted line cost, the
 // same on every lane of `team`; on a singular system returns 0 and sets kLineSingular in *status
@@ -333,12 +427,16 @@ FRFIT_HOST_DEVICE inline Real ScoreLineTeam(const Team& team, const LineScratchO
   }
   const int n = posture.n;
   const ComplexOf<Real>* const x = scratch.x;
-  team.ForRange(0, 9, [&](int e) {
-    if (Any<Real>(line.Weight(e) != 0.0))
-      scratch.terms[e] =
-          EntryTerm(e, n, x, 3, 1, posture.basis, line, fit_order, cost_kind, phase_mode);
-  });
-  team.Sync();
+  if constexpr (kSerialVectors<Team, Real>) {
+    EntryTermsInStages(n, x, posture.basis, line, fit_order, cost_kind, phase_mode, scratch.terms);
+  } else {
+    team.ForRange(0, 9, [&](int e) {
+      if (Any<Real>(line.Weight(e) != 0.0))
+        scratch.terms[e] =
+            EntryTerm(e, n, x, 3, 1, posture.basis, line, fit_order, cost_kind, phase_mode);
+    });
+    team.Sync();
+  }
   Real cost = Splat<Real>(0.0);
   for (int e = 0; e < 9; ++e) {
     const MaskOf<Real> weighted = line.Weight(e) != 0.0;

@@ -9,3 +9,11 @@
 #define FRFIT_HOST_DEVICE
 #define FRFIT_INLINE inline
 #endif
+
+// Before a host loop of a few iterations: GCC makes three copies of the body per pass, where it
+// would otherwise copy it once per iteration (kernels/line_cost.h's EntryTermsOfLogs says why).
+#if defined(__CUDACC__)
+#define FRFIT_UNROLL_3
+#else
+#define FRFIT_UNROLL_3 _Pragma("GCC unroll 3")
+#endif

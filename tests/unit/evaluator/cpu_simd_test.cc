@@ -221,6 +221,26 @@ std::vector<LineCase> LineCases() {
                std::to_string(posture.fit_order);
       cases.push_back(std::move(c));
     }
+  // Entries unweighted on every line, 1 to 8 of the nine left: a vector then scores fewer than
+  // nine entries (its stages run over 3, 6 or 9 of them, padded with the first weighted one).
+  for (int weighted = 1; weighted <= 8; ++weighted)
+    for (int cost_kind = 0; cost_kind < 3; ++cost_kind) {
+      LineCase c;
+      const int n = 3 + weighted % 7;
+      c.problem = bench::RandomProblem(rng, n, 1);
+      c.problem.cost_kind = cost_kind;
+      PackedPosture& posture = c.problem.postures[0];
+      if (cost_kind == kernels::kCostNormalizedComplex)
+        for (double& t : posture.target) t = 1e-6 * t;
+      std::vector<int> entries = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+      std::shuffle(entries.begin(), entries.end(), rng);
+      for (int l = 0; l < posture.num_lines(); ++l)
+        for (int k = weighted; k < 9; ++k) posture.weight[9 * l + entries[k]] = 0.0;
+      c.coefficients = RandomCoefficients(rng, n, 2, 1e5);
+      c.what = std::to_string(weighted) + " entries weighted, n = " + std::to_string(n) +
+               ", cost " + std::to_string(cost_kind);
+      cases.push_back(std::move(c));
+    }
   // Pivots that change along the band: the mass pairs coordinates r and n−1−r, so as ω grows
   // −ω²M outgrows the stiffness on the diagonal and the pivot leaves it, at a different line for
   // each row; the lines of one vector then pivot on different rows.
