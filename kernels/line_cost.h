@@ -383,7 +383,8 @@ inline void EntryTermsOfLogs(const int* entry, int n, const ComplexOf<Real>* x, 
 // little more than one chain at a time; a stage is short enough for several entries' chains to be
 // in flight together. Every entry goes through EntryTerm's operations in EntryTerm's order. The
 // weighted entries are padded to 3, 6 or 9 with copies of the first (whose term is then written
-// more than once, the same value each time).
+// more than once, the same value each time). For the log costs only: kCostNormalizedComplex has
+// no long chain to overlap.
 template <typename Real>
 inline void EntryTermsInStages(int n, const ComplexOf<Real>* x, const double* basis,
                                const LineTargetOf<Real>& line, int fit_order, int cost_kind,
@@ -393,12 +394,6 @@ inline void EntryTermsInStages(int n, const ComplexOf<Real>* x, const double* ba
   for (int e = 0; e < 9; ++e)
     if (Any<Real>(line.Weight(e) != 0.0)) entry[count++] = e;
   if (count == 0) return;
-  if (cost_kind == kCostNormalizedComplex) {  // no long chain to overlap
-    for (int i = 0; i < count; ++i)
-      terms[entry[i]] =
-          EntryTerm(entry[i], n, x, 3, 1, basis, line, fit_order, cost_kind, phase_mode);
-    return;
-  }
   const int padded = (count + 2) / 3 * 3;
   for (int i = count; i < padded; ++i) entry[i] = entry[0];
   if (padded == 9)
@@ -427,15 +422,22 @@ FRFIT_HOST_DEVICE inline Real ScoreLineTeam(const Team& team, const LineScratchO
   }
   const int n = posture.n;
   const ComplexOf<Real>* const x = scratch.x;
-  if constexpr (kSerialVectors<Team, Real>) {
-    EntryTermsInStages(n, x, posture.basis, line, fit_order, cost_kind, phase_mode, scratch.terms);
-  } else {
+  const auto entry_by_entry = [&] {
     team.ForRange(0, 9, [&](int e) {
       if (Any<Real>(line.Weight(e) != 0.0))
         scratch.terms[e] =
             EntryTerm(e, n, x, 3, 1, posture.basis, line, fit_order, cost_kind, phase_mode);
     });
     team.Sync();
+  };
+  if constexpr (kSerialVectors<Team, Real>) {
+    if (cost_kind != kCostNormalizedComplex)
+      EntryTermsInStages(n, x, posture.basis, line, fit_order, cost_kind, phase_mode,
+                         scratch.terms);
+    else
+      entry_by_entry();
+  } else {
+    entry_by_entry();
   }
   Real cost = Splat<Real>(0.0);
   for (int e = 0; e < 9; ++e) {
