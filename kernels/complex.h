@@ -44,9 +44,10 @@ FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Reciprocal(ComplexOf<Real> a) {
   return {a.re / d, -a.im / d};
 }
 // Pivot size: |re| + |im| orders candidates like |z| does to within a factor √2 and is exact.
+// Only compared, so ClearSign's +0 for −0 changes no choice.
 template <typename Real>
 FRFIT_HOST_DEVICE FRFIT_INLINE Real Magnitude1(ComplexOf<Real> a) {
-  return Abs(a.re) + Abs(a.im);
+  return ClearSign(a.re) + ClearSign(a.im);
 }
 // The complex number (re, im) in every slot.
 template <typename Real>

@@ -19,6 +19,7 @@
 
 #include "kernels/complex.h"
 #include "kernels/det_math.h"
+#include "kernels/elimination_vectors.h"
 #include "kernels/real.h"
 #include "kernels/team.h"
 
@@ -162,30 +163,49 @@ FRFIT_HOST_DEVICE FRFIT_INLINE Real EntryTerm(int e, int n, const ComplexOf<Real
 template <typename Team, typename Real>
 constexpr bool kSerialVectors = std::is_same_v<Team, SerialTeam> && (WidthOf<Real>() > 1);
 
-// Keeps x in a register from here on. The row updates read each pivot-row element twice (once per
-// product); on host vectors the compiler folds both reads into the multiplies as memory operands,
-// six vector loads per element where four suffice. Changes no operation.
+// SolveLineTeam (below) on one host thread over SIMD vectors of lines: every element gets the
+// same operations in the same order, in loops ordered for a CPU core (kernels/elimination_vectors.h
+// says how).
 template <typename Real>
-FRFIT_HOST_DEVICE FRFIT_INLINE void InRegister(Real& x) {
-#if !defined(__CUDA_ARCH__) && defined(__x86_64__)
-  if constexpr (WidthOf<Real>() > 1) asm("" : "+v"(x));
-#else
-  (void)x;
-#endif
-}
-
-// Swaps columns p.. of Z's rows p and r, and the rows of X, in the slots of `take`.
-template <typename Team, typename Real, typename Mask>
-FRFIT_HOST_DEVICE FRFIT_INLINE void SwapRowTails(const Team& team, ComplexOf<Real>* z,
-                                                 ComplexOf<Real>* x, int n, int p, int r,
-                                                 Mask take) {
-  team.ForRange(p, n + 3, [&](int col) {
-    ComplexOf<Real>* a = col < n ? &z[p * n + col] : &x[p * 3 + col - n];
-    ComplexOf<Real>* b = col < n ? &z[r * n + col] : &x[r * 3 + col - n];
-    const ComplexOf<Real> t = *a, u = *b;
-    *a = {Select(take, u.re, t.re), Select(take, u.im, t.im)};
-    *b = {Select(take, t.re, u.re), Select(take, t.im, u.im)};
-  });
+inline MaskOf<Real> SolveLineOnVectors(const LineScratchOf<Real>& scratch,
+                                       const PostureArrays& posture, const double* coefficients,
+                                       Real omega) {
+  const int n = posture.n;
+  const Real omega2 = omega * omega;
+  const double* k = coefficients;
+  const double* c = coefficients + n;
+  const double* h = coefficients + 2 * n;
+  const Real omega_alpha = omega * coefficients[3 * n];
+  ComplexOf<Real>* const z = scratch.z;
+  ComplexOf<Real>* const x = scratch.x;
+  // Z and B as SolveLineTeam assembles them, the diagonal terms added in a second pass rather
+  // than tested for in every cell.
+  for (int i = 0; i < n * n; ++i) {
+    const double m = posture.mass[i];
+    z[i] = {posture.gravity[i] - omega2 * m, omega_alpha * m};
+  }
+  for (int r = 0; r < n; ++r) {
+    z[r * n + r].re = z[r * n + r].re + k[r];
+    z[r * n + r].im = z[r * n + r].im + (omega * c[r] + h[r]);
+  }
+  for (int i = 0; i < 3 * n; ++i) x[i] = SplatComplex<Real>(posture.basis[i], 0.0);
+  const MaskOf<Real> singular = EliminateOnVectors(z, x, scratch.inverse_pivot, n);
+  if (All<Real>(singular)) return singular;
+  // Back-substitution with the three sums in one loop: each factor z[r][col] is loaded once for
+  // the three, and the loop's own instructions are paid once. Each sum keeps its order.
+  for (int r = n - 1; r >= 0; --r) {
+    ComplexOf<Real> s0 = x[r * 3], s1 = x[r * 3 + 1], s2 = x[r * 3 + 2];
+    for (int col = r + 1; col < n; ++col) {
+      const ComplexOf<Real> a = z[r * n + col];
+      s0 = Sub(s0, Mul(a, x[col * 3]));
+      s1 = Sub(s1, Mul(a, x[col * 3 + 1]));
+      s2 = Sub(s2, Mul(a, x[col * 3 + 2]));
+    }
+    x[r * 3] = Mul(s0, scratch.inverse_pivot[r]);
+    x[r * 3 + 1] = Mul(s1, scratch.inverse_pivot[r]);
+    x[r * 3 + 2] = Mul(s2, scratch.inverse_pivot[r]);
+  }
+  return singular;
 }
 
 // Assembles Z for one line and solves X = Z⁻¹B into scratch.x (row-major n×3), the team sharing
@@ -203,122 +223,93 @@ FRFIT_HOST_DEVICE inline MaskOf<Real> SolveLineTeam(const Team& team,
                                                     const LineScratchOf<Real>& scratch,
                                                     const PostureArrays& posture,
                                                     const double* coefficients, Real omega) {
-  const int n = posture.n;
-  const Real omega2 = omega * omega;
-  const double* k = coefficients;
-  const double* c = coefficients + n;
-  const double* h = coefficients + 2 * n;
-  const Real omega_alpha = omega * coefficients[3 * n];
-  ComplexOf<Real>* const z = scratch.z;
-  ComplexOf<Real>* const x = scratch.x;
-  // Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)); X starts as B = basis.
-  team.ForGrid(n, n, [&](int r) {
-    return [&, r](int col) {
-      const double m = posture.mass[r * n + col];
-      ComplexOf<Real> v = {posture.gravity[r * n + col] - omega2 * m, omega_alpha * m};
-      if (r == col) {
-        v.re = v.re + k[r];
-        v.im = v.im + (omega * c[r] + h[r]);
-      }
-      z[r * n + col] = v;
-    };
-  });
-  team.ForRange(0, 3 * n, [&](int i) { x[i] = SplatComplex<Real>(posture.basis[i], 0.0); });
-  team.Sync();
-
-  MaskOf<Real> singular = NoSlots<Real>();
-  // Elimination with partial pivoting; the right-hand sides are reduced alongside, so L is never
-  // stored (column p below the pivot holds the row factors during step p) and only columns p..
-  // of the pivot rows need swapping.
-  for (int p = 0; p < n; ++p) {
-    // The first row of largest |re|+|im| at or below p; a NaN candidate is never chosen (so the
-    // best size is never NaN), and a NaN on the diagonal makes the system singular.
-    const Real diagonal = Magnitude1(z[p * n + p]);
-    PivotChoiceOf<Real> mine = {Splat<Real>(-1.0), SplatInt<Real>(-1)};
-    team.ForRange(p, n, [&](int r) {
-      const Real size = Magnitude1(z[r * n + p]);
-      const auto larger = size > mine.size;
-      mine = {Select(larger, size, mine.size), Select(larger, SplatInt<Real>(r), mine.row)};
+  if constexpr (kSerialVectors<Team, Real>) {
+    return SolveLineOnVectors(scratch, posture, coefficients, omega);
+  } else {
+    const int n = posture.n;
+    const Real omega2 = omega * omega;
+    const double* k = coefficients;
+    const double* c = coefficients + n;
+    const double* h = coefficients + 2 * n;
+    const Real omega_alpha = omega * coefficients[3 * n];
+    ComplexOf<Real>* const z = scratch.z;
+    ComplexOf<Real>* const x = scratch.x;
+    // Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)); X starts as B = basis.
+    team.ForGrid(n, n, [&](int r) {
+      return [&, r](int col) {
+        const double m = posture.mass[r * n + col];
+        ComplexOf<Real> v = {posture.gravity[r * n + col] - omega2 * m, omega_alpha * m};
+        if (r == col) {
+          v.re = v.re + k[r];
+          v.im = v.im + (omega * c[r] + h[r]);
+        }
+        z[r * n + col] = v;
+      };
     });
-    const PivotChoiceOf<Real> best = team.FirstMax(mine);
-    const MaskOf<Real> fails =
-        Or(Or(diagonal != diagonal, best.size <= 0.0), best.size >= det::kMaxFinite);
-    if (Any<Real>(fails)) {
-      singular = Or(singular, fails);
-      if (All<Real>(singular)) return singular;
-    }
-    if constexpr (WidthOf<Real>() == 1) {
+    team.ForRange(0, 3 * n, [&](int i) { x[i] = SplatComplex<Real>(posture.basis[i], 0.0); });
+    team.Sync();
+
+    MaskOf<Real> singular = NoSlots<Real>();
+    // Elimination with partial pivoting; the right-hand sides are reduced alongside, so L is never
+    // stored (column p below the pivot holds the row factors during step p) and only columns p..
+    // of the pivot rows need swapping.
+    for (int p = 0; p < n; ++p) {
+      // The first row of largest |re|+|im| at or below p; a NaN candidate is never chosen (so the
+      // best size is never NaN), and a NaN on the diagonal makes the system singular.
+      const Real diagonal = Magnitude1(z[p * n + p]);
+      PivotChoiceOf<Real> mine = {Splat<Real>(-1.0), SplatInt<Real>(-1)};
+      team.ForRange(p, n, [&](int r) {
+        const Real size = Magnitude1(z[r * n + p]);
+        const auto larger = size > mine.size;
+        mine = {Select(larger, size, mine.size), Select(larger, SplatInt<Real>(r), mine.row)};
+      });
+      const PivotChoiceOf<Real> best = team.FirstMax(mine);
+      const MaskOf<Real> fails =
+          Or(Or(diagonal != diagonal, best.size <= 0.0), best.size >= det::kMaxFinite);
+      if (Any<Real>(fails)) {
+        singular = Or(singular, fails);
+        if (All<Real>(singular)) return singular;
+      }
       if (best.row != p) {
         SwapRowTails(team, z, x, n, p, best.row, true);
         team.Sync();
       }
-    } else {
-      // Each slot swaps with its own pivot row (none where the slot is singular: row −1).
-      for (int r = p + 1; r < n; ++r) {
-        const MaskOf<Real> take = best.row == r;
-        if (Any<Real>(take)) SwapRowTails(team, z, x, n, p, r, take);
+      const ComplexOf<Real> inverse = Reciprocal(z[p * n + p]);
+      if (team.lane() == 0) {  // part by part, as the factors below (a whole copy is slower)
+        scratch.inverse_pivot[p].re = inverse.re;
+        scratch.inverse_pivot[p].im = inverse.im;
       }
+      team.ForRange(p + 1, n, [&](int r) { z[r * n + p] = Mul(z[r * n + p], inverse); });
+      team.Sync();
+      const int rest = n - p - 1;
+      team.ForGrid(rest, rest, [&](int dr) {
+        ComplexOf<Real>* const row = z + (p + 1 + dr) * n;
+        return [row, f_re = row[p].re, f_im = row[p].im, pivot_row = z + p * n, p](int dc) {
+          row[p + 1 + dc] =
+              Sub(row[p + 1 + dc], Mul(ComplexOf<Real>{f_re, f_im}, pivot_row[p + 1 + dc]));
+        };
+      });
+      team.ForGrid(rest, 3, [&](int dr) {
+        ComplexOf<Real>* const row = x + (p + 1 + dr) * 3;
+        const ComplexOf<Real> f = z[(p + 1 + dr) * n + p];
+        return [row, f_re = f.re, f_im = f.im, pivot_row = x + p * 3](int j) {
+          row[j] = Sub(row[j], Mul(ComplexOf<Real>{f_re, f_im}, pivot_row[j]));
+        };
+      });
       team.Sync();
     }
-    const ComplexOf<Real> inverse = Reciprocal(z[p * n + p]);
-    if (team.lane() == 0) {  // part by part, as the factors below (a whole copy is slower)
-      scratch.inverse_pivot[p].re = inverse.re;
-      scratch.inverse_pivot[p].im = inverse.im;
-    }
-    team.ForRange(p + 1, n, [&](int r) { z[r * n + p] = Mul(z[r * n + p], inverse); });
-    team.Sync();
-    const int rest = n - p - 1;
-    team.ForGrid(rest, rest, [&](int dr) {
-      ComplexOf<Real>* const row = z + (p + 1 + dr) * n;
-      // The factor's parts are captured one by one: a copy of the whole complex of vectors went
-      // through memory in pieces the loop then could not load at full speed.
-      return [row, f_re = row[p].re, f_im = row[p].im, pivot_row = z + p * n, p](int dc) {
-        ComplexOf<Real> pivot = pivot_row[p + 1 + dc];
-        InRegister(pivot.re);
-        InRegister(pivot.im);
-        row[p + 1 + dc] = Sub(row[p + 1 + dc], Mul(ComplexOf<Real>{f_re, f_im}, pivot));
-      };
-    });
-    team.ForGrid(rest, 3, [&](int dr) {
-      ComplexOf<Real>* const row = x + (p + 1 + dr) * 3;
-      const ComplexOf<Real> f = z[(p + 1 + dr) * n + p];
-      return [row, f_re = f.re, f_im = f.im, pivot_row = x + p * 3](int j) {
-        ComplexOf<Real> pivot = pivot_row[j];
-        InRegister(pivot.re);
-        InRegister(pivot.im);
-        row[j] = Sub(row[j], Mul(ComplexOf<Real>{f_re, f_im}, pivot));
-      };
-    });
-    team.Sync();
-  }
-  // Back-substitution, a row at a time, the three columns of X side by side (one lane each;
-  // on one thread the three independent sums overlap, which a column at a time would not).
-  if constexpr (kSerialVectors<Team, Real>) {
-    // On host vectors the three sums run in one loop: each factor z[r][col] is loaded once for
-    // the three, and the loop's own instructions are paid once. Each sum keeps its order.
+    // Back-substitution, a row at a time, the three columns of X side by side (one lane each;
+    // on one thread the three independent sums overlap, which a column at a time would not).
     for (int r = n - 1; r >= 0; --r) {
-      ComplexOf<Real> s0 = x[r * 3], s1 = x[r * 3 + 1], s2 = x[r * 3 + 2];
-      for (int col = r + 1; col < n; ++col) {
-        const ComplexOf<Real> a = z[r * n + col];
-        s0 = Sub(s0, Mul(a, x[col * 3]));
-        s1 = Sub(s1, Mul(a, x[col * 3 + 1]));
-        s2 = Sub(s2, Mul(a, x[col * 3 + 2]));
-      }
-      x[r * 3] = Mul(s0, scratch.inverse_pivot[r]);
-      x[r * 3 + 1] = Mul(s1, scratch.inverse_pivot[r]);
-      x[r * 3 + 2] = Mul(s2, scratch.inverse_pivot[r]);
+      team.ForRange(0, 3, [&](int j) {
+        ComplexOf<Real> s = x[r * 3 + j];
+        for (int col = r + 1; col < n; ++col) s = Sub(s, Mul(z[r * n + col], x[col * 3 + j]));
+        x[r * 3 + j] = Mul(s, scratch.inverse_pivot[r]);
+      });
+      team.Sync();
     }
     return singular;
   }
-  for (int r = n - 1; r >= 0; --r) {
-    team.ForRange(0, 3, [&](int j) {
-      ComplexOf<Real> s = x[r * 3 + j];
-      for (int col = r + 1; col < n; ++col) s = Sub(s, Mul(z[r * n + col], x[col * 3 + j]));
-      x[r * 3 + j] = Mul(s, scratch.inverse_pivot[r]);
-    });
-    team.Sync();
-  }
-  return singular;
 }
 
 // The terms of kEntries weighted entries (entry[0 … kEntries−1]) for EntryTermsInStages.

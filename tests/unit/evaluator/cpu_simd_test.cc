@@ -18,10 +18,12 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "benchmarks/random_batch.h"
@@ -129,6 +131,17 @@ void CheckSimdPrimitives() {
     for (int s = 0; s < W; ++s)
       ASSERT_TRUE(Same(d[s], static_cast<double>(v[s]))) << W << " slots: ToDouble(" << v[s] << ")";
   }
+  // ClearSign (the pivot size's |x|) is fabs in every slot, signed zeros, NaN and infinities
+  // included.
+  const double specials[] = {0.0, -0.0, 1.5, -1.5, 5e-324, -5e-324, kInf, -kInf, kNaN, -kNaN};
+  for (std::size_t at = 0; at < std::size(specials); ++at) {
+    typename T::Real v;
+    for (int s = 0; s < W; ++s) v[s] = specials[(at + s) % std::size(specials)];
+    const typename T::Real cleared = kernels::ClearSign(v);
+    for (int s = 0; s < W; ++s)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(cleared[s]), std::bit_cast<std::uint64_t>(std::fabs(v[s])))
+          << W << " slots: ClearSign(" << v[s] << ")";
+  }
   EXPECT_FALSE(T::Any(T::SplatInt(0))) << W << " slots";
   for (int set = 0; set < W; ++set) {
     typename T::Mask m = T::SplatInt(0);
@@ -141,6 +154,26 @@ TEST(CpuSimdDetMath, VectorConversionsAndReductionsMatchTheScalarOnes) {
   CheckSimdPrimitives<2>();
   CheckSimdPrimitives<4>();
   CheckSimdPrimitives<8>();
+}
+
+// The pivot size |re| + |im| clears the sign bits (kernels/complex.h) where it once took
+// x < 0 ? −x : x, which keeps −0. Sizes are only compared, with each other and with 0 and the
+// largest double, so every comparison must come out as with the old sizes, for every pair of
+// candidates built from signed zeros, subnormals, infinities and NaN: the same pivot rows and
+// the same singular systems.
+TEST(CpuSimdDetMath, PivotSizesCompareAsTheSignKeepingOnes) {
+  const double parts[] = {0.0, -0.0, 1.5, -1.5, 5e-324, -5e-324, kInf, -kInf, kNaN, 3.0};
+  auto old_size = [](double re, double im) { return (re < 0 ? -re : re) + (im < 0 ? -im : im); };
+  std::vector<std::pair<double, double>> sizes;  // (new, old) for every candidate
+  for (double re : parts)
+    for (double im : parts) sizes.emplace_back(kernels::Magnitude1(kernels::Cplx{re, im}), old_size(re, im));
+  for (const auto& [a, a_old] : sizes) {
+    EXPECT_EQ(a <= 0.0, a_old <= 0.0);
+    EXPECT_EQ(a >= det::kMaxFinite, a_old >= det::kMaxFinite);
+    EXPECT_EQ(a != a, a_old != a_old);
+    EXPECT_EQ(a > -1.0, a_old > -1.0);
+    for (const auto& [b, b_old] : sizes) ASSERT_EQ(a > b, a_old > b_old) << a << " vs " << b;
+  }
 }
 
 // The scalar functions against the C library (an independent reference): within 4 ulp of the
