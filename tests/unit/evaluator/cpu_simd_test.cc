@@ -139,7 +139,8 @@ void CheckSimdPrimitives() {
     for (int s = 0; s < W; ++s) v[s] = specials[(at + s) % std::size(specials)];
     const typename T::Real cleared = kernels::ClearSign(v);
     for (int s = 0; s < W; ++s)
-      ASSERT_EQ(std::bit_cast<std::uint64_t>(cleared[s]), std::bit_cast<std::uint64_t>(std::fabs(v[s])))
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(cleared[s]),
+                std::bit_cast<std::uint64_t>(std::fabs(v[s])))
           << W << " slots: ClearSign(" << v[s] << ")";
   }
   EXPECT_FALSE(T::Any(T::SplatInt(0))) << W << " slots";
@@ -156,23 +157,28 @@ TEST(CpuSimdDetMath, VectorConversionsAndReductionsMatchTheScalarOnes) {
   CheckSimdPrimitives<8>();
 }
 
-// The pivot size |re| + |im| clears the sign bits (kernels/complex.h) where it once took
-// x < 0 ? −x : x, which keeps −0. Sizes are only compared, with each other and with 0 and the
-// largest double, so every comparison must come out as with the old sizes, for every pair of
-// candidates built from signed zeros, subnormals, infinities and NaN: the same pivot rows and
-// the same singular systems.
-TEST(CpuSimdDetMath, PivotSizesCompareAsTheSignKeepingOnes) {
+// On host vectors the pivot size |re| + |im| clears the sign bits (kernels/complex.h), where a
+// double takes x < 0 ? −x : x, which keeps −0. Sizes are only compared, with each other and with
+// 0 and the largest double, so every comparison must come out the same for both, for every pair
+// of candidates built from signed zeros, subnormals, infinities and NaN: the same pivot rows and
+// the same singular systems on every variant.
+TEST(CpuSimdDetMath, VectorPivotSizesCompareAsTheScalarOnes) {
+  using V = kernels::SimdReal<4>;
   const double parts[] = {0.0, -0.0, 1.5, -1.5, 5e-324, -5e-324, kInf, -kInf, kNaN, 3.0};
-  auto old_size = [](double re, double im) { return (re < 0 ? -re : re) + (im < 0 ? -im : im); };
-  std::vector<std::pair<double, double>> sizes;  // (new, old) for every candidate
+  std::vector<std::pair<double, double>> sizes;  // (vector slot, double) for every candidate
   for (double re : parts)
-    for (double im : parts) sizes.emplace_back(kernels::Magnitude1(kernels::Cplx{re, im}), old_size(re, im));
-  for (const auto& [a, a_old] : sizes) {
-    EXPECT_EQ(a <= 0.0, a_old <= 0.0);
-    EXPECT_EQ(a >= det::kMaxFinite, a_old >= det::kMaxFinite);
-    EXPECT_EQ(a != a, a_old != a_old);
-    EXPECT_EQ(a > -1.0, a_old > -1.0);
-    for (const auto& [b, b_old] : sizes) ASSERT_EQ(a > b, a_old > b_old) << a << " vs " << b;
+    for (double im : parts) {
+      const V size =
+          kernels::Magnitude1(kernels::ComplexOf<V>{kernels::Splat<V>(re), kernels::Splat<V>(im)});
+      sizes.emplace_back(size[2], kernels::Magnitude1(kernels::Cplx{re, im}));
+    }
+  for (const auto& [a, a_scalar] : sizes) {
+    EXPECT_EQ(a <= 0.0, a_scalar <= 0.0);
+    EXPECT_EQ(a >= det::kMaxFinite, a_scalar >= det::kMaxFinite);
+    EXPECT_EQ(a != a, a_scalar != a_scalar);
+    EXPECT_EQ(a > -1.0, a_scalar > -1.0);
+    for (const auto& [b, b_scalar] : sizes)
+      ASSERT_EQ(a > b, a_scalar > b_scalar) << a << " vs " << b;
   }
 }
 
