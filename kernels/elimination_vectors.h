@@ -71,7 +71,6 @@ inline void SubtractPivotRow(ComplexOf<Real>* z, ComplexOf<Real>* x, int n, int 
   }
   ComplexOf<Real>* const rows_x = x + r * 3;
   const ComplexOf<Real>* const pivot_x = x + p * 3;
-  FRFIT_UNROLL_3
   for (int j = 0; j < 3; ++j) {
     const ComplexOf<Real> pivot = InRegisters(pivot_x[j]);
     for (int i = 0; i < kRows; ++i) rows_x[i * 3 + j] = Sub(rows_x[i * 3 + j], Mul(f[i], pivot));

@@ -163,6 +163,32 @@ FRFIT_HOST_DEVICE FRFIT_INLINE Real EntryTerm(int e, int n, const ComplexOf<Real
 template <typename Team, typename Real>
 constexpr bool kSerialVectors = std::is_same_v<Team, SerialTeam> && (WidthOf<Real>() > 1);
 
+// Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)) for one line, cell by cell:
+// Cell(i) is cell i's mass and gravity terms (row-major), Diagonal adds row r's joint terms to
+// its diagonal cell. Both solve paths assemble Z with it, in loops of their own.
+template <typename Real>
+struct ZAssembly {
+  FRFIT_HOST_DEVICE FRFIT_INLINE ZAssembly(const PostureArrays& posture, const double* coefficients,
+                                           Real omega)
+      : mass(posture.mass),
+        gravity(posture.gravity),
+        k(coefficients),
+        c(coefficients + posture.n),
+        h(coefficients + 2 * posture.n),
+        omega(omega),
+        omega2(omega * omega),
+        omega_alpha(omega * coefficients[3 * posture.n]) {}
+  FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Cell(int i) const {
+    const double m = mass[i];
+    return {gravity[i] - omega2 * m, omega_alpha * m};
+  }
+  FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Diagonal(ComplexOf<Real> v, int r) const {
+    return {v.re + k[r], v.im + (omega * c[r] + h[r])};
+  }
+  const double *mass, *gravity, *k, *c, *h;
+  Real omega, omega2, omega_alpha;
+};
+
 // SolveLineTeam (below) on one host thread over SIMD vectors of lines: every element gets the
 // same operations in the same order, in loops ordered for a CPU core (kernels/elimination_vectors.h
 // says how).
@@ -171,23 +197,13 @@ inline MaskOf<Real> SolveLineOnVectors(const LineScratchOf<Real>& scratch,
                                        const PostureArrays& posture, const double* coefficients,
                                        Real omega) {
   const int n = posture.n;
-  const Real omega2 = omega * omega;
-  const double* k = coefficients;
-  const double* c = coefficients + n;
-  const double* h = coefficients + 2 * n;
-  const Real omega_alpha = omega * coefficients[3 * n];
   ComplexOf<Real>* const z = scratch.z;
   ComplexOf<Real>* const x = scratch.x;
   // Z and B as SolveLineTeam assembles them, the diagonal terms added in a second pass rather
   // than tested for in every cell.
-  for (int i = 0; i < n * n; ++i) {
-    const double m = posture.mass[i];
-    z[i] = {posture.gravity[i] - omega2 * m, omega_alpha * m};
-  }
-  for (int r = 0; r < n; ++r) {
-    z[r * n + r].re = z[r * n + r].re + k[r];
-    z[r * n + r].im = z[r * n + r].im + (omega * c[r] + h[r]);
-  }
+  const ZAssembly<Real> assembly(posture, coefficients, omega);
+  for (int i = 0; i < n * n; ++i) z[i] = assembly.Cell(i);
+  for (int r = 0; r < n; ++r) z[r * n + r] = assembly.Diagonal(z[r * n + r], r);
   for (int i = 0; i < 3 * n; ++i) x[i] = SplatComplex<Real>(posture.basis[i], 0.0);
   const MaskOf<Real> singular = EliminateOnVectors(z, x, scratch.inverse_pivot, n);
   if (All<Real>(singular)) return singular;
@@ -227,23 +243,14 @@ FRFIT_HOST_DEVICE inline MaskOf<Real> SolveLineTeam(const Team& team,
     return SolveLineOnVectors(scratch, posture, coefficients, omega);
   } else {
     const int n = posture.n;
-    const Real omega2 = omega * omega;
-    const double* k = coefficients;
-    const double* c = coefficients + n;
-    const double* h = coefficients + 2 * n;
-    const Real omega_alpha = omega * coefficients[3 * n];
     ComplexOf<Real>* const z = scratch.z;
     ComplexOf<Real>* const x = scratch.x;
-    // Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)); X starts as B = basis.
+    // Z (ZAssembly); X starts as B = basis.
+    const ZAssembly<Real> assembly(posture, coefficients, omega);
     team.ForGrid(n, n, [&](int r) {
       return [&, r](int col) {
-        const double m = posture.mass[r * n + col];
-        ComplexOf<Real> v = {posture.gravity[r * n + col] - omega2 * m, omega_alpha * m};
-        if (r == col) {
-          v.re = v.re + k[r];
-          v.im = v.im + (omega * c[r] + h[r]);
-        }
-        z[r * n + col] = v;
+        const ComplexOf<Real> v = assembly.Cell(r * n + col);
+        z[r * n + col] = r == col ? assembly.Diagonal(v, r) : v;
       };
     });
     team.ForRange(0, 3 * n, [&](int i) { x[i] = SplatComplex<Real>(posture.basis[i], 0.0); });
