@@ -6,7 +6,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
-#include "frfit/optim/rng.h"
+#include "frfit/common/rng.h"
 #include "frfit/optim/state_json.h"
 
 namespace frfit {

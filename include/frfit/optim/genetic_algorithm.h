@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/optim/rng.h"
+#include "frfit/common/rng.h"
 
 namespace frfit {
 

@@ -23,7 +23,7 @@
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/model/model_yaml.h"
-#include "frfit/optim/rng.h"
+#include "frfit/common/rng.h"
 
 namespace frfit {
 namespace {

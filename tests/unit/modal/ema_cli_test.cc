@@ -12,7 +12,7 @@
 
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/hdf5_file.h"
-#include "frfit/optim/rng.h"
+#include "frfit/common/rng.h"
 #include "test_support.h"
 
 namespace frfit {

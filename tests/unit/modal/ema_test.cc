@@ -20,7 +20,7 @@
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
-#include "frfit/optim/rng.h"
+#include "frfit/common/rng.h"
 #include "frfit/posture/posture.h"
 
 namespace frfit {

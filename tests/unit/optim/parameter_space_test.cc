@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "frfit/common/error.h"
-#include "frfit/optim/rng.h"
+#include "frfit/common/rng.h"
 
 namespace frfit {
 namespace {

@@ -1,5 +1,5 @@
 // Tests for frfit::Rng: reproducibility, state restore, ranges and moments of its deviates.
-#include "frfit/optim/rng.h"
+#include "frfit/common/rng.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Rng: the one seeded random source of the optimizers (DESIGN.md §3: "the GA and NM run on the
-// host with one seeded generator").
+// host with one seeded generator") and of synthetic measurement noise (frf/measurement_noise.h).
 //
 // It wraps std::mt19937_64, whose output sequence the C++ standard fixes, and maps its integers to
 // reals and to bounded integers itself: std::uniform_real_distribution, std::normal_distribution

@@ -1,5 +1,5 @@
 // Rng: engine wrapping, the reals/integers mapping and state text (see rng.h for why).
-#include "frfit/optim/rng.h"
+#include "frfit/common/rng.h"
 
 #include <cstring>
 #include <sstream>
