@@ -5,6 +5,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/frf/measurement_noise.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/output_path.h"
@@ -14,7 +15,9 @@
 namespace frfit::cli {
 
 int RunSimulate(int argc, char** argv) {
-  const Args args("simulate", argc, argv, {"model", "posture", "q", "params", "band", "format", "out"},
+  const Args args("simulate", argc, argv,
+                  {"model", "posture", "q", "params", "band", "format", "out", "noise", "seed",
+                   "noise-model"},
                   {"json"});
   // Check every argument before any work, so a bad one never leaves a file behind.
   const std::string out_path = args.Get("out");
@@ -24,6 +27,17 @@ int RunSimulate(int argc, char** argv) {
   if (!FromString(format_text, &format))
     throw Error("frfit simulate", "--format",
                 "expected receptance, mobility or inertance, got '" + format_text + "'");
+  const bool noisy = args.Has("noise");
+  const MeasurementNoise noise =
+      noisy ? ParseMeasurementNoise(args.Get("noise"), "--noise") : MeasurementNoise{};
+  for (const char* option : {"seed", "noise-model"})
+    if (!noisy && args.Has(option))
+      throw Error("frfit simulate", std::string("--") + option, "only applies with --noise");
+  const long seed = args.GetInt("seed", 1);
+  if (seed < 0) throw Error("frfit simulate", "--seed", "expected an integer >= 0");
+  const std::string noise_model = args.Get("noise-model", "variance");
+  if (noise_model != "variance" && noise_model != "none")
+    throw Error("frfit simulate", "--noise-model", "expected variance or none, got '" + noise_model + "'");
   const ModelContext ctx = LoadModelContext(args);
   std::vector<std::string> inputs = ctx.model.files;
   inputs.push_back(args.Get("params", ""));
@@ -36,6 +50,11 @@ int RunSimulate(int argc, char** argv) {
                     {"model_file", ctx.model.source},
                     {"parameters", DescribeParameters(ctx.model, ctx.parameters)},
                     {"parameters_source", ctx.parameters_source}};
+  if (noisy) {
+    AddMeasurementNoise(noise, static_cast<std::uint64_t>(seed), noise_model == "variance", &set);
+    set.provenance.emplace_back("noise", args.Get("noise") + " (relative:floor), seed " +
+                                             std::to_string(seed));
+  }
   WriteFrfSet(out_path, set);
   if (args.Flag("json")) {
     nlohmann::ordered_json out = {{"out", out_path},
@@ -44,7 +63,8 @@ int RunSimulate(int argc, char** argv) {
                                   {"units", UnitsOf(format)},
                                   {"lines", set.num_lines()},
                                   {"f0_hz", band.front()},
-                                  {"f1_hz", band.back()}};
+                                  {"f1_hz", band.back()},
+                                  {"noise", noisy ? args.Get("noise") : ""}};
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::fprintf(stderr, "wrote %s: %d lines %.4g..%.4g Hz, %s (%s), posture %s\n",

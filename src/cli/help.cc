@@ -34,6 +34,13 @@ const std::vector<OptionText> kOptionHelp = {
     {"simulate.format", "F", "receptance, mobility or inertance (default inertance)"},
     {"convert.format", "F",
      "receptance, mobility or inertance: the format to write (UFF -> HDF5: overrides detection)"},
+    {"noise", "REL[:FLOOR]",
+     "add impact-test-like noise: H(1 + REL e1) + FLOOR peak|H| e2, e ~ CN(0,1) per line and "
+     "entry (docs/noise.md)"},
+    {"noise-model", "variance|none",
+     "with --noise: record the noise variance in the file (default) or not (then a fit "
+     "estimates it)"},
+    {"simulate.seed", "N", "seed of the --noise draws (default 1)"},
     {"seed", "N",
      "random seed, an integer >= 0 (default 1): the same seed gives the same bits on either "
      "backend"},

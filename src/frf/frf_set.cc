@@ -1,6 +1,7 @@
 #include "frfit/frf/frf_set.h"
 
 #include <cmath>
+#include <limits>
 
 #include "frfit/common/error.h"
 
@@ -9,6 +10,68 @@ namespace frfit {
 std::string EntryName(int entry) {
   static const char* kAxes = "xyz";
   return std::string(1, kAxes[entry / 3]) + kAxes[entry % 3];
+}
+
+namespace {
+
+// Where line k entry e is: "noise_variance[k][i][j]".
+std::string At(const char* what, size_t k, int e) {
+  return std::string(what) + "[" + std::to_string(k) + "][" + std::to_string(e / 3) + "][" +
+         std::to_string(e % 3) + "]";
+}
+
+void ValidateNoise(const FrfSet& set, const std::string& source) {
+  const size_t values = set.frequency_hz.size() * 9;
+  if (!set.noise_variance.empty()) {
+    if (set.noise_variance.size() != values)
+      throw Error(source, "noise_variance",
+                  "expected " + std::to_string(values / 9) + "×3×3 values, got " +
+                      std::to_string(set.noise_variance.size()));
+    for (size_t i = 0; i < values; ++i)
+      if (set.present[i % 9] && !(set.noise_variance[i] >= 0.0))  // NaN fails too; +inf is allowed
+        throw Error(source, At("noise_variance", i / 9, static_cast<int>(i % 9)),
+                    "expected a variance >= 0, got " + FormatDouble(set.noise_variance[i]));
+  }
+  if (!set.coherence.empty()) {
+    if (set.coherence.size() != values)
+      throw Error(source, "coherence",
+                  "expected " + std::to_string(values / 9) + "×3×3 values, got " +
+                      std::to_string(set.coherence.size()));
+    if (set.averages < 1)
+      throw Error(source, "averages",
+                  "expected the number of averages behind the coherence (>= 1), got " +
+                      std::to_string(set.averages));
+    for (size_t i = 0; i < values; ++i)
+      if (set.present[i % 9] && !(set.coherence[i] >= 0.0 && set.coherence[i] <= 1.0))
+        throw Error(source, At("coherence", i / 9, static_cast<int>(i % 9)),
+                    "expected a coherence in [0, 1], got " + FormatDouble(set.coherence[i]));
+  }
+}
+
+}  // namespace
+
+double VarianceFromCoherence(std::complex<double> h, double coherence, int averages) {
+  if (coherence <= 0.0) return std::numeric_limits<double>::infinity();
+  return (1.0 - coherence) / (averages * coherence) * std::norm(h);
+}
+
+FrfSet SelectLines(const FrfSet& set, const std::vector<int>& lines) {
+  FrfSet out = set;
+  out.frequency_hz.clear();
+  out.H.clear();
+  out.noise_variance.clear();
+  out.coherence.clear();
+  for (int k : lines) {
+    out.frequency_hz.push_back(set.frequency_hz[k]);
+    out.H.insert(out.H.end(), set.H.begin() + k * 9, set.H.begin() + k * 9 + 9);
+    if (!set.noise_variance.empty())
+      out.noise_variance.insert(out.noise_variance.end(), set.noise_variance.begin() + k * 9,
+                                set.noise_variance.begin() + k * 9 + 9);
+    if (!set.coherence.empty())
+      out.coherence.insert(out.coherence.end(), set.coherence.begin() + k * 9,
+                           set.coherence.begin() + k * 9 + 9);
+  }
+  return out;
 }
 
 void Validate(const FrfSet& set, const std::string& source) {
@@ -30,6 +93,7 @@ void Validate(const FrfSet& set, const std::string& source) {
                   "expected strictly increasing frequencies, got " + FormatDouble(f) + " after " +
                       FormatDouble(set.frequency_hz[k - 1]));
   }
+  ValidateNoise(set, source);
 }
 
 FrfSet ConvertFormat(const FrfSet& set, FrfFormat to) {
@@ -44,6 +108,8 @@ FrfSet ConvertFormat(const FrfSet& set, FrfFormat to) {
                   "cannot convert " + ToString(set.format) + " to " + ToString(to) + " at 0 Hz");
     const std::complex<double> factor = ConversionFactor(set.format, to, omega);
     for (int e = 0; e < 9; ++e) out.H[k * 9 + e] = set.H[k * 9 + e] * factor;
+    if (!set.noise_variance.empty())
+      for (int e = 0; e < 9; ++e) out.noise_variance[k * 9 + e] *= std::norm(factor);
   }
   return out;
 }

@@ -30,11 +30,62 @@ void WriteFrfSet(const std::string& path, const FrfSet& set) {
     file.SetAttribute("/", "format", ToString(set.format));
     file.SetAttribute("/", "units", UnitsOf(set.format));
     file.SetAttribute("/", "posture", set.posture);
+    // The noise model: given as variance, or coherence with its averages (docs/file-formats.md).
+    // A variance derived from the coherence is not written: the coherence is the measurement.
+    if (!set.noise_variance.empty() && set.noise_source != "coherence")
+      file.WriteDoubles("/noise_variance", {lines, 3, 3}, set.noise_variance.data());
+    if (!set.coherence.empty()) {
+      file.WriteDoubles("/coherence", {lines, 3, 3}, set.coherence.data());
+      const std::int64_t averages = set.averages;
+      file.WriteInts("/averages", {1}, &averages);
+    }
     file.CreateGroup("/provenance");
     for (const auto& [key, value] : set.provenance) file.SetAttribute("/provenance", key, value);
   }
   file.Save();
 }
+
+namespace {
+
+// A [lines][3][3] dataset of doubles, or a message naming its shape.
+std::vector<double> ReadPerEntry(const Hdf5File& file, const std::string& name, size_t lines) {
+  std::vector<hsize_t> dims;
+  std::vector<double> values = file.ReadDoubles(name, 3, &dims);
+  if (dims[0] != lines || dims[1] != 3 || dims[2] != 3)
+    throw Error(file.path(), name,
+                "expected shape [" + std::to_string(lines) + "][3][3], got [" +
+                    std::to_string(dims[0]) + "][" + std::to_string(dims[1]) + "][" +
+                    std::to_string(dims[2]) + "]");
+  return values;
+}
+
+// /noise_variance, or /coherence with /averages (then the variance is derived from them).
+void ReadNoiseModel(const Hdf5File& file, FrfSet* set) {
+  const size_t lines = set->frequency_hz.size();
+  if (file.Exists("/coherence")) {
+    set->coherence = ReadPerEntry(file, "/coherence", lines);
+    if (!file.Exists("/averages"))
+      throw Error(file.path(), "/averages",
+                  "expected the number of averages beside /coherence (an integer dataset of shape [1])");
+    std::vector<hsize_t> dims;
+    const std::vector<std::int64_t> averages = file.ReadInts("/averages", 1, &dims);
+    if (dims[0] != 1 || averages[0] < 1 || averages[0] > 1000000)
+      throw Error(file.path(), "/averages", "expected one integer in [1, 1000000]");
+    set->averages = static_cast<int>(averages[0]);
+  }
+  if (file.Exists("/noise_variance")) {
+    set->noise_variance = ReadPerEntry(file, "/noise_variance", lines);
+    set->noise_source = "variance";
+  } else if (!set->coherence.empty()) {
+    Validate(*set, file.path());  // the coherence's range before it is used
+    set->noise_variance.resize(set->H.size());
+    for (size_t i = 0; i < set->H.size(); ++i)
+      set->noise_variance[i] = VarianceFromCoherence(set->H[i], set->coherence[i], set->averages);
+    set->noise_source = "coherence";
+  }
+}
+
+}  // namespace
 
 FrfSet ReadFrfSet(const std::string& path) {
   Hdf5File file(path, Hdf5File::Mode::kRead);
@@ -64,6 +115,7 @@ FrfSet ReadFrfSet(const std::string& path) {
   // Non-finite values are kept: whether a bad line is an error or dropped is the cost's decision
   // (fit configuration), which names the line.
   for (size_t i = 0; i < set.H.size(); ++i) set.H[i] = {h[2 * i], h[2 * i + 1]};
+  ReadNoiseModel(file, &set);
   if (file.Exists("/provenance"))
     for (const std::string& key : file.AttributeNames("/provenance"))
       set.provenance.emplace_back(key, file.GetAttribute("/provenance", key));

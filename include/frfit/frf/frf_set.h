@@ -22,6 +22,16 @@ struct FrfSet {
   // H[line * 9 + EntryIndex(i, j)], in the units of `format`. Entries not present hold 0.
   std::vector<std::complex<double>> H;
   std::array<bool, 9> present{};          // which of the nine entries were measured
+  // The measurement's noise model, when it carries one (docs/noise.md): the variance
+  // E|H_measured − H|² of each line and entry, [line * 9 + entry], in the units of `format`
+  // squared; empty when unknown. noise_source says where it came from: "variance" (given as
+  // such), "coherence" (from coherence and averages: (1 − γ²)/(n γ²)·|H|²), or "" when empty.
+  std::vector<double> noise_variance;
+  std::string noise_source;
+  // Coherence γ² of each line and entry and the number of averages behind it, when the
+  // measurement gives them ([line * 9 + entry]; empty and 0 otherwise).
+  std::vector<double> coherence;
+  int averages = 0;
   // Where the data came from (free text pairs: "model", "parameters", "source_file", ...).
   std::vector<std::pair<std::string, std::string>> provenance;
 
@@ -35,8 +45,17 @@ struct FrfSet {
 // Checks sizes, finiteness and ordering; throws Error naming `source` and the offending field.
 void Validate(const FrfSet& set, const std::string& source);
 
-// Returns the same data in another format (multiplies by (iω)^Δorder line by line).
-// Converting to a lower order at a 0 Hz line is an error.
+// Returns the same data in another format (multiplies by (iω)^Δorder line by line, the noise
+// variance by ω^(2Δorder)). Converting to a lower order at a 0 Hz line is an error.
 FrfSet ConvertFormat(const FrfSet& set, FrfFormat to);
+
+// The same set on the given lines only (indices into set's lines, increasing), with their noise
+// variance and coherence.
+FrfSet SelectLines(const FrfSet& set, const std::vector<int>& lines);
+
+// The complex noise variance of an H1 estimate from its coherence γ² and n averages:
+// (1 − γ²)/(n γ²)·|H|², i.e. (1 − γ²)/(2 n γ²)·|H|² in each of the magnitude's relative error
+// and the phase (Bendat & Piersol, Random Data, 4th ed., Table 9.6). γ² = 0 gives +inf.
+double VarianceFromCoherence(std::complex<double> h, double coherence, int averages);
 
 }  // namespace frfit
