@@ -135,7 +135,8 @@ struct LineRefOf {
     return {p.n, resident + p.mass, resident + p.gravity, resident + p.basis};
   }
   FRFIT_HOST_DEVICE FRFIT_INLINE kernels::LineTarget Target(const double* resident) const {
-    return {resident[p.omega + l], resident + p.weight + 9LL * l, resident + p.target + 18LL * l};
+    return {resident[p.omega + l], resident + p.weight + 9LL * l, resident + p.target + 18LL * l,
+            p.loss, p.loss_scale};
   }
   // Where the line's cost (or status) goes: line_costs_ / line_status_ / normal_line_status_.
   FRFIT_HOST_DEVICE FRFIT_INLINE long long out() const { return seg.first_line + l; }

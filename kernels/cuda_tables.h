@@ -23,7 +23,8 @@ struct DevicePosture {
   int fit_order;
   int cost_kind;
   int phase_mode;
-  int pad_;
+  int loss;  // kernels::LossKind
+  double loss_scale;
   double posture_weight;
   long long mass, gravity, basis, omega, weight, target;  // offsets into resident doubles
 };
@@ -110,6 +111,8 @@ inline ResidentProblems PackResident(const std::vector<PackedProblem>& problems)
       d.fit_order = q.fit_order;
       d.cost_kind = p.cost_kind;
       d.phase_mode = p.phase_mode;
+      d.loss = p.loss;
+      d.loss_scale = p.loss_scale;
       d.posture_weight = q.posture_weight;
       d.mass = append(q.mass, n * n, "mass");
       d.gravity = append(q.gravity, n * n, "gravity");

@@ -39,6 +39,32 @@ enum PhaseMode : int {
   kPhasePrincipalLogs = 1,  // Log H_s − Log H with each principal log taken separately
 };
 
+// The robust loss ρ applied to each entry's weighted error s = w·|δ|² (docs/noise.md): with noise
+// weights s is the squared residual in units of its noise, 1 on average. c is the loss's scale.
+//   none    ρ(s) = s
+//   huber   ρ(s) = s for s ≤ c², 2c·√s − c² above: linear growth of |δ| beyond c noise deviations
+//   cauchy  ρ(s) = c²·log(1 + s/c²): a residual far beyond c counts only logarithmically
+// A least-squares step weights each residual by ρ'(s) at the current point (iteratively
+// reweighted least squares); ρ(s) ≤ s, and ρ(s) = s for every s when the loss is none, so the
+// plain cost keeps its bits.
+enum LossKind : int { kLossNone = 0, kLossHuber = 1, kLossCauchy = 2 };
+
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real RobustLoss(Real s, int loss, double scale) {
+  if (loss == kLossNone) return s;
+  const double c2 = scale * scale;
+  if (loss == kLossHuber) return Select(s <= c2, s, (2.0 * scale) * Sqrt(s) - c2);
+  return c2 * det::Log(1.0 + s / c2);
+}
+
+// ρ'(s), the weight IRLS gives the residual (1 where the loss is quadratic).
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE Real RobustLossSlope(Real s, int loss, double scale) {
+  if (loss == kLossNone) return Splat<Real>(1.0);
+  if (loss == kLossHuber) return Select(s <= scale * scale, Splat<Real>(1.0), scale / Sqrt(s));
+  return 1.0 / (1.0 + s / (scale * scale));
+}
+
 enum LineStatus : unsigned {
   kLineOk = 0,
   kLineSingular = 1,   // a zero (or non-finite) pivot: Z(ω) is singular for these parameters
@@ -55,13 +81,16 @@ struct PostureArrays {
 
 // What the cost compares against on one line: for each of the nine entries a weight (0: entry
 // not fitted) and a target pair — (log|H|, arg H) for the log costs, (Re H, Im H) otherwise —
-// both already in the fitted format. With W lines per Real the slots are innermost:
-// weight [9][W], target [9][2][W] (W = 1: [9] and [9][2]).
+// both already in the fitted format; and the robust loss its entries' weighted errors go through
+// (LossKind, its scale c). With W lines per Real the slots are innermost: weight [9][W],
+// target [9][2][W] (W = 1: [9] and [9][2]).
 template <typename Real>
 struct LineTargetOf {
   Real omega_rad_s;
   const double* weight;
   const double* target;
+  int loss = kLossNone;
+  double loss_scale = 0.0;
   FRFIT_HOST_DEVICE FRFIT_INLINE Real Weight(int e) const {
     return Load<Real>(weight + e * WidthOf<Real>());
   }
@@ -153,8 +182,10 @@ FRFIT_HOST_DEVICE FRFIT_INLINE Real EntryTerm(int e, int n, const ComplexOf<Real
                                               int fit_order, int cost_kind, int phase_mode) {
   const ComplexOf<Real> hs =
       FittedEntry(e, n, x, row_stride, column_stride, basis, line.omega_rad_s, fit_order);
-  return WeightedError(line.Weight(e), EntryResidual(hs, line.Target(e, 0), line.Target(e, 1),
-                                                     cost_kind, phase_mode));
+  return RobustLoss(WeightedError(line.Weight(e), EntryResidual(hs, line.Target(e, 0),
+                                                                line.Target(e, 1), cost_kind,
+                                                                phase_mode)),
+                    line.loss, line.loss_scale);
 }
 
 // Whether the code runs on one host thread over SIMD vectors of lines. There a loop order of its
@@ -347,9 +378,10 @@ inline void EntryTermsOfLogs(const int* entry, int n, const ComplexOf<Real>* x, 
         det::LogAbsFinish(big[i], de_abs[i], det::LogFinish(q[i], s[i], s2[i], de[i], value[i]));
   if (cost_kind != kCostLogComplex) {  // kCostLogMagnitude
     for (int i = 0; i < kEntries; ++i)
-      terms[entry[i]] =
+      terms[entry[i]] = RobustLoss(
           WeightedError(line.Weight(entry[i]),
-                        ComplexOf<Real>{value[i] - line.Target(entry[i], 0), Splat<Real>(0.0)});
+                        ComplexOf<Real>{value[i] - line.Target(entry[i], 0), Splat<Real>(0.0)}),
+          line.loss, line.loss_scale);
     return;
   }
   // Atan2 in the arrays log|H_s| is done with: its argument t, halved twice, t², the series.
@@ -370,7 +402,9 @@ inline void EntryTermsOfLogs(const int* entry, int n, const ComplexOf<Real>* x, 
     const int e = entry[i];
     const Real arg = det::Atan2Finish(hs_im[i], hs_re[i], det::AtanOfHalved(t[i], t2[i], poly[i]));
     const Real dp = PhaseResidual(arg, line.Target(e, 1), phase_mode);
-    terms[e] = WeightedError(line.Weight(e), ComplexOf<Real>{value[i] - line.Target(e, 0), dp});
+    terms[e] = RobustLoss(
+        WeightedError(line.Weight(e), ComplexOf<Real>{value[i] - line.Target(e, 0), dp}),
+        line.loss, line.loss_scale);
   }
 }
 

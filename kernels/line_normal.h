@@ -19,7 +19,9 @@
 //   t = 1 + p + ...  the upper triangle of A_jk = Σ w (∂Re δ_j ∂Re δ_k + ∂Im δ_j ∂Im δ_k), row by
 //                    row (j <= k): see NormalTermIndex.
 // The cost's gradient is 2g and its Gauss–Newton Hessian 2A. Entries are visited in order
-// xx … zz and every sum runs in index order.
+// xx … zz and every sum runs in index order. With a robust loss (line_cost.h) the cost term is
+// Σ_e ρ(w_e|δ_e|²) and w in g and A becomes w·ρ'(w|δ|²): the gradient is exact and A is the
+// IRLS (Gauss–Newton) matrix at the current point.
 #pragma once
 
 #include "kernels/line_cost.h"
@@ -83,7 +85,11 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
     const int i = e / 3, jj = e % 3;
     const C hs = FittedEntry(e, n, x, 3, 1, posture.basis, omega, fit_order);
     const C delta = EntryResidual(hs, line.Target(e, 0), line.Target(e, 1), cost_kind, phase_mode);
-    cost = Select(weighted, cost + WeightedError(w, delta), cost);
+    const Real error = WeightedError(w, delta);
+    cost = Select(weighted, cost + RobustLoss(error, line.loss, line.loss_scale), cost);
+    // IRLS: the residual weighted by ρ'(s) at this point; w itself without a loss (same bits).
+    const Real wl =
+        line.loss == kLossNone ? w : w * RobustLossSlope(error, line.loss, line.loss_scale);
 
     // ∂δ/∂H_s (receptance) = format factor × (1/H_s for the log costs, 1 otherwise).
     C factor = fit_order == 1   ? C{Splat<Real>(0.0), omega}
@@ -119,11 +125,11 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
     };
     for (int j = 0; j < p; ++j) {
       const C dj = derivative[j];
-      accumulate(out + (1 + j) * stride, w * (delta.re * dj.re + delta.im * dj.im));
+      accumulate(out + (1 + j) * stride, wl * (delta.re * dj.re + delta.im * dj.im));
       double* const row = out + NormalTermIndex(p, j, j) * stride;
       for (int k = j; k < p; ++k) {
         const C dk = derivative[k];
-        accumulate(row + (k - j) * stride, w * (dj.re * dk.re + dj.im * dk.im));
+        accumulate(row + (k - j) * stride, wl * (dj.re * dk.re + dj.im * dk.im));
       }
     }
   }

@@ -56,6 +56,15 @@ class CpuEvaluator final : public Evaluator {
     }
   }
 
+  void SetWeights(int problem, const std::vector<std::vector<double>>& weights) override {
+    CheckWeights(problem, weights);
+    for (size_t q = 0; q < weights.size(); ++q) {
+      PackedPosture& posture = problems_[problem].postures[q];
+      posture.weight = weights[q];
+      blocks_[problem][q] = cpu::MakeLineBlocks(posture, kernels_.width);
+    }
+  }
+
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                 std::span<double> costs, std::span<EvalStatus> status) override {
     CheckCall(individuals, coefficients, costs, status);
@@ -168,7 +177,9 @@ class CpuEvaluator final : public Evaluator {
             c.last_block,
             posture.fit_order,
             problem.cost_kind,
-            problem.phase_mode};
+            problem.phase_mode,
+            problem.loss,
+            problem.loss_scale};
   }
 
   // Runs run_chunk(chunk, results, status) over every line of every point, then

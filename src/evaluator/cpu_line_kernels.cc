@@ -21,10 +21,10 @@ namespace frfit::cpu {
 namespace {
 
 template <typename Real>
-kernels::LineTargetOf<Real> BlockTarget(const LineBlocks& lines, int block) {
+kernels::LineTargetOf<Real> BlockTarget(const BlockRange& range, int block) {
   constexpr int w = kernels::WidthOf<Real>();
-  const double* values = lines.values.data() + static_cast<size_t>(block) * kLineValues * w;
-  return {kernels::Load<Real>(values), values + w, values + 10 * w};
+  const double* values = range.lines->values.data() + static_cast<size_t>(block) * kLineValues * w;
+  return {kernels::Load<Real>(values), values + w, values + 10 * w, range.loss, range.loss_scale};
 }
 
 // Status bits of every slot, or-ed.
@@ -82,7 +82,7 @@ inline void CostLines(const BlockRange& range, double* line_costs, unsigned* sta
   Score terms[9];
   kernels::StatusOf<Score> slots{};
   for (int b = range.first_block; b < range.last_block; ++b) {
-    const kernels::LineTargetOf<Score> line = BlockTarget<Score>(*range.lines, b);
+    const kernels::LineTargetOf<Score> line = BlockTarget<Score>(range, b);
     const kernels::MaskOf<Score> singular = solver.Run(range, line.omega_rad_s);
     const Score cost = kernels::ScoreLineTeam(
         kernels::SerialTeam{}, kernels::LineScratchOf<Score>{nullptr, solver.x(), nullptr, terms},
@@ -99,7 +99,7 @@ inline void NormalLines(const BlockRange& range, const double* sensitivity, int 
   BlockSolver<Solve, Score> solver;
   kernels::StatusOf<Score> slots{};
   for (int b = range.first_block; b < range.last_block; ++b) {
-    const kernels::LineTargetOf<Score> line = BlockTarget<Score>(*range.lines, b);
+    const kernels::LineTargetOf<Score> line = BlockTarget<Score>(range, b);
     const kernels::MaskOf<Score> singular = solver.Run(range, line.omega_rad_s);
     kernels::NormalTermsOfSolution(range.posture, solver.x(), sensitivity, dim, line,
                                    range.fit_order, range.cost_kind, range.phase_mode,

@@ -39,6 +39,8 @@ struct BlockRange {
   int fit_order;
   int cost_kind;
   int phase_mode;
+  int loss;
+  double loss_scale;
 };
 
 // The line costs of a range, line l of the posture at line_costs[l]; the kernels::LineStatus bits

@@ -78,6 +78,30 @@ void Evaluator::CheckCall(std::span<const int> individuals, std::span<const doub
 
 int NormalTermCount(int dim) { return kernels::NormalTermCount(dim); }
 
+void Evaluator::CheckWeights(int problem,
+                             const std::vector<std::vector<double>>& weights) const {
+  if (problem < 0 || problem >= static_cast<int>(problems_.size()))
+    throw Error("", "weights", "expected a problem index below " +
+                                   std::to_string(problems_.size()) + ", got " +
+                                   std::to_string(problem));
+  const PackedProblem& p = problems_[problem];
+  if (weights.size() != p.postures.size())
+    throw Error("", "weights", "expected " + std::to_string(p.postures.size()) +
+                                   " postures' weights, got " + std::to_string(weights.size()));
+  for (size_t q = 0; q < weights.size(); ++q)
+    if (weights[q].size() != p.postures[q].weight.size())
+      throw Error("", "weights", "expected " + std::to_string(p.postures[q].weight.size()) +
+                                     " weights of posture " + std::to_string(q) + ", got " +
+                                     std::to_string(weights[q].size()));
+}
+
+void Evaluator::SetWeights(int problem, const std::vector<std::vector<double>>& weights) {
+  CheckWeights(problem, weights);
+  std::vector<PackedProblem> problems = problems_;
+  for (size_t q = 0; q < weights.size(); ++q) problems[problem].postures[q].weight = weights[q];
+  SetProblems(std::move(problems));
+}
+
 void Evaluator::CheckCall(const NormalEquationsBatch& batch, std::span<double> normal,
                           std::span<EvalStatus> status) const {
   if (batch.dims.size() != problems_.size())

@@ -61,6 +61,10 @@ class Evaluator {
 
   // Takes the problems for the rest of the evaluator's life (or until the next call).
   virtual void SetProblems(std::vector<PackedProblem> problems) = 0;
+  // Replaces the weights of one problem, [posture][line·9 + entry] with SetProblems' sizes,
+  // keeping everything else: how a fit reweights at its model (cost.noise.reweight_passes).
+  // Throws Error("expected N, got M") on a size mismatch. This default packs every problem again.
+  virtual void SetWeights(int problem, const std::vector<std::vector<double>>& weights);
   const std::vector<PackedProblem>& problems() const { return problems_; }
 
   // individuals[p]: how many parameter sets of problem p this call evaluates (0 allowed).
@@ -83,6 +87,8 @@ class Evaluator {
                  std::span<double> costs, std::span<EvalStatus> status) const;
   void CheckCall(const NormalEquationsBatch& batch, std::span<double> normal,
                  std::span<EvalStatus> status) const;
+  // Checks SetWeights' arguments against the problems (the same messages).
+  void CheckWeights(int problem, const std::vector<std::vector<double>>& weights) const;
   std::vector<PackedProblem> problems_;
   long long line_solves_ = 0;
 };
@@ -96,6 +102,10 @@ class ForwardingEvaluator : public Evaluator {
   std::string description() const override { return inner_->description(); }
   void SetProblems(std::vector<PackedProblem> problems) override {
     inner_->SetProblems(std::move(problems));
+    problems_ = inner_->problems();
+  }
+  void SetWeights(int problem, const std::vector<std::vector<double>>& weights) override {
+    inner_->SetWeights(problem, weights);
     problems_ = inner_->problems();
   }
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,

@@ -31,6 +31,11 @@ struct PackedProblem {
   int n = 0;                    // elastic DOFs (the same at every posture)
   int cost_kind = 0;            // kernels::CostKind
   int phase_mode = 0;           // kernels::PhaseMode
+  int loss = 0;                 // kernels::LossKind, applied to each entry's weighted error
+  double loss_scale = 0.0;      // its scale c (> 0 with a loss)
+  // The weights are inverse noise variances (cost.weights.mode noise): twice the cost is then the
+  // χ² of the residuals against the noise model. Not read by the kernels.
+  bool noise_weighted = false;
   std::vector<PackedPosture> postures;
 
   int num_postures() const { return static_cast<int>(postures.size()); }

@@ -249,13 +249,16 @@ std::vector<LineCase> LineCases() {
       c.problem = bench::RandomProblem(rng, n, 1);
       c.problem.cost_kind = variant % 3;
       c.problem.phase_mode = variant / 3;
+      c.problem.loss = (n + variant) % 3;  // none, Huber, Cauchy (kernels::LossKind)
+      c.problem.loss_scale = c.problem.loss ? 0.7 : 0.0;
       PackedPosture& posture = c.problem.postures[0];
       posture.fit_order = (n + variant) % 3;
       if (c.problem.cost_kind == kernels::kCostNormalizedComplex)
         for (double& t : posture.target) t = 1e-6 * t;
       ZeroSomeWeights(rng, &posture);
       c.coefficients = RandomCoefficients(rng, n, 3, 1e5);
-      c.what = "random n = " + std::to_string(n) + " cost " + std::to_string(c.problem.cost_kind) +
+      c.what = "random n = " + std::to_string(n) + " loss " + std::to_string(c.problem.loss) +
+               " cost " + std::to_string(c.problem.cost_kind) +
                " phase " + std::to_string(c.problem.phase_mode) + " order " +
                std::to_string(posture.fit_order);
       cases.push_back(std::move(c));
@@ -366,8 +369,10 @@ kernels::PostureArrays Arrays(const PackedProblem& p) {
   return {p.n, q.mass.data(), q.gravity.data(), q.basis.data()};
 }
 
-kernels::LineTarget Target(const PackedPosture& q, int l) {
-  return {q.omega_rad_s[l], q.weight.data() + 9 * l, q.target.data() + 18 * l};
+kernels::LineTarget Target(const PackedProblem& p, int l) {
+  const PackedPosture& q = p.postures[0];
+  return {q.omega_rad_s[l], q.weight.data() + 9 * l, q.target.data() + 18 * l, p.loss,
+          p.loss_scale};
 }
 
 TEST(CpuSimdLines, EveryVariantGivesTheOneLineBitsAndStatus) {
@@ -385,13 +390,14 @@ TEST(CpuSimdLines, EveryVariantGivesTheOneLineBitsAndStatus) {
           std::vector<double> got(blocks.blocks * blocks.width, -1.0);
           unsigned got_status = 0;
           kernels.cost({Arrays(c.problem), coefficients, &blocks, b, b + 1, posture.fit_order,
-                        c.problem.cost_kind, c.problem.phase_mode},
+                        c.problem.cost_kind, c.problem.phase_mode, c.problem.loss,
+                        c.problem.loss_scale},
                        got.data(), &got_status);
           unsigned want_status = 0;
           for (int l = b * blocks.width; l < std::min(blocks.lines, (b + 1) * blocks.width); ++l) {
             unsigned line_status = 0;
             const double want = kernels::LineCost(Arrays(c.problem), coefficients,
-                                                  Target(posture, l), posture.fit_order,
+                                                  Target(c.problem, l), posture.fit_order,
                                                   c.problem.cost_kind, c.problem.phase_mode,
                                                   &line_status);
             want_status |= line_status;
@@ -438,13 +444,14 @@ TEST(CpuSimdLines, EveryVariantGivesTheOneLineNormalTerms) {
       std::vector<double> got(terms * stride, -1.0);
       unsigned got_status = 0;
       kernels.normal({Arrays(c.problem), c.coefficients.data(), &blocks, 0, blocks.blocks,
-                      posture.fit_order, c.problem.cost_kind, c.problem.phase_mode},
+                      posture.fit_order, c.problem.cost_kind, c.problem.phase_mode,
+                      c.problem.loss, c.problem.loss_scale},
                      d.data(), dim, got.data(), stride, &got_status);
       unsigned want_status = 0;
       std::vector<double> want(terms);
       for (int l = 0; l < blocks.lines; ++l) {
         kernels::LineNormalTerms(Arrays(c.problem), c.coefficients.data(), d.data(), dim,
-                                 Target(posture, l), posture.fit_order, c.problem.cost_kind,
+                                 Target(c.problem, l), posture.fit_order, c.problem.cost_kind,
                                  c.problem.phase_mode, want.data(), 1, &want_status);
         for (int t = 0; t < terms; ++t)
           ASSERT_TRUE(Same(got[t * stride + l], want[t]))

@@ -160,6 +160,136 @@ INSTANTIATE_TEST_SUITE_P(EveryCostFormatAndDampingModel, NormalEquations,
                          ::testing::ValuesIn(Cases()),
                          [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
+// A robust loss (kernels/line_cost.h) on each entry's weighted error s = Σ of its residuals²:
+// the cost term is Σ ρ(s) computed here with std::sqrt/std::log, the gradient term is half the
+// central difference of that cost (so IRLS steps descend the robust cost itself), and A is
+// Σ ρ'(s)·JᵀJ over each entry's residuals.
+struct LossCase {
+  std::string name;
+  CostType type;
+  LossType loss;
+};
+
+class RobustNormalEquations : public ::testing::TestWithParam<LossCase> {};
+
+TEST_P(RobustNormalEquations, MatchTheRobustCostOfAnIndependentResidual) {
+  const LossCase& c = GetParam();
+  FitOptions options;
+  options.cost.type = c.type;
+  options.cost.band_max_hz = 30.0;
+  options.cost.loss = {c.loss, 0.5};  // below the typical residual: both branches are used
+  const auto model = Paper3Dof("viscous");
+  const Problem problem =
+      LoadProblem(model, {kData + "paper_3dof/frf_milling_inertance.h5"}, options, "test");
+  const ParameterMap map(*model, options.parameters, "test");
+  const int dim = map.dim();
+  std::vector<double> u(dim);
+  for (int j = 0; j < dim; ++j) u[j] = 0.3 + 0.07 * j;
+  const std::vector<std::vector<double>> q = PostureCoordinates(problem);
+  std::vector<double> coefficients, sensitivities;
+  map.AppendCoefficients(u, q, &coefficients);
+  map.AppendSensitivities(u, q, &sensitivities);
+  auto evaluator = CreateCpuEvaluator(1);
+  evaluator->SetProblems({Pack(problem)});
+  const int one = 1;
+  std::vector<double> normal(NormalTermCount(dim));
+  EvalStatus status;
+  evaluator->EvaluateNormalEquations({{&one, 1}, {&dim, 1}, coefficients, sensitivities}, normal,
+                                     {&status, 1});
+  ASSERT_EQ(status, EvalStatus::kOk);
+  double cost = 0.0;
+  evaluator->Evaluate({&one, 1}, coefficients, {&cost, 1}, {&status, 1});
+  EXPECT_EQ(normal[0], cost);
+
+  const int per_entry = c.type == CostType::kLogMagnitude ? 1 : 2;
+  const double c2 = 0.25;
+  auto rho = [&](double e) {
+    if (c.loss == LossType::kHuber) return e <= c2 ? e : 2.0 * 0.5 * std::sqrt(e) - c2;
+    return c2 * std::log1p(e / c2);
+  };
+  auto slope = [&](double e) {
+    if (c.loss == LossType::kHuber) return e <= c2 ? 1.0 : 0.5 / std::sqrt(e);
+    return 1.0 / (1.0 + e / c2);
+  };
+  auto robust_cost = [&](const std::vector<double>& at) {
+    const std::vector<double> r = test::ComputeReferenceResiduals(problem, map, at).r;
+    double total = 0.0;
+    for (size_t i = 0; i < r.size(); i += per_entry)
+      total += rho(r[i] * r[i] + (per_entry == 2 ? r[i + 1] * r[i + 1] : 0.0));
+    return total;
+  };
+  const double f = robust_cost(u);
+  EXPECT_NEAR(normal[0], f, 1e-9 * f) << c.name;
+  const std::vector<double> r = test::ComputeReferenceResiduals(problem, map, u).r;
+  const std::vector<std::vector<double>> jac = test::ReferenceJacobian(problem, map, u, 1e-6);
+  const double h = 1e-6;
+  for (int j = 0; j < dim; ++j) {
+    std::vector<double> up = u, down = u;
+    up[j] += h;
+    down[j] -= h;
+    const double g = 0.25 * (robust_cost(up) - robust_cost(down)) / h;  // ½ ∂F/∂u_j
+    EXPECT_NEAR(normal[1 + j], g, 1e-5 * std::abs(g) + 1e-9 * f) << c.name << " g_" << j;
+    for (int k = j; k < dim; ++k) {
+      double a = 0.0;
+      for (size_t i = 0; i < r.size(); i += per_entry) {
+        const double e = r[i] * r[i] + (per_entry == 2 ? r[i + 1] * r[i + 1] : 0.0);
+        double jj = jac[j][i] * jac[k][i];
+        if (per_entry == 2) jj += jac[j][i + 1] * jac[k][i + 1];
+        a += slope(e) * jj;
+      }
+      EXPECT_NEAR(normal[kernels::NormalTermIndex(dim, j, k)], a, 1e-5 * std::abs(a) + 1e-9 * f)
+          << c.name << " A_" << j << k;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    HuberAndCauchy, RobustNormalEquations,
+    ::testing::Values(LossCase{"huber_log_complex", CostType::kLogComplex, LossType::kHuber},
+                      LossCase{"cauchy_log_complex", CostType::kLogComplex, LossType::kCauchy},
+                      LossCase{"huber_log_magnitude", CostType::kLogMagnitude, LossType::kHuber},
+                      LossCase{"cauchy_normalized_complex", CostType::kNormalizedComplex,
+                               LossType::kCauchy}),
+    [](const ::testing::TestParamInfo<LossCase>& info) { return info.param.name; });
+
+// SetWeights replaces one problem's weights as packing the problem with them would: the same
+// bits for costs and normal equations, the other problems untouched; wrong sizes are refused.
+TEST(EvaluatorWeights, SetWeightsGivesTheBitsOfAProblemPackedWithThem) {
+  FitOptions options;
+  const auto model = Paper3Dof("viscous");
+  const Problem problem =
+      LoadProblem(model, {kData + "paper_3dof/frf_milling_inertance.h5"}, options, "test");
+  const ParameterMap map(*model, options.parameters, "test");
+  const int dim = map.dim();
+  PackedProblem reweighted = Pack(problem);
+  for (size_t i = 0; i < reweighted.postures[0].weight.size(); ++i)
+    if (reweighted.postures[0].weight[i] != 0.0) reweighted.postures[0].weight[i] = 1.0 + 0.01 * (i % 13);
+  std::vector<double> u(2 * dim);
+  for (int j = 0; j < 2 * dim; ++j) u[j] = 0.2 + 0.05 * j;
+  std::vector<double> coefficients, sensitivities;
+  map.AppendCoefficients(u, PostureCoordinates(problem), &coefficients);
+  map.AppendSensitivities(u, PostureCoordinates(problem), &sensitivities);
+  for (const std::string simd : {"scalar", "sse2x4"}) {
+    auto packed = CreateCpuEvaluator(1, simd);
+    packed->SetProblems({Pack(problem), reweighted});
+    auto updated = CreateCpuEvaluator(2, simd);
+    updated->SetProblems({Pack(problem), Pack(problem)});
+    updated->SetWeights(1, {reweighted.postures[0].weight});
+    const std::vector<int> counts = {1, 1}, dims = {dim, dim};
+    std::vector<double> a(2), b(2), na(2 * NormalTermCount(dim)), nb(na.size());
+    std::vector<EvalStatus> s(2);
+    packed->Evaluate(counts, coefficients, a, s);
+    updated->Evaluate(counts, coefficients, b, s);
+    EXPECT_EQ(a, b) << simd;
+    EXPECT_NE(a[0], a[1]);
+    packed->EvaluateNormalEquations({counts, dims, coefficients, sensitivities}, na, s);
+    updated->EvaluateNormalEquations({counts, dims, coefficients, sensitivities}, nb, s);
+    EXPECT_EQ(na, nb) << simd;
+    EXPECT_THROW(updated->SetWeights(2, {reweighted.postures[0].weight}), Error);
+    EXPECT_THROW(updated->SetWeights(0, {{1.0, 2.0}}), Error);
+  }
+}
+
 // One and several threads, and a batch of several points and problems, give the same bits.
 TEST(NormalEquationsBatch, ThreadsAndBatchingChangeNoBit) {
   FitOptions options;
