@@ -32,7 +32,15 @@ const std::pair<Symmetrization, const char*> kSymmetrizations[] = {
     {Symmetrization::kMirrorLower, "mirror_lower"},
     {Symmetrization::kAverage, "average"}};
 const std::pair<WeightMode, const char*> kWeightModes[] = {
-    {WeightMode::kPeaks, "peaks"}, {WeightMode::kUniform, "uniform"}, {WeightMode::kBands, "bands"}};
+    {WeightMode::kPeaks, "peaks"},
+    {WeightMode::kUniform, "uniform"},
+    {WeightMode::kBands, "bands"},
+    {WeightMode::kNoise, "noise"}};
+const std::pair<LossType, const char*> kLossTypes[] = {
+    {LossType::kNone, "none"}, {LossType::kHuber, "huber"}, {LossType::kCauchy, "cauchy"}};
+const std::pair<NoiseSource, const char*> kNoiseSources[] = {{NoiseSource::kAuto, "auto"},
+                                                             {NoiseSource::kFile, "file"},
+                                                             {NoiseSource::kEstimate, "estimate"}};
 
 }  // namespace
 
@@ -44,6 +52,10 @@ std::string ToString(Symmetrization v) { return Name(kSymmetrizations, v); }
 bool FromString(const std::string& t, Symmetrization* v) { return Lookup(kSymmetrizations, t, v); }
 std::string ToString(WeightMode v) { return Name(kWeightModes, v); }
 bool FromString(const std::string& t, WeightMode* v) { return Lookup(kWeightModes, t, v); }
+std::string ToString(LossType v) { return Name(kLossTypes, v); }
+bool FromString(const std::string& t, LossType* v) { return Lookup(kLossTypes, t, v); }
+std::string ToString(NoiseSource v) { return Name(kNoiseSources, v); }
+bool FromString(const std::string& t, NoiseSource* v) { return Lookup(kNoiseSources, t, v); }
 
 int ParseEntryName(const std::string& text) {
   if (text.size() != 2) return -1;
@@ -82,6 +94,11 @@ bool CostOptions::IsValid(std::string* error) const {
     if (!(w.bands[b].to_hz >= w.bands[b].from_hz) || !(w.bands[b].gain >= 0.0))
       return fail("cost.weights.bands[" + std::to_string(b) +
                   "]: expected from_hz <= to_hz and gain >= 0");
+  if (loss.type != LossType::kNone && !(loss.scale > 0.0 && std::isfinite(loss.scale)))
+    return fail("cost.loss.scale: expected a positive number, got " + FormatDouble(loss.scale));
+  if (noise.reweight_passes < 0 || noise.reweight_passes > 10)
+    return fail("cost.noise.reweight_passes: expected 0 to 10, got " +
+                std::to_string(noise.reweight_passes));
   if (w.mode == WeightMode::kBands && w.bands.empty())
     return fail("cost.weights.bands: expected at least one band for mode bands");
   return true;

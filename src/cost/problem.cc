@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "frfit/common/error.h"
 #include "frfit/modal/ema.h"
@@ -14,6 +15,8 @@ namespace {
 FrfSet Symmetrize(const FrfSet& set, Symmetrization mode) {
   if (mode == Symmetrization::kNone) return set;
   FrfSet out = set;
+  out.coherence.clear();  // of the entries as measured, not of their mirror or mean
+  out.averages = 0;
   for (int i = 0; i < 3; ++i)
     for (int j = i + 1; j < 3; ++j) {
       const int upper = EntryIndex(i, j), lower = EntryIndex(j, i);
@@ -25,6 +28,14 @@ FrfSet Symmetrize(const FrfSet& set, Symmetrization mode) {
         else if (mode == Symmetrization::kMirrorLower) value = has_lower ? hl : hu;
         else value = has_upper && has_lower ? 0.5 * (hu + hl) : (has_upper ? hu : hl);
         out.H[k * 9 + upper] = out.H[k * 9 + lower] = value;
+        if (!set.noise_variance.empty()) {
+          const double vu = set.noise_variance[k * 9 + upper], vl = set.noise_variance[k * 9 + lower];
+          double v;
+          if (mode == Symmetrization::kMirrorUpper) v = has_upper ? vu : vl;
+          else if (mode == Symmetrization::kMirrorLower) v = has_lower ? vl : vu;
+          else v = has_upper && has_lower ? 0.25 * (vu + vl) : (has_upper ? vu : vl);
+          out.noise_variance[k * 9 + upper] = out.noise_variance[k * 9 + lower] = v;
+        }
       }
       out.present[upper] = out.present[lower] = has_upper || has_lower;
     }
@@ -50,6 +61,37 @@ CostOptions WithEmaPeaks(const FrfSet& prepared, const CostOptions& cost, const 
                 "expected the measured FRFs to show stable modes in the band, found none" + why +
                     " (give peak_frequencies_hz or set ema_peaks: false)");
   return out;
+}
+
+// The maximum-likelihood weight of one residual: 1/σ²_log = |H|²/σ² for the log costs (σ²_log
+// ≈ σ²/|H|² is the variance of log H_measured), 1/σ² for the linear one. A variance of 0 (a
+// noise-free file) is held at double precision's relative floor; an infinite one weighs nothing.
+double InverseNoiseVariance(const CostOptions& cost, std::complex<double> h, double variance) {
+  variance = std::max(variance, 1e-28 * std::norm(h));
+  if (!(variance < std::numeric_limits<double>::infinity())) return 0.0;
+  if (!(variance > 0.0)) variance = std::numeric_limits<double>::min();  // h = 0 and σ = 0
+  return cost.type == CostType::kNormalizedComplex ? 1.0 / variance : std::norm(h) / variance;
+}
+
+// The prepared set's noise model as cost.noise asks: the file's, or estimated from the data.
+void ChooseNoiseModel(const CostOptions& cost, const std::string& source, ProblemPosture* out) {
+  FrfSet& set = out->measured;
+  const bool needed = cost.weights.mode == WeightMode::kNoise;
+  if (cost.noise.source == NoiseSource::kFile && set.noise_variance.empty())
+    throw Error(source, "noise_variance",
+                "cost.noise.source is file, but the file carries no noise model (a noise_variance, "
+                "or coherence with averages: docs/file-formats.md)");
+  if (!set.noise_variance.empty() && cost.noise.source != NoiseSource::kEstimate) return;
+  try {
+    out->noise_estimate = EstimateNoise(set, source);
+  } catch (const Error&) {
+    if (needed) throw;
+    set.noise_variance.clear();  // no noise model: the fit goes on without one
+    set.noise_source.clear();
+    return;
+  }
+  set.noise_variance = out->noise_estimate.variance;
+  set.noise_source = "estimated";
 }
 
 }  // namespace
@@ -86,6 +128,13 @@ std::vector<double> ComputeWeights(const FrfSet& set, const CostOptions& cost) {
     for (int e = 0; e < 9; ++e)
       if (fitted[e]) weights[k * 9 + e] = base;
   if (w.mode == WeightMode::kUniform) return weights;
+  if (w.mode == WeightMode::kNoise) {
+    if (set.noise_variance.empty())
+      throw Error("", "cost.weights.mode", "noise weights need a noise model (cost.noise)");
+    for (size_t i = 0; i < weights.size(); ++i)
+      if (weights[i] != 0.0) weights[i] = InverseNoiseVariance(cost, set.H[i], set.noise_variance[i]);
+    return weights;
+  }
   if (w.mode == WeightMode::kBands) {
     for (const WeightBand& band : w.bands)
       for (int k = 0; k < lines; ++k)
@@ -141,17 +190,12 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
     throw Error(source, "/@posture", "expected posture '" + posture.name + "', the file says '" +
                                          measured.posture + "'");
   // Band first, so bad lines outside the band do not matter.
-  FrfSet banded = measured;
-  banded.frequency_hz.clear();
-  banded.H.clear();
   std::vector<int> file_line;  // index in the file of each banded line, for messages
   for (int k = 0; k < measured.num_lines(); ++k) {
     const double f = measured.frequency_hz[k];
-    if (f < cost.band_min_hz || f > cost.band_max_hz) continue;
-    file_line.push_back(k);
-    banded.frequency_hz.push_back(f);
-    banded.H.insert(banded.H.end(), measured.H.begin() + k * 9, measured.H.begin() + k * 9 + 9);
+    if (f >= cost.band_min_hz && f <= cost.band_max_hz) file_line.push_back(k);
   }
+  const FrfSet banded = SelectLines(measured, file_line);
   if (banded.frequency_hz.empty())
     throw Error(source, "frequency_hz",
                 "no line inside the fitted band cost.band_hz = [" + FormatDouble(cost.band_min_hz) + ", " +
@@ -169,9 +213,7 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
   FrfSet symmetric = Symmetrize(banded, cost.symmetrization);
   // Bad lines: checked in the measured format (before conversion, which cannot repair them) and
   // at 0 Hz where converting down would divide by zero.
-  FrfSet kept = symmetric;
-  kept.frequency_hz.clear();
-  kept.H.clear();
+  std::vector<int> kept;
   for (int k = 0; k < symmetric.num_lines(); ++k) {
     std::string bad;
     for (int e = 0; e < 9 && bad.empty(); ++e)
@@ -187,17 +229,39 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
       out.dropped_hz.push_back(symmetric.frequency_hz[k]);
       continue;
     }
-    kept.frequency_hz.push_back(symmetric.frequency_hz[k]);
-    kept.H.insert(kept.H.end(), symmetric.H.begin() + k * 9, symmetric.H.begin() + k * 9 + 9);
+    kept.push_back(k);
   }
-  if (kept.frequency_hz.empty()) throw Error(source, "", "every line in the band is bad");
-  out.measured = ConvertFormat(kept, cost.fit_format);
+  if (kept.empty()) throw Error(source, "", "every line in the band is bad");
+  out.measured = ConvertFormat(SelectLines(symmetric, kept), cost.fit_format);
+  ChooseNoiseModel(cost, source, &out);
   out.weights =
       ComputeWeights(out.measured, cost.weights.ema_peaks ? WithEmaPeaks(out.measured, cost, source) : cost);
   for (int k = 0; k < out.measured.num_lines(); ++k)
     for (int e = 0; e < 9; ++e)
       if (!fitted[e]) out.weights[k * 9 + e] = 0.0;
   return out;
+}
+
+std::vector<double> NoiseWeightsAtModel(const ProblemPosture& posture, const FrfSet& model,
+                                        const CostOptions& cost) {
+  const FrfSet& set = posture.measured;
+  if (model.H.size() != set.H.size())
+    throw Error("", "weights", "expected the model's FRF on the " +
+                                   std::to_string(set.num_lines()) + " lines of the fit");
+  std::vector<double> weights = posture.weights;
+  const bool estimated = set.noise_source == "estimated";
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i] == 0.0) continue;
+    const int e = static_cast<int>(i % 9);
+    double variance = set.noise_variance[i];
+    if (estimated) {
+      const double a = posture.noise_estimate.relative[e], b = posture.noise_estimate.floor[e];
+      variance = a * a * std::norm(model.H[i]) + b * b;
+    }
+    weights[i] = InverseNoiseVariance(cost, model.H[i], variance);
+    if (weights[i] == 0.0) weights[i] = std::numeric_limits<double>::min();  // stays fitted
+  }
+  return weights;
 }
 
 PackedProblem Pack(const Problem& problem) {
@@ -208,6 +272,11 @@ PackedProblem Pack(const Problem& problem) {
                                                                      : kernels::kCostNormalizedComplex;
   packed.phase_mode = problem.cost.phase == PhaseMode::kWrapped ? kernels::kPhaseWrapped
                                                                  : kernels::kPhasePrincipalLogs;
+  packed.noise_weighted = problem.cost.weights.mode == WeightMode::kNoise;
+  packed.loss = problem.cost.loss.type == LossType::kHuber    ? kernels::kLossHuber
+                : problem.cost.loss.type == LossType::kCauchy ? kernels::kLossCauchy
+                                                               : kernels::kLossNone;
+  packed.loss_scale = packed.loss == kernels::kLossNone ? 0.0 : problem.cost.loss.scale;
   const int n = packed.n;
   for (const ProblemPosture& pp : problem.postures) {
     PackedPosture p;
@@ -239,7 +308,9 @@ PackedProblem Pack(const Problem& problem) {
         }
       }
     }
-    if (packed.cost_kind == kernels::kCostNormalizedComplex && norm > 0.0)
+    // Noise weights are inverse variances already: the cost is then a χ² as it stands.
+    if (packed.cost_kind == kernels::kCostNormalizedComplex && norm > 0.0 &&
+        problem.cost.weights.mode != WeightMode::kNoise)
       for (double& w : p.weight) w /= norm;
     packed.postures.push_back(std::move(p));
   }

@@ -33,7 +33,17 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
                                                std::vector<double>(model.num_coordinates(), 0.0))
             : jobs[j].posture_q;
   }
+  std::vector<int> weights_applied(count, 0);  // each job's FitRun::weights_version in the evaluator
   while (true) {
+    for (size_t j = 0; j < count; ++j) {
+      const FitRun& run = *jobs[j].run;
+      if (run.weights_version() == weights_applied[j]) continue;
+      if (!jobs[j].weights_at)
+        throw Error("", "fit", "a run asks for new weights but its job cannot compute them");
+      const std::vector<double>& u = run.weights_point();
+      evaluator->SetWeights(static_cast<int>(j), jobs[j].weights_at(u));
+      weights_applied[j] = run.weights_version();
+    }
     coefficients.clear();
     normal_coefficients.clear();
     sensitivities.clear();

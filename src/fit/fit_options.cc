@@ -31,7 +31,8 @@ void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string
   if (r.Has(node, "mode")) {
     const std::string mode = r.String(node["mode"], JoinPath(path, "mode"));
     if (!FromString(mode, &w->mode))
-      r.Fail(node["mode"], JoinPath(path, "mode"), "expected peaks, uniform or bands, got '" + mode + "'");
+      r.Fail(node["mode"], JoinPath(path, "mode"),
+             "expected noise, peaks, uniform or bands, got '" + mode + "'");
   }
   if (r.Has(node, "peak_gain")) w->peak_gain = r.Number(node["peak_gain"], JoinPath(path, "peak_gain"));
   if (r.Has(node, "base_gain")) w->base_gain = r.Number(node["base_gain"], JoinPath(path, "base_gain"));
@@ -66,7 +67,7 @@ void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string
 void ParseCost(const YamlReader& r, const YAML::Node& node, CostOptions* c) {
   const std::string path = "cost";
   r.RequireMap(node, path, {"type", "phase", "fit_format", "band_hz", "entries", "symmetrize",
-                            "drop_bad_lines", "weights"});
+                            "drop_bad_lines", "weights", "noise", "loss"});
   if (r.Has(node, "type")) {
     const std::string t = r.String(node["type"], "cost.type");
     if (!FromString(t, &c->type))
@@ -97,6 +98,27 @@ void ParseCost(const YamlReader& r, const YAML::Node& node, CostOptions* c) {
   }
   if (r.Has(node, "drop_bad_lines")) c->drop_bad_lines = r.Boolean(node["drop_bad_lines"], "cost.drop_bad_lines");
   if (r.Has(node, "weights")) ParseWeights(r, node["weights"], "cost.weights", &c->weights);
+  if (r.Has(node, "loss")) {
+    r.RequireMap(node["loss"], "cost.loss", {"type", "scale"});
+    if (r.Has(node["loss"], "type")) {
+      const std::string t = r.String(node["loss"]["type"], "cost.loss.type");
+      if (!FromString(t, &c->loss.type))
+        r.Fail(node["loss"]["type"], "cost.loss.type", "expected none, huber or cauchy, got '" + t + "'");
+    }
+    if (r.Has(node["loss"], "scale")) c->loss.scale = r.Number(node["loss"]["scale"], "cost.loss.scale");
+  }
+  if (r.Has(node, "noise")) {
+    r.RequireMap(node["noise"], "cost.noise", {"source", "reweight_passes"});
+    if (r.Has(node["noise"], "reweight_passes"))
+      c->noise.reweight_passes =
+          r.Integer(node["noise"]["reweight_passes"], "cost.noise.reweight_passes");
+    if (r.Has(node["noise"], "source")) {
+      const std::string t = r.String(node["noise"]["source"], "cost.noise.source");
+      if (!FromString(t, &c->noise.source))
+        r.Fail(node["noise"]["source"], "cost.noise.source",
+               "expected auto, file or estimate, got '" + t + "'");
+    }
+  }
 }
 
 void ParseParameters(const YamlReader& r, const YAML::Node& node, ParameterOptions* p) {
@@ -381,7 +403,14 @@ std::string FitOptionsToYaml(const FitOptions& o) {
           << b.gain << YAML::Key << "entries" << YAML::Value << entries(b.entries) << YAML::EndMap;
     out << YAML::EndSeq;
   }
-  out << YAML::EndMap << YAML::EndMap;
+  out << YAML::EndMap;
+  out << YAML::Key << "noise" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "source" << YAML::Value << ToString(o.cost.noise.source) << YAML::Key
+      << "reweight_passes" << YAML::Value << o.cost.noise.reweight_passes << YAML::EndMap;
+  out << YAML::Key << "loss" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "type"
+      << YAML::Value << ToString(o.cost.loss.type) << YAML::Key << "scale" << YAML::Value
+      << o.cost.loss.scale << YAML::EndMap;
+  out << YAML::EndMap;
   const ParameterOptions& p = o.parameters;
   out << YAML::Key << "parameters" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "initial" << YAML::Value << ToString(p.initial);

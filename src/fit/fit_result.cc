@@ -6,6 +6,7 @@
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/identifiability_io.h"
 #include "frfit/fit/load_problem.h"
+#include "frfit/fit/model_weights.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
@@ -28,8 +29,10 @@ double ReadScalar(const Hdf5File& file, const std::string& name) {
 
 }  // namespace
 
-FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, const FitRun& run,
+FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, const FitRun& run,
                             const FitOptions& options) {
+  // The weights the run ended on: the search's, or those of its last reweighting pass.
+  const Problem problem = WithNoiseWeightsAt(searched, map, run.weights_point());
   const Model& model = *problem.model;
   FitResult r;
   r.model_name = model.name;

@@ -134,6 +134,35 @@ void FitRun::Improve(const std::vector<double>& u, double cost) {
   }
 }
 
+void FitRun::Conclude(FitTermination why) {
+  const bool noise_weights = options_.cost.weights.mode == WeightMode::kNoise;
+  if (reweights_done_ == 0) search_termination_ = why;
+  if (noise_weights && reweights_done_ < options_.cost.noise.reweight_passes && have_best_)
+    return StartReweightPass();
+  Finish(search_termination_);
+}
+
+// One start of the configured refinement from the best point, on weights recomputed there. Costs
+// under the new weights are not comparable with the old: the best is what this pass finds.
+void FitRun::StartReweightPass() {
+  ++reweights_done_;
+  weights_u_ = best_u_;
+  ga_.reset();
+  nm_.reset();
+  lm_.reset();
+  have_best_ = false;
+  best_cost_ = std::numeric_limits<double>::infinity();
+  ++cycle_;
+  if (options_.fitter.refinement == Refinement::kNelderMead) {
+    nm_.emplace(options_.nelder_mead, weights_u_);
+    phase_ = FitPhase::kNelderMead;
+    last_nm_iteration_ = -1;
+    return;
+  }
+  lm_.emplace(options_.levenberg_marquardt, map_->dim(), weights_u_);
+  phase_ = FitPhase::kLevenbergMarquardt;
+}
+
 void FitRun::Finish(FitTermination why) {
   phase_ = FitPhase::kDone;
   termination_ = why;
@@ -160,7 +189,7 @@ void FitRun::Tell(std::span<const double> costs, double seconds) {
     }
     Improve(ga_->best_u(), ga_->best_cost());
     history_.push_back({cycle_, FitPhase::kGeneticAlgorithm, ga_->generation(), evaluations(), best_cost_});
-    if (best_cost_ < delta) return Finish(FitTermination::kFitnessTolerance);
+    if (best_cost_ < delta) return Conclude(FitTermination::kFitnessTolerance);
     if (ga_->Done()) {
       StartRefinement();
       ga_.reset();
@@ -175,8 +204,10 @@ void FitRun::Tell(std::span<const double> costs, double seconds) {
     last_nm_iteration_ = nm_->iterations();
     history_.push_back({cycle_, FitPhase::kNelderMead, nm_->iterations(), evaluations(), best_cost_});
   }
-  if (best_cost_ < delta) return Finish(FitTermination::kFitnessTolerance);
-  if (nm_->Done()) EndCycle();
+  if (best_cost_ < delta) return Conclude(FitTermination::kFitnessTolerance);
+  if (!nm_->Done()) return;
+  if (reweights_done_ > 0) return Conclude(search_termination_);
+  EndCycle();
 }
 
 void FitRun::TellNormalEquations(std::span<const double> normal, double seconds) {
@@ -190,8 +221,10 @@ void FitRun::TellNormalEquations(std::span<const double> normal, double seconds)
   history_.push_back(
       {cycle_, FitPhase::kLevenbergMarquardt, lm_->round(), evaluations(), best_cost_});
   if (best_cost_ < options_.fitter.fitness_tolerance)
-    return Finish(FitTermination::kFitnessTolerance);
+    return Conclude(FitTermination::kFitnessTolerance);
   if (!lm_->Done()) return;
+  // A reweighting pass has one start: the search's multi-start summary stays as it was.
+  if (reweights_done_ > 0) return Conclude(search_termination_);
   lm_start_costs_.clear();
   for (const LmStart& start : lm_->starts()) lm_start_costs_.push_back(start.cost);
   lm_starts_agreeing_ = lm_->agreeing_starts();
@@ -203,7 +236,7 @@ void FitRun::TellNormalEquations(std::span<const double> normal, double seconds)
   // The refined point is the best of the run only if no earlier cycle did better.
   if (IsConverged(how) && settled && lm_->best_cost() <= best_cost_) {
     lm_.reset();
-    return Finish(FitTermination::kConverged);
+    return Conclude(FitTermination::kConverged);
   }
   EndCycle();
 }
@@ -211,12 +244,12 @@ void FitRun::TellNormalEquations(std::span<const double> normal, double seconds)
 void FitRun::EndCycle() {
   nm_.reset();
   lm_.reset();
-  if (cycle_ >= options_.fitter.max_cycles) return Finish(FitTermination::kMaxCycles);
+  if (cycle_ >= options_.fitter.max_cycles) return Conclude(FitTermination::kMaxCycles);
   if (cycle_ > 1) {
     const bool progress = previous_cycle_best_ - best_cost_ >=
                           options_.fitter.min_cycle_improvement * previous_cycle_best_;
     stalled_cycles_ = progress ? 0 : stalled_cycles_ + 1;
-    if (stalled_cycles_ >= options_.fitter.stall_cycles) return Finish(FitTermination::kStalled);
+    if (stalled_cycles_ >= options_.fitter.stall_cycles) return Conclude(FitTermination::kStalled);
   }
   previous_cycle_best_ = best_cost_;
   ++cycle_;
@@ -254,6 +287,9 @@ nlohmann::json FitRun::SaveState(StateHistory history) const {
   j["lm_start_points"] = DoublesToJson(lm_start_points_);
   j["lm_starts_agreeing"] = lm_starts_agreeing_;
   j["lm_termination"] = lm_termination_;
+  j["reweights_done"] = reweights_done_;
+  j["weights_u"] = DoublesToJson(weights_u_);
+  j["search_termination"] = ToString(search_termination_);
   if (history == StateHistory::kRowCountOnly) {
     j["history_rows"] = history_.size();
     return j;
@@ -276,11 +312,15 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
              : phase == "nm" ? FitPhase::kNelderMead
              : phase == "lm" ? FitPhase::kLevenbergMarquardt
                              : FitPhase::kDone;
-    const std::string term = j.at("termination").get<std::string>();
-    for (FitTermination t :
-         {FitTermination::kNotDone, FitTermination::kFitnessTolerance, FitTermination::kMaxCycles,
-          FitTermination::kStalled, FitTermination::kConverged})
-      if (ToString(t) == term) termination_ = t;
+    auto termination = [](const std::string& text) {
+      FitTermination out = FitTermination::kNotDone;
+      for (FitTermination t :
+           {FitTermination::kNotDone, FitTermination::kFitnessTolerance, FitTermination::kMaxCycles,
+            FitTermination::kStalled, FitTermination::kConverged})
+        if (ToString(t) == text) out = t;
+      return out;
+    };
+    termination_ = termination(j.at("termination").get<std::string>());
     cycle_ = j.at("cycle").get<int>();
     if (j.contains("ga")) ga_.emplace(j.at("ga").get<GaState>());
     if (j.contains("nm")) nm_.emplace(j.at("nm").get<NelderMeadState>());
@@ -305,6 +345,9 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
     lm_start_points_ = DoublesFromJson(j.at("lm_start_points"), ctx + ".lm_start_points");
     lm_starts_agreeing_ = j.at("lm_starts_agreeing").get<int>();
     lm_termination_ = j.at("lm_termination").get<std::string>();
+    reweights_done_ = j.at("reweights_done").get<int>();
+    weights_u_ = DoublesFromJson(j.at("weights_u"), ctx + ".weights_u");
+    search_termination_ = termination(j.at("search_termination").get<std::string>());
     if (j.contains("history_rows")) {
       const size_t rows = j.at("history_rows").get<size_t>();
       if (history.size() != rows)

@@ -34,6 +34,12 @@ std::string Describe(const std::vector<std::pair<std::string, double>>& componen
 
 }  // namespace
 
+std::string ToString(SigmaBasis basis) {
+  return basis == SigmaBasis::kNoiseModel          ? "noise_model"
+         : basis == SigmaBasis::kNoiseModelWidened ? "noise_model_widened"
+                                                   : "residual_scatter";
+}
+
 std::string ToString(BoundFlag flag) {
   return flag == BoundFlag::kMin ? "min" : flag == BoundFlag::kMax ? "max" : "";
 }
@@ -60,8 +66,22 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
   id.residuals = in.residuals;
   id.parameters = p;
   id.cost = in.normal[0];
-  id.sigma2 = in.residuals > p ? in.unweighted_cost / (in.residuals - p)
-                               : std::numeric_limits<double>::quiet_NaN();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  id.sigma2 = in.residuals > p ? in.unweighted_cost / (in.residuals - p) : nan;
+  id.reduced_chi2 = nan;
+  if (in.noise_weighted) {
+    const int dof = in.residuals - p;
+    id.reduced_chi2 = dof > 0 ? 2.0 * in.normal[0] / dof : nan;
+    id.sigma_basis = SigmaBasis::kNoiseModel;
+    id.sigma2 = 0.5;
+    // χ² of the noise alone exceeds 1 + 3 of its standard deviations (2/dof)^½ with probability
+    // about 0.1 %; beyond that the residual holds more than the noise.
+    if (dof > 0 && id.reduced_chi2 > 1.0 + 3.0 * std::sqrt(2.0 / dof)) {
+      id.sigma_basis = SigmaBasis::kNoiseModelWidened;
+      id.widening = std::sqrt(id.reduced_chi2);
+      id.sigma2 = 0.5 * id.reduced_chi2;
+    }
+  }
 
   // Relative scaling: ∂r/∂ε_j = ∂r/∂u_j · s_j / (dθ_j/du_j).
   const std::vector<double> physical = map.Physical(u);
@@ -80,7 +100,10 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
         m(j, k) = m(k, j) = normal[kernels::NormalTermIndex(p, j, k)] * factor[j] * factor[k];
     return m;
   };
-  const Eigen::MatrixXd a = scaled(in.normal), b2 = scaled(in.normal_squared_weights);
+  // Inverse-variance weights need no sandwich: JᵀW²J is replaced by JᵀWJ, so that the
+  // expression below is (JᵀWJ)⁻¹.
+  const Eigen::MatrixXd a = scaled(in.normal),
+                        b2 = in.noise_weighted ? a : scaled(in.normal_squared_weights);
 
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(a);
   Eigen::VectorXd lambda = eigen.eigenvalues().cwiseMax(0.0);  // ascending
@@ -189,6 +212,7 @@ IdentifiabilityInputs EvaluateIdentifiabilityInputs(
   in.normal_squared_weights.assign(normal.begin() + terms, normal.begin() + 2 * terms);
   in.unweighted_cost = normal[2 * static_cast<size_t>(terms)];
   in.residuals = CountResiduals(problem);
+  in.noise_weighted = problem.noise_weighted;
   return in;
 }
 

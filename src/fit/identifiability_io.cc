@@ -26,6 +26,10 @@ void WriteIdentifiability(Hdf5File* f, const std::string& g, const Identifiabili
   f->WriteDoubles(g + "/cost", {1}, &scalars[1]);
   f->WriteDoubles(g + "/sigma2", {1}, &scalars[2]);
   f->WriteDoubles(g + "/condition_number", {1}, &scalars[3]);
+  const double noise[2] = {id.reduced_chi2, id.widening};
+  f->WriteDoubles(g + "/reduced_chi2", {1}, &noise[0]);
+  f->WriteDoubles(g + "/widening", {1}, &noise[1]);
+  f->SetAttribute(g, "sigma_basis", ToString(id.sigma_basis));
   std::vector<std::string> names;
   std::vector<double> value, std_absolute, std_relative, weak_sv, weak_std;
   std::vector<std::int64_t> at_bound;
@@ -67,6 +71,17 @@ Identifiability ReadIdentifiability(const Hdf5File& f, const std::string& g) {
   id.cost = scalar("cost");
   id.sigma2 = scalar("sigma2");
   id.condition_number = scalar("condition_number");
+  // Results written before noise models existed have neither: their σ rests on the scatter.
+  if (f.Exists(g + "/reduced_chi2")) {
+    id.reduced_chi2 = scalar("reduced_chi2");
+    id.widening = scalar("widening");
+    const std::string basis = f.GetAttribute(g, "sigma_basis");
+    id.sigma_basis = basis == "noise_model"           ? SigmaBasis::kNoiseModel
+                     : basis == "noise_model_widened" ? SigmaBasis::kNoiseModelWidened
+                                                      : SigmaBasis::kResidualScatter;
+  } else {
+    id.reduced_chi2 = std::nan("");
+  }
   const std::vector<std::string> names = f.ReadStrings(g + "/names");
   const size_t p = names.size();
   auto vector = [&](const char* name, size_t expected) {
@@ -110,6 +125,9 @@ nlohmann::ordered_json IdentifiabilityToJson(const Identifiability& id) {
   j["singular_values"] = singular;
   j["residuals"] = id.residuals;
   j["sigma2"] = Number(id.sigma2);
+  j["sigma_basis"] = ToString(id.sigma_basis);
+  j["reduced_chi2"] = Number(id.reduced_chi2);
+  j["widening"] = Number(id.widening);
   nlohmann::ordered_json parameters;
   std::vector<std::string> order;
   for (const ParameterIdentifiability& q : id.per_parameter) {

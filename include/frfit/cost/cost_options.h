@@ -35,7 +35,10 @@ enum class Symmetrization { kNone, kMirrorUpper, kMirrorLower, kAverage };
 std::string ToString(Symmetrization mode);
 bool FromString(const std::string& text, Symmetrization* mode);
 
-enum class WeightMode { kPeaks, kUniform, kBands };
+// kNoise: the maximum-likelihood weights of the noise model (docs/noise.md): each line and entry
+// weighted by the inverse variance of its residual, 1/σ²_log = |H|²/σ_H² for the log costs and
+// 1/σ_H² for normalized_complex (which is then not normalised). kPeaks: the paper's peak gains.
+enum class WeightMode { kPeaks, kUniform, kBands, kNoise };
 std::string ToString(WeightMode mode);
 bool FromString(const std::string& text, WeightMode* mode);
 
@@ -74,6 +77,37 @@ struct WeightOptions {
   std::vector<WeightBand> bands;
 };
 
+// Where a fit's noise model comes from (docs/noise.md):
+//   auto      the FRF file's (a variance, or coherence and averages) when it carries one, else
+//             estimated from the measured FRFs themselves;
+//   file      the file's, and an error naming the file when it has none;
+//   estimate  estimated from the data even when the file carries one.
+enum class NoiseSource { kAuto, kFile, kEstimate };
+std::string ToString(NoiseSource source);
+bool FromString(const std::string& text, NoiseSource* source);
+
+struct NoiseOptions {
+  NoiseSource source = NoiseSource::kAuto;
+  // With noise weights: after the search, this many passes of the refinement from its result,
+  // each with the weights recomputed from the model's FRF there instead of the measured one
+  // (|H_s|²/σ² instead of |H|²/σ²: a measured |H| under the noise floor is the noise's, and
+  // weighting a line by it gives the noise a say). Iteratively reweighted least squares; 0: off.
+  int reweight_passes = 2;
+};
+
+// A robust loss on each entry's weighted error (kernels/line_cost.h, docs/noise.md): none (least
+// squares), huber or cauchy, with its scale c in the weighted residual's units — with noise
+// weights, noise standard deviations. The same loss in every stage (GA, Nelder–Mead, and
+// Levenberg–Marquardt by iteratively reweighted least squares).
+enum class LossType { kNone, kHuber, kCauchy };
+std::string ToString(LossType type);
+bool FromString(const std::string& text, LossType* type);
+
+struct LossOptions {
+  LossType type = LossType::kNone;
+  double scale = 3.0;
+};
+
 struct CostOptions {
   CostType type = CostType::kLogComplex;
   PhaseMode phase = PhaseMode::kWrapped;
@@ -87,6 +121,8 @@ struct CostOptions {
   // unless drop_bad_lines is set; then the whole line is left out (and reported).
   bool drop_bad_lines = false;
   WeightOptions weights;
+  NoiseOptions noise;
+  LossOptions loss;
 
   bool IsValid(std::string* error) const;
 };

@@ -11,6 +11,7 @@
 #include "frfit/cost/cost_options.h"
 #include "frfit/evaluator/packed_problem.h"
 #include "frfit/frf/frf_set.h"
+#include "frfit/frf/noise_estimate.h"
 #include "frfit/model/model.h"
 #include "frfit/posture/posture.h"
 
@@ -18,7 +19,11 @@ namespace frfit {
 
 struct ProblemPosture {
   Posture posture;
-  FrfSet measured;              // prepared: in band, symmetrised, in cost.fit_format, bad lines out
+  // prepared: in band, symmetrised, in cost.fit_format, bad lines out; its noise_variance is the
+  // noise model the fit uses (noise_source "variance" or "coherence" from the file, "estimated"
+  // from the data: noise_estimate), empty when there is none (cost.noise and docs/noise.md)
+  FrfSet measured;
+  NoiseEstimate noise_estimate;  // when measured.noise_source is "estimated"
   std::vector<double> weights;  // [line][9]; 0 where an entry is not fitted
   double posture_weight = 1.0;
   std::string source;           // the FRF file
@@ -37,8 +42,16 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
                               const CostOptions& cost, const std::string& source,
                               double posture_weight);
 
-// Peak-picking and band weights for a prepared set: [line][9].
+// The weights of a prepared set, [line][9]: peak picking, bands, uniform, or the inverse noise
+// variances (WeightMode::kNoise, from prepared.noise_variance).
 std::vector<double> ComputeWeights(const FrfSet& prepared, const CostOptions& cost);
+
+// Noise weights (WeightMode::kNoise) of a prepared posture recomputed at a model's FRF on its
+// lines and in its format: |H_model|²/σ² for the log costs, 1/σ² for normalized_complex, where σ²
+// is the file's variance, or the estimated noise model evaluated at |H_model|. The reweighting
+// passes of a fit (cost.noise.reweight_passes); entries not fitted keep weight 0.
+std::vector<double> NoiseWeightsAtModel(const ProblemPosture& posture, const FrfSet& model,
+                                        const CostOptions& cost);
 
 // Indices of the local maxima of `magnitude` standing at least min_prominence_db above the
 // higher of their two surrounding valleys and at most floor_db below the highest of them.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct FitJob {
   // The postures' coordinates (rad / m), needed when the model's stiffness depends on the
   // posture; when empty, the stiffness must not (DriveFits checks).
   std::vector<std::vector<double>> posture_q = {};
+  // The problem's weights at a point u ([posture][line·9 + entry]), for runs that reweight at
+  // their model (FitRun::weights_point); may be empty for runs that never do.
+  std::function<std::vector<std::vector<double>>(std::span<const double> u)> weights_at = {};
 };
 
 struct ProgressEvent {

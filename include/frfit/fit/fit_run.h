@@ -3,6 +3,11 @@
 // and while J > δ and cycles remain, a new GA seeded with the refined result — written as an
 // ask/tell state machine. It never evaluates anything itself: a driver (fit/fit_driver.h) packs
 // the points of many runs into one evaluator call, which is how fleets share one GPU job.
+//
+// With noise weights (cost.weights.mode noise) the search is followed by cost.noise.reweight_passes
+// passes of the refinement from its result, one start each, every pass with the problem's
+// weights recomputed at the point the previous one ended: the run names that point
+// (weights_point, weights_version) and the driver recomputes the weights there before asking.
 #pragma once
 
 #include <cstdint>
@@ -97,6 +102,10 @@ class FitRun {
   const std::vector<HistoryRow>& history() const { return history_; }
   // The current phase's step (generation or NM iteration), for progress lines.
   int step() const;
+  // Where the problem's weights are to be computed: empty for the measured FRFs' own (the search),
+  // else the point the previous pass ended at; weights_version counts the changes (0: none).
+  const std::vector<double>& weights_point() const { return weights_u_; }
+  int weights_version() const { return reweights_done_; }
 
   nlohmann::json SaveState(StateHistory history = StateHistory::kInline) const;
 
@@ -105,6 +114,9 @@ class FitRun {
   void StartRefinement();
   void EndCycle();
   void Improve(const std::vector<double>& u, double cost);
+  // The search has ended for `why`: a reweighting pass follows when one is due, else Finish.
+  void Conclude(FitTermination why);
+  void StartReweightPass();
   void Finish(FitTermination why);
 
   const ParameterMap* map_;
@@ -132,6 +144,9 @@ class FitRun {
   int lm_starts_agreeing_ = 0;
   std::string lm_termination_;
   std::vector<HistoryRow> history_;
+  int reweights_done_ = 0;
+  std::vector<double> weights_u_;
+  FitTermination search_termination_ = FitTermination::kNotDone;
 };
 
 }  // namespace frfit

@@ -15,6 +15,12 @@
 //     Cov(ε) = σ² (JᵀWJ)⁻¹ (JᵀW²J) (JᵀWJ)⁻¹,
 // which is σ²(JᵀJ)⁻¹ when the weights are uniform. JᵀW²J and Σδ² come from the same evaluator,
 // run on the problem with squared and with unit weights.
+//
+// With a noise model (weights = inverse noise variances, docs/noise.md) the weights are the
+// likelihood's, every real residual has variance 1/2 in weighted units, and the covariance is
+// absolute: (2·JᵀWJ)⁻¹, no pooled variance. Twice the cost is then a χ² with m − p degrees of
+// freedom; when its reduced value says the residual is larger than the noise (a model that does
+// not explain the data), σ is widened by the residual's own scatter and the assessment says so.
 #pragma once
 
 #include <span>
@@ -50,11 +56,24 @@ struct WeakDirection {
   std::string description;  // the components as text, e.g. "0.71 k_y1 - 0.70 k_z2"
 };
 
+// What σ rests on.
+//   residual_scatter — the weights are emphasis; σ² from the unweighted residuals' scatter
+//   noise_model      — the weights are inverse noise variances; σ absolute
+//   noise_model_widened — as noise_model, widened because χ² says the residual exceeds the noise
+enum class SigmaBasis { kResidualScatter, kNoiseModel, kNoiseModelWidened };
+std::string ToString(SigmaBasis basis);
+
 struct Identifiability {
   int residuals = 0;    // m: real residuals with a non-zero weight
   int parameters = 0;   // p: free parameters
   double cost = 0.0;    // F at the solution (weighted)
-  double sigma2 = 0.0;  // Σδ² / (m − p): variance of one unweighted residual; NaN when m <= p
+  // residual_scatter: Σδ² / (m − p), the variance of one unweighted residual; with a noise model
+  // the variance of one weighted residual, 1/2 (times the widening). NaN when m <= p.
+  double sigma2 = 0.0;
+  SigmaBasis sigma_basis = SigmaBasis::kResidualScatter;
+  // With a noise model: 2·cost / (m − p), 1 on average when the residual is the noise; NaN without.
+  double reduced_chi2 = 0.0;
+  double widening = 1.0;  // the factor σ was multiplied by (noise_model_widened), else 1
   std::vector<double> singular_values;  // of W^½ J (relative scaling), descending
   double condition_number = 0.0;        // largest / smallest singular value (inf: singular)
   std::vector<ParameterIdentifiability> per_parameter;  // free parameters, in map order
@@ -72,6 +91,7 @@ inline constexpr double kNullEigenvalue = 1e-14;
 // (terms: cost, JᵀWr, upper triangle of JᵀWJ, in u): with the fit's weights, with the weights
 // squared (its JᵀWJ term is JᵀW²J), and with unit weights (its cost term is Σδ²).
 struct IdentifiabilityInputs {
+  bool noise_weighted = false;  // PackedProblem::noise_weighted
   std::vector<double> normal;
   std::vector<double> normal_squared_weights;
   double unweighted_cost = 0.0;
