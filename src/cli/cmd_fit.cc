@@ -15,6 +15,7 @@
 #include "fit_text.h"
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
+#include "frfit/common/warning.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/load_problem.h"
@@ -171,6 +172,8 @@ int RunFit(int argc, char** argv) {
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (!out_path.empty()) WriteFitResult(out_path, result);
   if (!checkpoint_path.empty()) std::remove(checkpoint_path.c_str());
+  // Each reason the model check found is a warning, with --json too (stderr stays one line each).
+  for (const std::string& reason : result.model_check.reasons) Warn("frfit fit", "model check", reason);
 
   if (args.Flag("json")) {
     nlohmann::ordered_json j = FitResultToJson(result);
@@ -185,6 +188,7 @@ int RunFit(int argc, char** argv) {
   PrintParameterTable(result);
   PrintRefinement(result);
   PrintIdentifiability(result.identifiability);
+  PrintModelCheck(result.model_check);
   for (const PostureResult& p : result.postures) {
     std::printf("\n  posture %s (%s), cost %.6e; reference: %s\n", p.name.c_str(), p.frf_source.c_str(),
                 p.cost, p.modal.reference.c_str());

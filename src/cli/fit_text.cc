@@ -60,10 +60,17 @@ void PrintRefinement(const FitResult& result) {
 
 void PrintIdentifiability(const Identifiability& id) {
   if (id.singular_values.empty()) return;
-  std::printf(
-      "\n  identifiability (docs/identifiability.md): condition number %.3g, %d residuals, "
-      "residual rms %.3g\n",
-      id.condition_number, id.residuals, std::sqrt(id.sigma2));
+  std::printf("\n  identifiability (docs/identifiability.md): condition number %.3g, %d residuals, ",
+              id.condition_number, id.residuals);
+  if (id.sigma_basis == SigmaBasis::kResidualScatter)
+    std::printf("residual rms %.3g; 1σ from the residuals' scatter (the weights are emphasis)\n",
+                std::sqrt(id.sigma2));
+  else if (id.sigma_basis == SigmaBasis::kNoiseModel)
+    std::printf("1σ from the noise model (reduced chi2 %.3g)\n", id.reduced_chi2);
+  else
+    std::printf("1σ from the noise model, widened: the residual exceeds the noise (reduced chi2 "
+                "%.3g)\n",
+                id.reduced_chi2);
   for (const WeakDirection& d : id.weak_directions)
     std::printf("    weakly determined: %s  (singular value %.3g, 1σ %s %%)\n",
                 d.description.c_str(), d.singular_value, Percent(d.std_relative).c_str());
@@ -75,6 +82,20 @@ void PrintIdentifiability(const Identifiability& id) {
         std::printf("    correlated: %s and %s, %.3f\n", id.per_parameter[j].name.c_str(),
                     id.per_parameter[k].name.c_str(), rho);
     }
+}
+
+void PrintModelCheck(const ModelCheck& check) {
+  if (!check.has_noise_model) {
+    std::printf("\n  model check (docs/noise.md): unchecked, no noise model to hold the residual "
+                "against\n");
+    return;
+  }
+  std::printf("\n  model check (docs/noise.md): %s; reduced chi2 %.3g against the noise (%s)\n",
+              check.verdict().c_str(), check.reduced_chi2, check.noise_source.c_str());
+  for (const std::string& reason : check.reasons) std::printf("    %s\n", reason.c_str());
+  if (check.verdict() == "misfit")
+    std::printf("    the fitted values absorb what the model lacks: read them as effective "
+                "values, not as the joints' physics\n");
 }
 
 }  // namespace frfit::cli

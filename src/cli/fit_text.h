@@ -1,5 +1,6 @@
 // The human-readable parts of `frfit fit`'s output that describe the solution: the parameter
-// table (with 1σ and bound flags), the refinement's starts and the identifiability summary.
+// table (with 1σ and bound flags), the refinement's starts, the identifiability summary and the
+// model check.
 #pragma once
 
 #include "frfit/fit/fit_result.h"
@@ -9,5 +10,6 @@ namespace frfit::cli {
 void PrintParameterTable(const FitResult& result);
 void PrintRefinement(const FitResult& result);
 void PrintIdentifiability(const Identifiability& id);
+void PrintModelCheck(const ModelCheck& check);
 
 }  // namespace frfit::cli

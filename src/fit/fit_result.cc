@@ -6,6 +6,7 @@
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/identifiability_io.h"
 #include "frfit/fit/load_problem.h"
+#include "frfit/fit/model_check_io.h"
 #include "frfit/fit/model_weights.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/ema_hdf5.h"
@@ -77,7 +78,8 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
 
   // Per-posture cost shares, through the same evaluator arithmetic as the fit.
   const PackedProblem packed = Pack(problem);
-  r.identifiability = AssessIdentifiability(packed, map, PostureCoordinates(problem), run.best_u());
+  IdentifiabilityInputs inputs =
+      EvaluateIdentifiabilityInputs(packed, map, PostureCoordinates(problem), run.best_u());
   auto evaluator = CreateCpuEvaluator(1);
   for (size_t p = 0; p < problem.postures.size(); ++p) {
     const ProblemPosture& pp = problem.postures[p];
@@ -106,10 +108,16 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
     const std::vector<Mode> reference =
         ReferenceModes(model, pp.posture, pp.measured, max_hz, &description, &ema);
     std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
-    out.modal = CompareModes(reference, fitted, description);
+    out.modal = CompareModes(reference, fitted, description, max_hz);
     out.modal.ema = ema;
     r.postures.push_back(std::move(out));
   }
+  std::vector<const ModalComparison*> modal;
+  for (const PostureResult& p : r.postures) modal.push_back(&p.modal);
+  r.model_check = CheckModel(problem, map, run.best_u(), modal);
+  // σ widens on the model check's χ² (linear residuals), when the weights are the noise's.
+  if (r.model_check.has_noise_model) inputs.reduced_chi2 = r.model_check.reduced_chi2;
+  r.identifiability = AssessIdentifiability(map, run.best_u(), inputs);
   return r;
 }
 
@@ -155,6 +163,7 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
     }
     WriteScalar(&f, "/summary/cycles", r.cycles);
     WriteIdentifiability(&f, "/identifiability", r.identifiability);
+    WriteModelCheck(&f, "/model_check", r.model_check);
     f.CreateGroup("/history");
     std::vector<std::int64_t> cycle, phase, step, evaluations;
     std::vector<double> best;
@@ -289,6 +298,7 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
   }
   j["refinement"] = refinement;
   j["identifiability"] = IdentifiabilityToJson(r.identifiability);
+  j["model_check"] = ModelCheckToJson(r.model_check);
   for (const PostureResult& p : r.postures) {
     nlohmann::ordered_json modes = nlohmann::json::array();
     auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };

@@ -32,7 +32,69 @@ std::string Describe(const std::vector<std::pair<std::string, double>>& componen
   return text;
 }
 
+// The widened covariance (units of σ² = 1/2, as `noise`, the noise model's (JᵀWJ)⁻¹): the
+// sandwich (JᵀWJ)⁻¹·2M·(JᵀWJ)⁻¹ on the directions the data see, each variance then raised to at
+// least χ² times its noise-model value, correlations the sandwich's. *widening: the largest ratio
+// of a widened σ to its noise-model value.
+Eigen::MatrixXd Widened(const Eigen::MatrixXd& noise, const Eigen::MatrixXd& meat,
+                        const Eigen::MatrixXd& v, const std::vector<int>& seen,
+                        const Eigen::VectorXd& lambda, double chi2, double* widening) {
+  const Eigen::Index p = noise.rows();
+  Eigen::MatrixXd vs(p, seen.size());
+  Eigen::VectorXd inverse(seen.size());
+  for (size_t c = 0; c < seen.size(); ++c)
+    vs.col(c) = v.col(seen[c]), inverse(c) = 1.0 / lambda(seen[c]);
+  const Eigen::MatrixXd pseudo = vs * inverse.asDiagonal() * vs.transpose();
+  Eigen::MatrixXd out = pseudo * (2.0 * meat) * pseudo + (noise - pseudo);  // unseen part kept
+  *widening = 1.0;
+  for (Eigen::Index j = 0; j < p; ++j) {
+    const double target = std::max(chi2 * noise(j, j), out(j, j));
+    const double stretch = out(j, j) > 0.0 ? std::sqrt(target / out(j, j)) : 1.0;
+    out.row(j) *= stretch;
+    out.col(j) *= stretch;
+    *widening = std::max(*widening, std::sqrt(target / noise(j, j)));
+  }
+  return out;
+}
+
+// Σ_b G_b G_bᵀ (IdentifiabilityInputs::block_meat) from each line's normal-equation terms,
+// computed here line by line with the shared per-line code (kernels/line_normal.h).
+std::vector<double> BlockMeat(const PackedProblem& problem, int dim,
+                              const std::vector<double>& coefficients,
+                              const std::vector<double>& sensitivities) {
+  const int n = problem.n, stride = problem.coefficient_stride();
+  Eigen::MatrixXd meat = Eigen::MatrixXd::Zero(dim, dim);
+  std::vector<double> terms(kernels::NormalTermCount(dim));
+  for (int q = 0; q < problem.num_postures(); ++q) {
+    const PackedPosture& posture = problem.postures[q];
+    const kernels::PostureArrays arrays{n, posture.mass.data(), posture.gravity.data(),
+                                        posture.basis.data()};
+    Eigen::VectorXd block = Eigen::VectorXd::Zero(dim);
+    for (int l = 0; l < posture.num_lines(); ++l) {
+      const kernels::LineTarget line{posture.omega_rad_s[l], posture.weight.data() + 9 * l,
+                                     posture.target.data() + 18 * l, problem.loss,
+                                     problem.loss_scale};
+      unsigned status = 0;
+      kernels::LineNormalTerms(arrays, coefficients.data() + static_cast<size_t>(q) * stride,
+                               sensitivities.data() + static_cast<size_t>(q) * stride * dim, dim,
+                               line, posture.fit_order, problem.cost_kind, problem.phase_mode,
+                               terms.data(), 1, &status);
+      if (status == 0)
+        for (int j = 0; j < dim; ++j) block(j) += posture.posture_weight * terms[1 + j];
+      if ((l + 1) % kSandwichBlockLines == 0 || l + 1 == posture.num_lines()) {
+        meat += block * block.transpose();
+        block.setZero();
+      }
+    }
+  }
+  return std::vector<double>(meat.data(), meat.data() + meat.size());
+}
+
 }  // namespace
+
+double ReducedChi2Limit(int degrees_of_freedom) {
+  return 1.0 + std::max(3.0 * std::sqrt(2.0 / std::max(1, degrees_of_freedom)), kChi2Margin);
+}
 
 std::string ToString(SigmaBasis basis) {
   return basis == SigmaBasis::kNoiseModel          ? "noise_model"
@@ -71,15 +133,16 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
   id.reduced_chi2 = nan;
   if (in.noise_weighted) {
     const int dof = in.residuals - p;
-    id.reduced_chi2 = dof > 0 ? 2.0 * in.normal[0] / dof : nan;
+    id.reduced_chi2 = std::isfinite(in.reduced_chi2) ? in.reduced_chi2
+                      : dof > 0                       ? 2.0 * in.normal[0] / dof
+                                                      : nan;
     id.sigma_basis = SigmaBasis::kNoiseModel;
     id.sigma2 = 0.5;
-    // χ² of the noise alone exceeds 1 + 3 of its standard deviations (2/dof)^½ with probability
-    // about 0.1 %; beyond that the residual holds more than the noise.
-    if (dof > 0 && id.reduced_chi2 > 1.0 + 3.0 * std::sqrt(2.0 / dof)) {
+    if (dof > 0 && id.reduced_chi2 > ReducedChi2Limit(dof)) {
       id.sigma_basis = SigmaBasis::kNoiseModelWidened;
       id.widening = std::sqrt(id.reduced_chi2);
-      id.sigma2 = 0.5 * id.reduced_chi2;
+      // Without the blocks' meat the widening is χ² alone.
+      if (in.block_meat.empty()) id.sigma2 = 0.5 * id.reduced_chi2;
     }
   }
 
@@ -104,6 +167,12 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
   // expression below is (JᵀWJ)⁻¹.
   const Eigen::MatrixXd a = scaled(in.normal),
                         b2 = in.noise_weighted ? a : scaled(in.normal_squared_weights);
+  auto scaled_meat = [&] {
+    Eigen::MatrixXd m(p, p);
+    for (int j = 0; j < p; ++j)
+      for (int k = 0; k < p; ++k) m(j, k) = in.block_meat[j * p + k] * factor[j] * factor[k];
+    return m;
+  };
 
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(a);
   Eigen::VectorXd lambda = eigen.eigenvalues().cwiseMax(0.0);  // ascending
@@ -128,6 +197,8 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
     covariance += pseudo * b2 * pseudo;
   }
   for (int i : unseen) covariance += v.col(i) * v.col(i).transpose() / floor;
+  if (id.sigma_basis == SigmaBasis::kNoiseModelWidened && !in.block_meat.empty() && !seen.empty())
+    covariance = Widened(covariance, scaled_meat(), v, seen, lambda, id.reduced_chi2, &id.widening);
   std::vector<double> direction_variance(p);  // of each eigenvector, in units of σ²
   for (int i = 0; i < p; ++i) direction_variance[i] = v.col(i).dot(covariance * v.col(i));
 
@@ -213,6 +284,7 @@ IdentifiabilityInputs EvaluateIdentifiabilityInputs(
   in.unweighted_cost = normal[2 * static_cast<size_t>(terms)];
   in.residuals = CountResiduals(problem);
   in.noise_weighted = problem.noise_weighted;
+  if (in.noise_weighted) in.block_meat = BlockMeat(problem, dim, coefficients, sensitivities);
   return in;
 }
 

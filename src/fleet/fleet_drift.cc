@@ -5,6 +5,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/modal/modal.h"
+#include "frfit/modal/mode_pairing.h"
 #include "frfit/model/joint_coefficients.h"
 
 namespace frfit {
@@ -62,11 +63,18 @@ std::string ZText(double z) {
 
 }  // namespace
 
+std::vector<Mode> ModesBelow(const Posture& posture, const Model& model,
+                             const std::vector<double>& parameters, double max_hz) {
+  std::vector<Mode> out;
+  for (Mode& m : ComputeModes(posture, Coefficients(model, parameters, posture.q)))
+    if (m.frequency_hz <= max_hz) out.push_back(std::move(m));
+  return out;
+}
+
 std::vector<double> ModeFrequencies(const Posture& posture, const Model& model,
                                     const std::vector<double>& parameters, double max_hz) {
   std::vector<double> out;
-  for (const Mode& m : ComputeModes(posture, Coefficients(model, parameters, posture.q)))
-    if (m.frequency_hz <= max_hz) out.push_back(m.frequency_hz);
+  for (const Mode& m : ModesBelow(posture, model, parameters, max_hz)) out.push_back(m.frequency_hz);
   return out;
 }
 
@@ -121,17 +129,17 @@ void ComputeDrift(const Problem& problem, const Model& model, const std::vector<
         previous.has_identifiability
             ? ModeFrequencySigmas(pp.posture, model, previous.parameters, max_hz, before_id)
             : std::vector<double>(before.size(), kNaN);
+    // Last night's modes paired one to one with tonight's (a mode that left the band, or that
+    // no longer has a partner, reads as missing).
+    const std::vector<int> partner =
+        PairModes(ModesBelow(pp.posture, model, previous.parameters, max_hz),
+                  ModesBelow(pp.posture, model, current, max_hz), {0.25, 0.0});
     for (size_t k = 0; k < before.size(); ++k) {
       FleetDriftFrequency d;
       d.posture = pp.posture.name;
       d.mode = static_cast<int>(k) + 1;
       d.previous_hz = before[k];
-      // The current mode nearest in frequency (a mode that left the band reads as missing).
-      size_t nearest = now.size();
-      for (size_t c = 0; c < now.size(); ++c)
-        if (nearest == now.size() ||
-            std::fabs(now[c] - before[k]) < std::fabs(now[nearest] - before[k]))
-          nearest = c;
+      const size_t nearest = partner[k] < 0 ? now.size() : static_cast<size_t>(partner[k]);
       d.current_hz = nearest < now.size() ? now[nearest] : kNaN;
       d.change_percent = 100.0 * (d.current_hz - before[k]) / before[k];
       if (nearest < now.size()) d.sigma_hz = CombinedSigma(before_sigma[k], now_sigma[nearest]);

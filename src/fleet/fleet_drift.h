@@ -13,13 +13,16 @@
 #include "frfit/fit/identifiability.h"
 #include "frfit/fleet/fleet_manifest.h"
 #include "frfit/fleet/fleet_run.h"
+#include "frfit/modal/modal.h"
 #include "frfit/model/model.h"
 #include "src/fleet/fleet_warm_night.h"
 
 namespace frfit {
 
-// The modal frequencies up to max_hz of the model with `parameters` (Model::parameters order) at
-// a posture, ascending.
+// The modes up to max_hz of the model with `parameters` (Model::parameters order) at a posture,
+// ascending; ModeFrequencies their frequencies.
+std::vector<Mode> ModesBelow(const Posture& posture, const Model& model,
+                             const std::vector<double>& parameters, double max_hz);
 std::vector<double> ModeFrequencies(const Posture& posture, const Model& model,
                                     const std::vector<double>& parameters, double max_hz);
 

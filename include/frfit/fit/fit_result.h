@@ -11,6 +11,7 @@
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/identifiability.h"
+#include "frfit/fit/model_check.h"
 #include "frfit/fit/modal_comparison.h"
 #include "frfit/fit/parameter_map.h"
 
@@ -59,6 +60,8 @@ struct FitResult {
   std::vector<PostureResult> postures;
   // How well the data determine the free parameters, at the fitted point (docs/identifiability.md).
   Identifiability identifiability;
+  // Whether the model explains the data as well as their noise allows (docs/noise.md).
+  ModelCheck model_check;
 };
 
 // Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture.

@@ -23,6 +23,7 @@
 // not explain the data), σ is widened by the residual's own scatter and the assessment says so.
 #pragma once
 
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -55,6 +56,14 @@ struct WeakDirection {
   std::vector<std::pair<std::string, double>> components;
   std::string description;  // the components as text, e.g. "0.71 k_y1 - 0.70 k_z2"
 };
+
+// The reduced χ² beyond which a residual holds more than the noise: 1 + 3 of its standard
+// deviations (2/dof)^½ (exceeded by noise alone with probability about 0.1 %), and at least
+// kChi2Margin above 1, for the noise model is itself uncertain (an estimate from the data, a
+// coherence from a few hits).
+inline constexpr double kChi2Margin = 0.15;
+inline constexpr int kSandwichBlockLines = 8;
+double ReducedChi2Limit(int degrees_of_freedom);
 
 // What σ rests on.
 //   residual_scatter — the weights are emphasis; σ² from the unweighted residuals' scatter
@@ -92,6 +101,14 @@ inline constexpr double kNullEigenvalue = 1e-14;
 // squared (its JᵀWJ term is JᵀW²J), and with unit weights (its cost term is Σδ²).
 struct IdentifiabilityInputs {
   bool noise_weighted = false;  // PackedProblem::noise_weighted
+  // The reduced χ² of the model check (linear residuals against the noise model), which decides
+  // the widening when given; NaN: the noise-weighted cost's own.
+  double reduced_chi2 = std::numeric_limits<double>::quiet_NaN();
+  // With noise weights: Σ_b G_b G_bᵀ over blocks of kSandwichBlockLines consecutive lines of a
+  // posture, G_b the block's share of g = JᵀWr (p×p row-major, in u) — the meat of the sandwich
+  // that widens σ when the residual exceeds the noise. A misfit's residual is correlated from line
+  // to line, which blocks of lines keep, where line by line would not.
+  std::vector<double> block_meat;
   std::vector<double> normal;
   std::vector<double> normal_squared_weights;
   double unweighted_cost = 0.0;

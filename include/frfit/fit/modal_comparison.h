@@ -2,6 +2,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +26,11 @@ struct ModalComparisonRow {
 
 struct ModalComparison {
   std::string reference;  // where the reference modes came from
+  // One per reference mode, paired one to one with the fitted modes (mode_pairing.h); a reference
+  // mode without a partner has NaN fitted values.
   std::vector<ModalComparisonRow> rows;
+  // Fitted modes up to the highest reference frequency (or the band) that no reference mode took.
+  std::vector<double> unpaired_fitted_frequency_hz;
   std::shared_ptr<const EmaResult> ema;  // the estimation, when the reference came from EMA
   // The MAC of every reference mode with every fitted mode up to 1.2 × the highest reference
   // frequency (and every paired one): a fit that swapped two modes shows off the diagonal, which
@@ -43,8 +48,11 @@ std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, con
                                  double max_hz, std::string* description,
                                  std::shared_ptr<const EmaResult>* ema = nullptr);
 
-// Pairs every reference mode with the fitted mode nearest in frequency.
+// Pairs the reference modes one to one with the fitted modes (least total frequency difference
+// plus 1 − MAC, pairs within 25 % in frequency): two reference modes never share a fitted mode.
+// Fitted modes up to max_hz left without a partner are listed as unpaired.
 ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vector<Mode>& fitted,
-                             const std::string& description);
+                             const std::string& description,
+                             double max_hz = std::numeric_limits<double>::infinity());
 
 }  // namespace frfit
