@@ -19,7 +19,6 @@
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/model_weights.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/model_yaml.h"
@@ -160,9 +159,7 @@ int RunFit(int argc, char** argv) {
       WriteTextFileAtomically(checkpoint_path, j.dump());
     };
   }
-  const FitJob job{run.get(), &map, static_cast<int>(problem.postures.size()),
-                   PostureCoordinates(problem),
-                   [&](std::span<const double> u) { return NoiseWeightsAt(problem, map, u); }};
+  const FitJob job = MakeFitJob(run.get(), map, problem);
   DriveFits({job}, evaluator.get(), drive);
   if (show_progress && terminal) std::fputs("\n", stderr);
 

@@ -3,8 +3,15 @@
 #include <chrono>
 
 #include "frfit/common/error.h"
+#include "frfit/fit/load_problem.h"
+#include "frfit/fit/model_weights.h"
 
 namespace frfit {
+
+FitJob MakeFitJob(FitRun* run, const ParameterMap& map, const Problem& problem) {
+  return {run, &map, static_cast<int>(problem.postures.size()), PostureCoordinates(problem),
+          [&problem, &map](std::span<const double> u) { return NoiseWeightsAt(problem, map, u); }};
+}
 
 void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const DriveOptions& options) {
   using Clock = std::chrono::steady_clock;
@@ -39,7 +46,9 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
       const FitRun& run = *jobs[j].run;
       if (run.weights_version() == weights_applied[j]) continue;
       if (!jobs[j].weights_at)
-        throw Error("", "fit", "a run asks for new weights but its job cannot compute them");
+        throw Error("", "fit",
+                    "a run asks for new weights but its job cannot compute them (build the job "
+                    "with MakeFitJob)");
       const std::vector<double>& u = run.weights_point();
       evaluator->SetWeights(static_cast<int>(j), jobs[j].weights_at(u));
       weights_applied[j] = run.weights_version();
@@ -89,8 +98,7 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
     for (size_t j = 0; j < count; ++j) {
       if (!cost_points[j] && !normal_points[j]) continue;
       FitRun& run = *jobs[j].run;
-      const int before_step = run.step();
-      const FitPhase before_phase = run.phase();
+      const size_t before_rows = run.history().size();
       // Each job is charged its call's time in proportion to its share of the call's points.
       if (cost_points[j]) {
         run.Tell(std::span<const double>(costs).subspan(cost_offset, cost_points[j]),
@@ -103,7 +111,7 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
             normal_seconds * normal_points[j] / static_cast<double>(normal_total));
         normal_offset += terms;
       }
-      if (options.progress && (run.step() != before_step || run.phase() != before_phase)) {
+      if (options.progress && run.history().size() != before_rows) {
         // The row Tell just recorded names the generation or iteration that finished, with its
         // phase and cycle; run.step() and run.cycle() may already count the phase that follows.
         const HistoryRow& done = run.history().back();

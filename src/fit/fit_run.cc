@@ -136,7 +136,7 @@ void FitRun::Improve(const std::vector<double>& u, double cost) {
 
 void FitRun::Conclude(FitTermination why) {
   const bool noise_weights = options_.cost.weights.mode == WeightMode::kNoise;
-  if (reweights_done_ == 0) search_termination_ = why;
+  if (reweights_done_ == 0) search_termination_ = why, search_best_cost_ = best_cost_;
   if (noise_weights && reweights_done_ < options_.cost.noise.reweight_passes && have_best_)
     return StartReweightPass();
   Finish(search_termination_);
@@ -152,7 +152,7 @@ void FitRun::StartReweightPass() {
   lm_.reset();
   have_best_ = false;
   best_cost_ = std::numeric_limits<double>::infinity();
-  ++cycle_;
+  // The same cycle: a pass finishes the refinement it follows, its history rows counting on.
   if (options_.fitter.refinement == Refinement::kNelderMead) {
     nm_.emplace(options_.nelder_mead, weights_u_);
     phase_ = FitPhase::kNelderMead;
@@ -290,6 +290,7 @@ nlohmann::json FitRun::SaveState(StateHistory history) const {
   j["reweights_done"] = reweights_done_;
   j["weights_u"] = DoublesToJson(weights_u_);
   j["search_termination"] = ToString(search_termination_);
+  j["search_best_cost"] = DoubleToHex(search_best_cost_);
   if (history == StateHistory::kRowCountOnly) {
     j["history_rows"] = history_.size();
     return j;
@@ -348,6 +349,7 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
     reweights_done_ = j.at("reweights_done").get<int>();
     weights_u_ = DoublesFromJson(j.at("weights_u"), ctx + ".weights_u");
     search_termination_ = termination(j.at("search_termination").get<std::string>());
+    search_best_cost_ = DoubleFromHex(j.at("search_best_cost").get<std::string>(), ctx);
     if (j.contains("history_rows")) {
       const size_t rows = j.at("history_rows").get<size_t>();
       if (history.size() != rows)

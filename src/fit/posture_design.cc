@@ -5,6 +5,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fit/load_problem.h"
+#include "frfit/frf/noise_estimate.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/model/joint_coefficients.h"
 
@@ -28,6 +29,47 @@ IdentifiabilityInputs Add(IdentifiabilityInputs a, const IdentifiabilityInputs& 
   return a;
 }
 
+// The fitted postures' noise, entry by entry: the mean of their relative terms and of their
+// floors as fractions of each entry's peak (NaN where none has a noise model).
+NoiseTerms TypicalNoise(const Problem& fitted) {
+  NoiseTerms mean;
+  std::array<int, 9> count{};
+  for (const ProblemPosture& pp : fitted.postures) {
+    const NoiseTerms t = PooledNoiseTerms(pp.measured);
+    for (int e = 0; e < 9; ++e) {
+      if (!std::isfinite(t.relative[e])) continue;
+      mean.relative[e] += t.relative[e];
+      mean.floor_of_peak[e] += t.floor_of_peak[e];
+      ++count[e];
+    }
+  }
+  for (int e = 0; e < 9; ++e) {
+    mean.relative[e] = count[e] ? mean.relative[e] / count[e] : std::nan("");
+    mean.floor_of_peak[e] = count[e] ? mean.floor_of_peak[e] / count[e] : std::nan("");
+  }
+  return mean;
+}
+
+// A measurement at the candidate is assumed as noisy as the fitted ones: the typical terms on the
+// predicted FRFs. Without a noise model in the fit, none is assumed.
+void AssumeNoise(const NoiseTerms& noise, FrfSet* predicted) {
+  if (!std::isfinite(*std::max_element(noise.relative.begin(), noise.relative.end(),
+                                       [](double a, double b) {
+                                         return !std::isfinite(a) || (std::isfinite(b) && b > a);
+                                       })))
+    return;
+  predicted->noise_variance.assign(predicted->H.size(), 0.0);
+  predicted->noise_source = "variance";
+  for (int e = 0; e < 9; ++e) {
+    double peak = 0.0;
+    for (int k = 0; k < predicted->num_lines(); ++k) peak = std::max(peak, std::abs(predicted->H[k * 9 + e]));
+    const double a = std::isfinite(noise.relative[e]) ? noise.relative[e] : 0.0;
+    const double b = std::isfinite(noise.floor_of_peak[e]) ? noise.floor_of_peak[e] * peak : 0.0;
+    for (int k = 0; k < predicted->num_lines(); ++k)
+      predicted->noise_variance[k * 9 + e] = a * a * std::norm(predicted->H[k * 9 + e]) + b * b;
+  }
+}
+
 }  // namespace
 
 PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& map,
@@ -49,6 +91,7 @@ PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& m
   for (const ProblemPosture& pp : fitted.postures)
     for (int e = 0; e < 9; ++e) present[e] = present[e] || pp.measured.present[e];
   const std::vector<double> physical = map.Physical(u);
+  const NoiseTerms noise = TypicalNoise(fitted);
   for (const PostureSpec& candidate : candidates) {
     for (const ProblemPosture& pp : fitted.postures)
       if (pp.posture.name == candidate.name)
@@ -58,9 +101,11 @@ PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& m
                                   grid.frequency_hz, grid.format);
     predicted.posture = candidate.name;
     predicted.present = present;
+    AssumeNoise(noise, &predicted);
     Problem added;
     added.model = fitted.model;
     added.cost = fitted.cost;
+    added.cost.noise.source = NoiseSource::kAuto;  // the assumed noise, not one of exact data
     added.postures = {
         PreparePosture(posture, predicted, fitted.cost, "predicted at " + candidate.name, 1.0)};
     IdentifiabilityInputs combined =

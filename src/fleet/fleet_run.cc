@@ -23,7 +23,6 @@
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/history_log.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/model_weights.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/output_path.h"
@@ -620,10 +619,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
         FitRun* run = cold ? r.cold_run.get() : r.run.get();
         const ParameterMap* map = cold ? r.cold_map.get() : r.map.get();
         packed.push_back(Pack(r.problem));
-        jobs.push_back({run, map, static_cast<int>(r.problem.postures.size()),
-                        PostureCoordinates(r.problem), [&r, map](std::span<const double> u) {
-                          return NoiseWeightsAt(r.problem, *map, u);
-                        }});
+        jobs.push_back(MakeFitJob(run, *map, r.problem));
         active.push_back(run);
       }
       rounds->SetProblems(std::move(packed));

@@ -75,10 +75,12 @@ std::string WarmResultDistrust(const FitRun& run, const ParameterMap& map,
                       ")");
   // Starts that end far above the best lost to it; one that ends at another minimum almost as
   // good means the data do not decide between the two.
+  // (Under the search's weights, as the starts' costs are.)
   int rivals = 0;
   const double tolerance = run.options().levenberg_marquardt.agreement_tolerance;
+  const double searched = run.search_best_cost();
   for (double c : run.lm_start_costs())
-    if (c > cost * (1.0 + tolerance) && c <= kWarmRivalCostFactor * cost) ++rivals;
+    if (c > searched * (1.0 + tolerance) && c <= kWarmRivalCostFactor * searched) ++rivals;
   if (rivals > 0) {
     std::snprintf(buffer, sizeof buffer,
                   "%d of its %zu starts ended at another minimum within %gx of the best cost",

@@ -170,4 +170,29 @@ NoiseEstimate EstimateNoise(const FrfSet& set, const std::string& source,
   return out;
 }
 
+NoiseTerms PooledNoiseTerms(const FrfSet& set) {
+  NoiseTerms out;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  out.relative.fill(nan);
+  out.floor_of_peak.fill(nan);
+  if (set.noise_variance.size() != set.H.size()) return out;
+  for (int e = 0; e < 9; ++e) {
+    if (!set.present[e]) continue;
+    double peak = 0.0;
+    std::vector<Sample> samples;
+    for (int k = 0; k < set.num_lines(); ++k) {
+      const double v = set.noise_variance[k * 9 + e];
+      peak = std::max(peak, std::abs(set.H[k * 9 + e]));
+      if (std::isfinite(v)) samples.push_back({v, std::norm(set.H[k * 9 + e])});
+    }
+    if (samples.size() < 4 || !(peak > 0.0)) continue;
+    double alpha = 0.0, beta = 0.0;
+    int used = 0, trimmed = 0;
+    PoolSamples(samples, &alpha, &beta, &used, &trimmed);
+    out.relative[e] = std::sqrt(alpha);
+    out.floor_of_peak[e] = std::sqrt(beta) / peak;
+  }
+  return out;
+}
+
 }  // namespace frfit

@@ -5,7 +5,8 @@
 //
 // Residuals: r = √(posture weight · w) · (Re δ, Im δ) per fitted entry and line, δ as the problem's
 // cost defines it (log magnitude and phase difference, wrapped or not; or H_s − H with the
-// normalised cost's 1/Σw|H|² folded into w); log-magnitude costs have no phase residual.
+// normalised cost's 1/Σw|H|² folded into w unless w are noise weights); log-magnitude costs have
+// no phase residual.
 #pragma once
 
 #include <cmath>
@@ -55,7 +56,9 @@ inline ReferenceResiduals ComputeReferenceResiduals(const Problem& problem, cons
         double w = pp.weights[k * 9 + e];
         if (w == 0.0) continue;
         const cd s = hs.H[k * 9 + e], m = pp.measured.H[k * 9 + e];
-        if (type == CostType::kNormalizedComplex) w /= norm;
+        // Noise weights are inverse variances already: no normalisation (cost_options.h).
+        if (type == CostType::kNormalizedComplex && problem.cost.weights.mode != WeightMode::kNoise)
+          w /= norm;
         const double scale = std::sqrt(pp.posture_weight * w);
         if (type == CostType::kNormalizedComplex) {
           push((s - m).real(), scale, false);

@@ -51,7 +51,9 @@ struct WeightBand {
 };
 
 struct WeightOptions {
-  WeightMode mode = WeightMode::kPeaks;
+  // The default: the noise model's maximum-likelihood weights (docs/noise.md); kPeaks reproduces
+  // the paper (fit_paper.yaml).
+  WeightMode mode = WeightMode::kNoise;
   // Peak picking as in the paper: `peak_gain` at each peak of |H| and ±peak_halfwidth_lines
   // around it, `base_gain` on every other line (paper: 50 and 0.5, ±2 lines; KUKA: 80 and 0.5).
   double peak_gain = 50.0;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "frfit/cost/problem.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/parameter_map.h"
@@ -27,6 +28,10 @@ struct FitJob {
   // their model (FitRun::weights_point); may be empty for runs that never do.
   std::function<std::vector<std::vector<double>>(std::span<const double> u)> weights_at = {};
 };
+
+// The job of a run on `problem` (which must outlive the drive): its postures' coordinates and
+// the weights of its reweighting passes at the model (model_weights.h) filled in.
+FitJob MakeFitJob(FitRun* run, const ParameterMap& map, const Problem& problem);
 
 struct ProgressEvent {
   int job;                 // index into the jobs

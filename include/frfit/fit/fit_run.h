@@ -78,6 +78,9 @@ class FitRun {
   int cycle() const { return cycle_; }
   std::uint64_t seed() const { return seed_; }
   double best_cost() const { return best_cost_; }
+  // The best cost the search ended with, under the search's weights: what lm_start_costs are
+  // comparable with (best_cost is under the last reweighting pass's weights).
+  double search_best_cost() const { return reweights_done_ > 0 ? search_best_cost_ : best_cost_; }
   const std::vector<double>& best_u() const { return best_u_; }
   const std::vector<double>& initial_u() const { return initial_u_; }
   double initial_population_best_cost() const { return initial_population_best_; }
@@ -147,6 +150,7 @@ class FitRun {
   int reweights_done_ = 0;
   std::vector<double> weights_u_;
   FitTermination search_termination_ = FitTermination::kNotDone;
+  double search_best_cost_ = 0.0;
 };
 
 }  // namespace frfit

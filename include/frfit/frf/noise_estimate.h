@@ -39,4 +39,13 @@ struct NoiseEstimate {
 NoiseEstimate EstimateNoise(const FrfSet& set, const std::string& source,
                             const NoiseEstimateOptions& options = {});
 
+// The two terms per entry that best describe a set's noise variance (set.noise_variance, from a
+// file or an estimate), pooled as the estimate pools its samples, with the floor given as a
+// fraction of each entry's peak |H|: how noisy a measurement at another posture would be
+// (`frfit design`). NaN for entries the set lacks.
+struct NoiseTerms {
+  std::array<double, 9> relative{}, floor_of_peak{};
+};
+NoiseTerms PooledNoiseTerms(const FrfSet& set);
+
 }  // namespace frfit

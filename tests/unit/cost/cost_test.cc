@@ -143,7 +143,8 @@ std::vector<double> EvaluateCosts(const Problem& problem, const std::vector<std:
 }
 
 CostOptions PaperCost() {
-  CostOptions c;  // datasets/paper_3dof/fit.yaml
+  CostOptions c;  // datasets/paper_3dof/fit_paper.yaml's peak weights
+  c.weights.mode = WeightMode::kPeaks;
   c.band_min_hz = 0.2;
   c.band_max_hz = 30.0;
   c.weights.peak_gain = 50.0;

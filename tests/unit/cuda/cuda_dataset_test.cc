@@ -250,7 +250,7 @@ std::unique_ptr<FitRun> RunFit(const Loaded& s, const FitOptions& options, Backe
   evaluator->SetProblems({s.packed});
   auto run = std::make_unique<FitRun>(*s.map, options, seed);
   const auto t0 = std::chrono::steady_clock::now();
-  const FitJob job{run.get(), s.map.get(), s.packed.num_postures(), s.posture_q};
+  const FitJob job = MakeFitJob(run.get(), *s.map, s.problem);
   DriveFits({job}, evaluator.get(), DriveOptions{});
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;

@@ -27,6 +27,7 @@
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/fit_run.h"
+#include "frfit/fit/model_weights.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/io/frf_hdf5.h"
@@ -80,13 +81,18 @@ std::unique_ptr<FitRun> Fit(const Setup& s, std::uint64_t seed, int threads) {
   auto evaluator = CreateCpuEvaluator(threads);
   evaluator->SetProblems({s.packed});
   auto run = std::make_unique<FitRun>(*s.map, s.options, seed);
-  DriveFits({{run.get(), s.map.get(), 1}}, evaluator.get(), DriveOptions{});
+  DriveFits({MakeFitJob(run.get(), *s.map, s.problem)}, evaluator.get(), DriveOptions{});
   return run;
 }
 
 // One round by hand: evaluate what the run asks (costs, or normal equations for a least-squares
-// refinement), tell it the results.
+// refinement), tell it the results. The weights are the ones the run asks for (the search's, or
+// those of a reweighting pass at its model), set at every step: runs share the evaluator.
 void Step(FitRun* run, const Setup& s, Evaluator* evaluator) {
+  std::vector<std::vector<double>> weights;
+  for (const PackedPosture& p : s.packed.postures) weights.push_back(p.weight);
+  if (run->weights_version() > 0) weights = NoiseWeightsAt(s.problem, *s.map, run->weights_point());
+  evaluator->SetWeights(0, weights);
   const std::vector<double>& u = run->Ask();
   const int count = static_cast<int>(u.size()) / s.map->dim();
   const std::vector<std::vector<double>> q = PostureCoordinates(s.problem);
@@ -279,7 +285,7 @@ TEST(FitCheckpoint, ByTimeAfterEveryRoundOrNeverAndTheFitIsUnchanged) {
         ASSERT_EQ(states.size(), 1u);
         ++checkpoints;
       };
-      DriveFits({{&run, s->map.get(), 1}}, &counting, drive);
+      DriveFits({MakeFitJob(&run, *s->map, s->problem)}, &counting, drive);
       EXPECT_EQ(checkpoints, c.each_round ? counting.rounds : 0)
           << "every " << c.every_seconds << " s, " << counting.rounds << " rounds";
       ExpectSameRun(run, *plain, "checkpoints every " + std::to_string(c.every_seconds) + " s");
@@ -300,7 +306,7 @@ TEST(FitProgress, EachEventNamesTheStepThatJustFinished) {
     std::vector<ProgressEvent> events;
     DriveOptions drive;
     drive.progress = [&](const ProgressEvent& e) { events.push_back(e); };
-    DriveFits({{&run, s->map.get(), 1}}, evaluator.get(), drive);
+    DriveFits({MakeFitJob(&run, *s->map, s->problem)}, evaluator.get(), drive);
     ASSERT_TRUE(run.Done());
     const std::vector<HistoryRow>& history = run.history();
     ASSERT_EQ(events.size(), history.size()) << "one event per history row";

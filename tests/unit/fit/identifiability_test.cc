@@ -55,10 +55,17 @@ Problem NoisyProblem(std::shared_ptr<const Model> model, const std::vector<std::
   return problem;
 }
 
-TEST(Identifiability, MatchesAnIndependentFiniteDifferenceJacobian) {
+// With the paper's peak weights (emphasis: σ from the residuals' scatter through the sandwich) and
+// with noise weights (inverse variances: σ² = ½(JᵀWJ)⁻¹, absolute).
+class IdentifiabilityWeights : public ::testing::TestWithParam<WeightMode> {};
+
+TEST_P(IdentifiabilityWeights, MatchesAnIndependentFiniteDifferenceJacobian) {
   // Stiffness laws (linear-scaled coefficients) on three postures, 2 % noise, at the truth.
   const auto model = std::make_shared<const Model>(LoadModel(kData + "paper_3dof_law/model.yaml"));
-  const FitOptions options = LoadFitOptions(kData + "paper_3dof_law/fit.yaml");
+  FitOptions options = LoadFitOptions(kData + "paper_3dof_law/fit.yaml");
+  options.cost.weights.mode = GetParam();
+  options.cost.weights.peak_gain = 50.0;
+  const bool noise = GetParam() == WeightMode::kNoise;
   const Problem problem = NoisyProblem(model,
                                        {kData + "paper_3dof_law/frf_milling_inertance.h5",
                                         kData + "paper_3dof_law/frf_reach_inertance.h5",
@@ -96,14 +103,16 @@ TEST(Identifiability, MatchesAnIndependentFiniteDifferenceJacobian) {
         << "singular value " << k;
   EXPECT_NEAR(id.condition_number, svd.singularValues()(0) / svd.singularValues()(p - 1),
               1e-3 * id.condition_number);
-  const double sigma2 = unweighted / (m - p);
+  const double sigma2 = noise ? 0.5 : unweighted / (m - p);
   EXPECT_NEAR(id.sigma2, sigma2, 1e-9 * sigma2);
+  EXPECT_EQ(id.sigma_basis, noise ? SigmaBasis::kNoiseModel : SigmaBasis::kResidualScatter);
 
-  // Sandwich: σ² A⁻¹ B A⁻¹ with A = J_relᵀJ_rel (weighted rows) and B = Σ W_i J_rel,iᵀ J_rel,i.
+  // Sandwich: σ² A⁻¹ B A⁻¹ with A = J_relᵀJ_rel (weighted rows) and B = Σ W_i J_rel,iᵀ J_rel,i;
+  // with noise weights B = A: ½A⁻¹.
   Eigen::VectorXd w(m);
   for (int i = 0; i < m; ++i) w(i) = base.scale[i] * base.scale[i];
   const Eigen::MatrixXd a = j_rel.transpose() * j_rel;
-  const Eigen::MatrixXd b = j_rel.transpose() * w.asDiagonal() * j_rel;
+  const Eigen::MatrixXd b = noise ? a : Eigen::MatrixXd(j_rel.transpose() * w.asDiagonal() * j_rel);
   const Eigen::MatrixXd a_inv = a.inverse();
   const Eigen::MatrixXd cov = sigma2 * a_inv * b * a_inv;
   for (int c = 0; c < p; ++c) {
@@ -117,6 +126,12 @@ TEST(Identifiability, MatchesAnIndependentFiniteDifferenceJacobian) {
           << q.name << " / " << map.space().bounds(k).name;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(PeaksAndNoise, IdentifiabilityWeights,
+                         ::testing::Values(WeightMode::kPeaks, WeightMode::kNoise),
+                         [](const ::testing::TestParamInfo<WeightMode>& info) {
+                           return ToString(info.param);
+                         });
 
 TEST(Identifiability, ParametersThatOnlyEnterAsASumArePerfectlyAntiCorrelated) {
   // k_z1 = k_z1_0 + k_z1_1: two constant terms of one stiffness law.
@@ -191,7 +206,7 @@ TEST(Identifiability, ReportedSigmaMatchesTheScatterOfNoisyFits) {
     const PackedProblem packed = Pack(problem);
     evaluator->SetProblems({packed});
     FitRun run(map, options, 1);
-    DriveFits({{&run, &map, 1, PostureCoordinates(problem)}}, evaluator.get(), {});
+    DriveFits({MakeFitJob(&run, map, problem)}, evaluator.get(), {});
     const Identifiability id =
         AssessIdentifiability(packed, map, PostureCoordinates(problem), run.best_u());
     const std::vector<double> fitted = map.Physical(run.best_u());

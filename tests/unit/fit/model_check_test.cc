@@ -175,9 +175,7 @@ FitResult FitPaperModel(const FrfSet& measured, std::uint64_t seed, const FitOpt
   auto evaluator = CreateCpuEvaluator(1);
   evaluator->SetProblems({Pack(problem)});
   FitRun run(map, options, seed);
-  DriveFits({{&run, &map, 1, PostureCoordinates(problem),
-              [&](std::span<const double> u) { return NoiseWeightsAt(problem, map, u); }}},
-            evaluator.get(), {});
+  DriveFits({MakeFitJob(&run, map, problem)}, evaluator.get(), {});
   return AssembleFitResult(problem, map, run, options);
 }
 

@@ -61,9 +61,7 @@ FitResult Fit(const NoisyCase& c, const FitOptions& options, std::uint64_t seed)
   auto evaluator = CreateCpuEvaluator(1);
   evaluator->SetProblems({Pack(c.problem)});
   FitRun run(map, options, seed);
-  DriveFits({{&run, &map, 1, PostureCoordinates(c.problem),
-              [&](std::span<const double> u) { return NoiseWeightsAt(c.problem, map, u); }}},
-            evaluator.get(), {});
+  DriveFits({MakeFitJob(&run, map, c.problem)}, evaluator.get(), {});
   return AssembleFitResult(c.problem, map, run, options);
 }
 

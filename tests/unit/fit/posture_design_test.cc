@@ -18,6 +18,7 @@
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/load_problem.h"
+#include "frfit/frf/measurement_noise.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/model/model_yaml.h"
 #include "test_support.h"
@@ -39,8 +40,7 @@ Fitted FitFiles(std::shared_ptr<const Model> model, const std::vector<std::strin
   auto evaluator = CreateCpuEvaluator(0);
   evaluator->SetProblems({Pack(f.problem)});
   FitRun run(map, options, 1);
-  DriveFits({{&run, &map, static_cast<int>(files.size()), PostureCoordinates(f.problem)}},
-            evaluator.get(), {});
+  DriveFits({MakeFitJob(&run, map, f.problem)}, evaluator.get(), {});
   f.u = run.best_u();
   return f;
 }
@@ -54,11 +54,14 @@ TEST(PostureDesign, RepeatingTheFittedPostureDoublesTheInformation) {
       RankCandidatePostures(fit.problem, map, fit.u, {{"again", model->posture("milling").q}});
   ASSERT_EQ(design.candidates.size(), 1u);
   const int p = map.dim();
-  EXPECT_NEAR(design.candidates[0].log_det_gain, p * std::log(2.0), 1e-6 * p);
+  // With noise weights (the default) the repeat is assumed as noisy as the fitted posture through
+  // the two-term summary of its noise (relative and floor, frf/noise_estimate.h), which matches the
+  // line-by-line estimate to about 1e-4: the gain and the σ ratio hold to 1e-3.
+  EXPECT_NEAR(design.candidates[0].log_det_gain, p * std::log(2.0), 1e-3 * p);
   for (int j = 0; j < p; ++j)
     EXPECT_NEAR(design.candidates[0].predicted.per_parameter[j].std_relative,
                 design.current.per_parameter[j].std_relative / std::sqrt(2.0),
-                1e-6 * design.current.per_parameter[j].std_relative)
+                1e-3 * design.current.per_parameter[j].std_relative)
         << map.space().bounds(j).name;
 }
 
@@ -66,19 +69,16 @@ TEST(PostureDesign, PredictionMatchesFittingTheCandidatesMeasuredFrfs) {
   const auto model = std::make_shared<const Model>(LoadModel(kData + "kuka_kr90/model.yaml"));
   const FitOptions options = LoadFitOptions(kData + "kuka_kr90/fit.yaml");
   const ParameterMap map(*model, options.parameters, "test");
-  // 2 % noisy copies of the three postures' FRFs.
+  // 2 % noisy copies of the three postures' FRFs, their noise model in the files (the fit's
+  // noise weights then rest on it, and the design assumes it for the candidates).
   const std::string dir =
       std::filesystem::temp_directory_path() / ("frfit_design_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::mt19937_64 rng(17);
-  std::normal_distribution<double> normal;
   std::map<std::string, std::string> file;
+  std::uint64_t seed = 17;
   for (const char* posture : {"milling", "reach", "folded"}) {
     FrfSet set = ReadFrfSet(kData + "kuka_kr90/frf_" + posture + "_inertance.h5");
-    for (auto& h : set.H) {
-      const double a = normal(rng), b = normal(rng);
-      h *= std::complex<double>(1.0 + 0.02 * a / std::sqrt(2.0), 0.02 * b / std::sqrt(2.0));
-    }
+    AddMeasurementNoise({0.02, 0.0}, seed++, true, &set);
     file[posture] = dir + "/" + posture + ".h5";
     WriteFrfSet(file[posture], set);
   }
@@ -102,8 +102,11 @@ TEST(PostureDesign, PredictionMatchesFittingTheCandidatesMeasuredFrfs) {
     actual_gain[c.posture.name] = log_det - current;
     std::printf("%-7s predicted gain %.2f nats, actual %.2f\n", c.posture.name.c_str(),
                 c.log_det_gain, actual_gain[c.posture.name]);
+    // Within 15 %: the candidate's FRFs are predicted at the one-posture fit's parameters, which
+    // the second posture then moves along the directions only it sees (with the noise weights,
+    // whose information spreads over every line, folded's prediction is 12 % low; reach's 0.2 %).
     EXPECT_NEAR(c.log_det_gain, actual_gain[c.posture.name],
-                0.1 * std::abs(actual_gain[c.posture.name]));
+                0.15 * std::abs(actual_gain[c.posture.name]));
     for (size_t j = 0; j < actual.per_parameter.size(); ++j) {
       const ParameterIdentifiability& q = actual.per_parameter[j];
       if (model->parameters[map.free_indices()[j]].kind != ParameterKind::kStiffness) continue;

@@ -64,8 +64,7 @@ Outcome FitAndCompare(std::shared_ptr<const Model> model, const Problem& problem
   auto evaluator = CreateCpuEvaluator(0);
   evaluator->SetProblems({Pack(problem)});
   FitRun run(map, options, seed);
-  DriveFits({{&run, &map, static_cast<int>(problem.postures.size()), PostureCoordinates(problem)}},
-            evaluator.get(), {});
+  DriveFits({MakeFitJob(&run, map, problem)}, evaluator.get(), {});
   const std::vector<double> fitted = map.Physical(run.best_u());
   Outcome out;
   out.evaluations = run.evaluations();

@@ -234,10 +234,12 @@ TEST_F(EmaCli, EmaPeaksPlaceThePeakWeights) {
   const std::string frf = Measured(kP3 + "frf_milling_inertance.h5", "measured.h5");
   std::ifstream in(kP3 + "fit.yaml");
   std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string weights = "peak_halfwidth_lines: 2}";
+  const std::string weights = "weights: {mode: noise}";
   ASSERT_NE(config.find(weights), std::string::npos);
   std::string with = config;
-  with.replace(with.find(weights), weights.size(), "peak_halfwidth_lines: 2, ema_peaks: true}");
+  with.replace(with.find(weights), weights.size(),
+               "weights: {mode: peaks, peak_gain: 50, base_gain: 0.5, peak_halfwidth_lines: 2, "
+               "ema_peaks: true}");
   std::ofstream(Path("fit.yaml")) << with;
   ASSERT_EQ(Run({"fit", "--model", kP3 + "model.yaml", "--frf", frf, "--config", Path("fit.yaml"),
                  "--out", Path("r.h5"), "--json"})
@@ -264,7 +266,7 @@ TEST_F(EmaCli, EmaPeaksPlaceThePeakWeights) {
   // With explicit peaks, or in another mode, the option is refused.
   std::string both = config;
   both.replace(both.find(weights), weights.size(),
-               "peak_halfwidth_lines: 2, ema_peaks: true, peak_frequencies_hz: [5]}");
+               "weights: {mode: peaks, ema_peaks: true, peak_frequencies_hz: [5]}");
   std::ofstream(Path("both.yaml")) << both;
   ExpectRefused({"fit", "--model", kP3 + "model.yaml", "--frf", frf, "--config", Path("both.yaml")},
                 "cost.weights.ema_peaks: expected mode peaks and no peak_frequencies_hz");

@@ -94,9 +94,11 @@ TEST(MultiPostureKuka, ThreePosturesPinDownWhatOnePostureLeavesOpen) {
     EXPECT_LT(std::abs(error), 4.0 * sigma(three, name)) << name;
   }
   EXPECT_GT(one_k, 5.0 * three_k) << "the stiffnesses' summed 1σ, one posture against three";
-  // k_x3, the weakest stiffness of one posture, is open there; and the dampings of DOFs whose
-  // modes lie above the 30 Hz band stay open either way.
-  EXPECT_GT(sigma(one, "k_x3"), 0.1);
+  // k_x3, the weakest stiffness of one posture, is loosely determined there (about 6 % with the
+  // noise weights, which use every line's information; 45 % with the paper's peak weights); and
+  // the dampings of DOFs whose modes lie above the 30 Hz band stay open either way.
+  EXPECT_GT(sigma(one, "k_x3"), 0.03);
+  EXPECT_GT(sigma(one, "k_x3"), 10.0 * sigma(three, "k_x3"));
   for (const char* name : {"d_x2", "d_y3"}) {
     EXPECT_GT(sigma(one, name), 1.0) << name;
     EXPECT_GT(sigma(three, name), 1.0) << name;
