@@ -18,6 +18,7 @@
 #include "frfit/common/warning.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/output_path.h"
@@ -96,7 +97,7 @@ int RunFit(int argc, char** argv) {
       std::fprintf(stderr, "frfit fit: backend %s (%s)\n", ToString(evaluator->backend()).c_str(),
                    evaluator->description().c_str());
   }
-  evaluator->SetProblems({Pack(problem)});
+  evaluator->SetProblems({PackForPass(problem, map, 0, {})});
 
   Fingerprint inputs;
   for (const std::string& file : model->files) inputs.MixFile(file);
@@ -192,11 +193,19 @@ int RunFit(int argc, char** argv) {
     std::printf("  mode   f_ref [Hz]   f_fit [Hz]  error [%%]   zeta_ref [%%]  zeta_fit [%%]  error [%%]    MAC\n");
     for (size_t k = 0; k < p.modal.rows.size(); ++k) {
       const ModalComparisonRow& row = p.modal.rows[k];
+      if (std::isnan(row.fitted_frequency_hz)) {  // one to one: no fitted mode left for it
+        std::printf("  %4zu %12.4f %12s %10s %14.3f %13s %10s %6s\n", k + 1,
+                    row.reference_frequency_hz, "unpaired", "-", 100 * row.reference_damping_ratio,
+                    "-", "-", "-");
+        continue;
+      }
       std::printf("  %4zu %12.4f %12.4f %10.3f %14.3f %13.3f %10.2f %6.3f\n", k + 1,
                   row.reference_frequency_hz, row.fitted_frequency_hz, row.frequency_error_percent,
                   100 * row.reference_damping_ratio, 100 * row.fitted_damping_ratio,
                   row.damping_error_percent, row.mac);
     }
+    for (double f : p.modal.unpaired_fitted_frequency_hz)
+      std::printf("  fitted mode at %.4f Hz: no reference mode pairs with it\n", f);
   }
   if (!out_path.empty()) std::printf("\nwrote %s\n", out_path.c_str());
   return 0;

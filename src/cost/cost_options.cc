@@ -78,6 +78,9 @@ bool CostOptions::IsValid(std::string* error) const {
   const WeightOptions& w = weights;
   if (!(w.peak_gain > 0.0) || !std::isfinite(w.peak_gain))
     return fail("cost.weights.peak_gain: expected a positive number, got " + FormatDouble(w.peak_gain));
+  if (!(w.search_peak_gain >= 1.0) || !std::isfinite(w.search_peak_gain))
+    return fail("cost.weights.search_peak_gain: expected a number >= 1, got " +
+                FormatDouble(w.search_peak_gain));
   if (!(w.base_gain >= 0.0) || !std::isfinite(w.base_gain))
     return fail("cost.weights.base_gain: expected a number >= 0, got " + FormatDouble(w.base_gain));
   if (w.peak_halfwidth_lines < 0)

@@ -242,6 +242,25 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
   return out;
 }
 
+std::vector<int> ClearPeaks(const FrfSet& set, const WeightOptions& weights, int entry) {
+  const int n = set.num_lines();
+  std::vector<double> magnitude(n);
+  for (int k = 0; k < n; ++k) magnitude[k] = std::abs(set.H[k * 9 + entry]);
+  std::vector<int> peaks = FindPeaks(magnitude, weights.min_prominence_db, weights.peak_floor_db);
+  if (set.noise_variance.size() != set.H.size()) return peaks;
+  // A peak clear of the noise stands 10 dB above it, and above the higher of its two valleys
+  // (FindPeaks' prominence) by 3 noise standard deviations: a bump the noise can make does not.
+  std::erase_if(peaks, [&](int k) {
+    const double m = magnitude[k], variance = set.noise_variance[k * 9 + entry];
+    double left = m, right = m;
+    for (int l = k - 1; l >= 0 && magnitude[l] <= m; --l) left = std::min(left, magnitude[l]);
+    for (int r = k + 1; r < n && magnitude[r] <= m; ++r) right = std::min(right, magnitude[r]);
+    const double rise = m - std::max(left, right);
+    return !(m * m >= 10.0 * variance && rise * rise >= 9.0 * variance);
+  });
+  return peaks;
+}
+
 std::vector<double> NoiseWeightsAtModel(const ProblemPosture& posture, const FrfSet& model,
                                         const CostOptions& cost) {
   const FrfSet& set = posture.measured;

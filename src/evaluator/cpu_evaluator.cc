@@ -56,13 +56,12 @@ class CpuEvaluator final : public Evaluator {
     }
   }
 
-  void SetWeights(int problem, const std::vector<std::vector<double>>& weights) override {
-    CheckWeights(problem, weights);
-    for (size_t q = 0; q < weights.size(); ++q) {
-      PackedPosture& posture = problems_[problem].postures[q];
-      posture.weight = weights[q];
-      blocks_[problem][q] = cpu::MakeLineBlocks(posture, kernels_.width);
-    }
+  void SetProblem(int index, PackedProblem problem) override {
+    CheckReplacement(index, problem);
+    problems_[index] = std::move(problem);
+    blocks_[index].clear();
+    for (const PackedPosture& posture : problems_[index].postures)
+      blocks_[index].push_back(cpu::MakeLineBlocks(posture, kernels_.width));
   }
 
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,

@@ -78,27 +78,23 @@ void Evaluator::CheckCall(std::span<const int> individuals, std::span<const doub
 
 int NormalTermCount(int dim) { return kernels::NormalTermCount(dim); }
 
-void Evaluator::CheckWeights(int problem,
-                             const std::vector<std::vector<double>>& weights) const {
-  if (problem < 0 || problem >= static_cast<int>(problems_.size()))
-    throw Error("", "weights", "expected a problem index below " +
+void Evaluator::CheckReplacement(int index, const PackedProblem& problem) const {
+  if (index < 0 || index >= static_cast<int>(problems_.size()))
+    throw Error("", "problem", "expected a problem index below " +
                                    std::to_string(problems_.size()) + ", got " +
-                                   std::to_string(problem));
-  const PackedProblem& p = problems_[problem];
-  if (weights.size() != p.postures.size())
-    throw Error("", "weights", "expected " + std::to_string(p.postures.size()) +
-                                   " postures' weights, got " + std::to_string(weights.size()));
-  for (size_t q = 0; q < weights.size(); ++q)
-    if (weights[q].size() != p.postures[q].weight.size())
-      throw Error("", "weights", "expected " + std::to_string(p.postures[q].weight.size()) +
-                                     " weights of posture " + std::to_string(q) + ", got " +
-                                     std::to_string(weights[q].size()));
+                                   std::to_string(index));
+  const PackedProblem& old = problems_[index];
+  if (problem.n != old.n || problem.num_postures() != old.num_postures())
+    throw Error("", "problem", "expected " + std::to_string(old.n) + " DOFs at " +
+                                   std::to_string(old.num_postures()) + " postures, got " +
+                                   std::to_string(problem.n) + " at " +
+                                   std::to_string(problem.num_postures()));
 }
 
-void Evaluator::SetWeights(int problem, const std::vector<std::vector<double>>& weights) {
-  CheckWeights(problem, weights);
+void Evaluator::SetProblem(int index, PackedProblem problem) {
+  CheckReplacement(index, problem);
   std::vector<PackedProblem> problems = problems_;
-  for (size_t q = 0; q < weights.size(); ++q) problems[problem].postures[q].weight = weights[q];
+  problems[index] = std::move(problem);
   SetProblems(std::move(problems));
 }
 

@@ -4,13 +4,15 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/model_weights.h"
+#include "frfit/fit/fit_passes.h"
 
 namespace frfit {
 
 FitJob MakeFitJob(FitRun* run, const ParameterMap& map, const Problem& problem) {
   return {run, &map, static_cast<int>(problem.postures.size()), PostureCoordinates(problem),
-          [&problem, &map](std::span<const double> u) { return NoiseWeightsAt(problem, map, u); }};
+          [&problem, &map](int pass, std::span<const double> u) {
+            return PackForPass(problem, map, pass, u);
+          }};
 }
 
 void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const DriveOptions& options) {
@@ -40,18 +42,19 @@ void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const Driv
                                                std::vector<double>(model.num_coordinates(), 0.0))
             : jobs[j].posture_q;
   }
-  std::vector<int> weights_applied(count, 0);  // each job's FitRun::weights_version in the evaluator
+  // Each job's pass as installed in the evaluator: the caller packed the run's pass, and a run
+  // resumed in a later pass gets its problem at the first round.
+  std::vector<int> installed(count, 0);
   while (true) {
     for (size_t j = 0; j < count; ++j) {
       const FitRun& run = *jobs[j].run;
-      if (run.weights_version() == weights_applied[j]) continue;
-      if (!jobs[j].weights_at)
+      if (run.pass() == installed[j]) continue;
+      if (!jobs[j].problem_for_pass)
         throw Error("", "fit",
-                    "a run asks for new weights but its job cannot compute them (build the job "
-                    "with MakeFitJob)");
-      const std::vector<double>& u = run.weights_point();
-      evaluator->SetWeights(static_cast<int>(j), jobs[j].weights_at(u));
-      weights_applied[j] = run.weights_version();
+                    "a run moves to a refinement pass but its job cannot give that pass's "
+                    "problem (build the job with MakeFitJob)");
+      evaluator->SetProblem(static_cast<int>(j), jobs[j].problem_for_pass(run.pass(), run.pass_point()));
+      installed[j] = run.pass();
     }
     coefficients.clear();
     normal_coefficients.clear();

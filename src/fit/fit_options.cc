@@ -27,7 +27,8 @@ void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string
                   WeightOptions* w) {
   r.RequireMap(node, path,
                {"mode", "peak_gain", "base_gain", "peak_halfwidth_lines", "min_prominence_db",
-                "peak_floor_db", "peaks_per_entry", "peak_frequencies_hz", "bands", "ema_peaks"});
+                "peak_floor_db", "peaks_per_entry", "peak_frequencies_hz", "bands", "ema_peaks",
+                "search_peak_gain"});
   if (r.Has(node, "mode")) {
     const std::string mode = r.String(node["mode"], JoinPath(path, "mode"));
     if (!FromString(mode, &w->mode))
@@ -47,6 +48,8 @@ void ParseWeights(const YamlReader& r, const YAML::Node& node, const std::string
   if (r.Has(node, "peak_frequencies_hz"))
     w->peak_frequencies_hz = r.Numbers(node["peak_frequencies_hz"], JoinPath(path, "peak_frequencies_hz"));
   if (r.Has(node, "ema_peaks")) w->ema_peaks = r.Boolean(node["ema_peaks"], JoinPath(path, "ema_peaks"));
+  if (r.Has(node, "search_peak_gain"))
+    w->search_peak_gain = r.Number(node["search_peak_gain"], JoinPath(path, "search_peak_gain"));
   if (r.Has(node, "bands")) {
     const YAML::Node bands = node["bands"];
     const std::string bpath = JoinPath(path, "bands");
@@ -395,6 +398,7 @@ std::string FitOptionsToYaml(const FitOptions& o) {
   if (!w.peak_frequencies_hz.empty())
     out << YAML::Key << "peak_frequencies_hz" << YAML::Value << YAML::Flow << w.peak_frequencies_hz;
   if (w.ema_peaks) out << YAML::Key << "ema_peaks" << YAML::Value << true;
+  out << YAML::Key << "search_peak_gain" << YAML::Value << w.search_peak_gain;
   if (!w.bands.empty()) {
     out << YAML::Key << "bands" << YAML::Value << YAML::BeginSeq;
     for (const WeightBand& b : w.bands)

@@ -7,7 +7,7 @@
 #include "frfit/fit/identifiability_io.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/model_check_io.h"
-#include "frfit/fit/model_weights.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
@@ -32,8 +32,8 @@ double ReadScalar(const Hdf5File& file, const std::string& name) {
 
 FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, const FitRun& run,
                             const FitOptions& options) {
-  // The weights the run ended on: the search's, or those of its last reweighting pass.
-  const Problem problem = WithNoiseWeightsAt(searched, map, run.weights_point());
+  // The problem the run ended on: the search's, or its last refinement pass's.
+  const Problem problem = ProblemForPass(searched, map, run.pass(), run.pass_point());
   const Model& model = *problem.model;
   FitResult r;
   r.model_name = model.name;
@@ -194,6 +194,14 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
       WriteFrfMatrix(&f, g + "/measured_H", p.measured);
       WriteFrfMatrix(&f, g + "/fitted_H", p.fitted);
       f.WriteDoubles(g + "/weights", {lines, 3, 3}, p.weights.data());
+      // The noise model the fit held the residual against (docs/noise.md).
+      if (p.measured.noise_variance.size() == p.measured.H.size()) {
+        f.WriteDoubles(g + "/noise_variance", {lines, 3, 3}, p.measured.noise_variance.data());
+        f.SetAttribute(g + "/noise_variance", "source", p.measured.noise_source);
+      }
+      f.WriteDoubles(g + "/unpaired_fitted_frequency_hz",
+                     {p.modal.unpaired_fitted_frequency_hz.size()},
+                     p.modal.unpaired_fitted_frequency_hz.data());
       std::int64_t present[9];
       for (int e = 0; e < 9; ++e) present[e] = p.measured.present[e];
       f.WriteInts(g + "/present", {3, 3}, present);
@@ -316,6 +324,8 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
                              {"lines", p.measured.num_lines()},
                              {"dropped_lines", p.dropped_hz.size()},
                              {"modal_reference", p.modal.reference},
+                             {"noise_source", p.measured.noise_source},
+                             {"unpaired_fitted_frequency_hz", p.modal.unpaired_fitted_frequency_hz},
                              {"modes", modes}});
   }
   return j;

@@ -7,6 +7,7 @@
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
 #include "frfit/common/rng.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/optim/state_json.h"
 
 namespace frfit {
@@ -135,18 +136,16 @@ void FitRun::Improve(const std::vector<double>& u, double cost) {
 }
 
 void FitRun::Conclude(FitTermination why) {
-  const bool noise_weights = options_.cost.weights.mode == WeightMode::kNoise;
-  if (reweights_done_ == 0) search_termination_ = why, search_best_cost_ = best_cost_;
-  if (noise_weights && reweights_done_ < options_.cost.noise.reweight_passes && have_best_)
-    return StartReweightPass();
+  if (pass_ == 0) search_termination_ = why, search_best_cost_ = best_cost_;
+  if (pass_ < RefinementPasses(options_.cost) && have_best_) return StartRefinementPass();
   Finish(search_termination_);
 }
 
-// One start of the configured refinement from the best point, on weights recomputed there. Costs
-// under the new weights are not comparable with the old: the best is what this pass finds.
-void FitRun::StartReweightPass() {
-  ++reweights_done_;
-  weights_u_ = best_u_;
+// One start of the configured refinement from the best point, on the next pass's problem. Its
+// costs are not comparable with the previous pass's: the best is what this pass finds.
+void FitRun::StartRefinementPass() {
+  ++pass_;
+  pass_point_ = best_u_;
   ga_.reset();
   nm_.reset();
   lm_.reset();
@@ -154,12 +153,12 @@ void FitRun::StartReweightPass() {
   best_cost_ = std::numeric_limits<double>::infinity();
   // The same cycle: a pass finishes the refinement it follows, its history rows counting on.
   if (options_.fitter.refinement == Refinement::kNelderMead) {
-    nm_.emplace(options_.nelder_mead, weights_u_);
+    nm_.emplace(options_.nelder_mead, pass_point_);
     phase_ = FitPhase::kNelderMead;
     last_nm_iteration_ = -1;
     return;
   }
-  lm_.emplace(options_.levenberg_marquardt, map_->dim(), weights_u_);
+  lm_.emplace(options_.levenberg_marquardt, map_->dim(), pass_point_);
   phase_ = FitPhase::kLevenbergMarquardt;
 }
 
@@ -206,7 +205,7 @@ void FitRun::Tell(std::span<const double> costs, double seconds) {
   }
   if (best_cost_ < delta) return Conclude(FitTermination::kFitnessTolerance);
   if (!nm_->Done()) return;
-  if (reweights_done_ > 0) return Conclude(search_termination_);
+  if (pass_ > 0) return Conclude(search_termination_);
   EndCycle();
 }
 
@@ -223,8 +222,8 @@ void FitRun::TellNormalEquations(std::span<const double> normal, double seconds)
   if (best_cost_ < options_.fitter.fitness_tolerance)
     return Conclude(FitTermination::kFitnessTolerance);
   if (!lm_->Done()) return;
-  // A reweighting pass has one start: the search's multi-start summary stays as it was.
-  if (reweights_done_ > 0) return Conclude(search_termination_);
+  // A refinement pass has one start: the search's multi-start summary stays as it was.
+  if (pass_ > 0) return Conclude(search_termination_);
   lm_start_costs_.clear();
   for (const LmStart& start : lm_->starts()) lm_start_costs_.push_back(start.cost);
   lm_starts_agreeing_ = lm_->agreeing_starts();
@@ -287,8 +286,8 @@ nlohmann::json FitRun::SaveState(StateHistory history) const {
   j["lm_start_points"] = DoublesToJson(lm_start_points_);
   j["lm_starts_agreeing"] = lm_starts_agreeing_;
   j["lm_termination"] = lm_termination_;
-  j["reweights_done"] = reweights_done_;
-  j["weights_u"] = DoublesToJson(weights_u_);
+  j["pass"] = pass_;
+  j["pass_point"] = DoublesToJson(pass_point_);
   j["search_termination"] = ToString(search_termination_);
   j["search_best_cost"] = DoubleToHex(search_best_cost_);
   if (history == StateHistory::kRowCountOnly) {
@@ -346,8 +345,8 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
     lm_start_points_ = DoublesFromJson(j.at("lm_start_points"), ctx + ".lm_start_points");
     lm_starts_agreeing_ = j.at("lm_starts_agreeing").get<int>();
     lm_termination_ = j.at("lm_termination").get<std::string>();
-    reweights_done_ = j.at("reweights_done").get<int>();
-    weights_u_ = DoublesFromJson(j.at("weights_u"), ctx + ".weights_u");
+    pass_ = j.at("pass").get<int>();
+    pass_point_ = DoublesFromJson(j.at("pass_point"), ctx + ".pass_point");
     search_termination_ = termination(j.at("search_termination").get<std::string>());
     search_best_cost_ = DoubleFromHex(j.at("search_best_cost").get<std::string>(), ctx);
     if (j.contains("history_rows")) {

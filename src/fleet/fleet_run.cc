@@ -22,6 +22,7 @@
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/history_log.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
@@ -618,7 +619,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
         const Ready& r = *ready[k];
         FitRun* run = cold ? r.cold_run.get() : r.run.get();
         const ParameterMap* map = cold ? r.cold_map.get() : r.map.get();
-        packed.push_back(Pack(r.problem));
+        packed.push_back(PackForPass(r.problem, *map, 0, {}));
         jobs.push_back(MakeFitJob(run, *map, r.problem));
         active.push_back(run);
       }
@@ -672,8 +673,13 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     const auto& r = ready[k];
     FleetRobotOutcome& out = report.robots[r->index];
     const Model& model = *r->model;
-    // A fallback keeps the cold refit unless it ended above the warm result.
-    const bool cold = r->cold_run && r->cold_run->best_cost() <= r->run->best_cost();
+    // A fallback keeps the cold refit unless it ended clearly above the warm result: the warm one
+    // was not trusted, and where both found the same minimum (their costs within the agreement
+    // tolerance; with noise weights each under weights from its own point) the cold one stands.
+    const bool cold =
+        r->cold_run &&
+        r->cold_run->best_cost() <=
+            r->run->best_cost() * (1.0 + r->options.levenberg_marquardt.agreement_tolerance);
     const FitRun& run = cold ? *r->cold_run : *r->run;
     FitResult result = AssembleFitResult(r->problem, cold ? *r->cold_map : *r->map, run,
                                          cold ? r->cold_options : r->options);

@@ -18,8 +18,14 @@ constexpr double kMinResidualShare = 0.05;
 // Samples beyond this many times the pooled variance are taken for lines the local model could
 // not follow and trimmed (an Exp(1) exceeds 8 with probability 3e-4).
 constexpr double kTrimRatio = 8.0;
-// Relative precision of double arithmetic: no estimate goes below it (noise-free data).
+// Relative precision of double arithmetic: no variance sample goes below it (noise-free data).
 constexpr double kRelativeFloor = 1e-14;
+// No estimate claims less relative noise than this: no measurement is better than 0.01 %, and on
+// noise-free (synthesised) data the local models' approximation error, which is all an estimate
+// sees there, differs by decades from entry to entry — weights from it would let one entry's
+// rounding outweigh the others (a KUKA search then fell into a wrong minimum where uniform
+// weights did not).
+constexpr double kMinRelativeNoise = 1e-4;
 
 struct Sample {
   double variance;   // |r|² / (1 − h)
@@ -59,65 +65,91 @@ bool LocalSample(const FrfSet& set, int entry, int centre, int half_window, Samp
   return std::isfinite(out->variance) && std::isfinite(out->magnitude2);
 }
 
-// σ² = α·m + β pooled over `samples` by trimmed maximum likelihood. Written with the floor's share
-// u = β / (α·M + β) at the median magnitude M, the scale c = α·M + β has a closed form for each u,
-// which leaves a search over u ∈ [0, 1].
-void PoolSamples(std::vector<Sample> samples, double* alpha, double* beta, int* used, int* trimmed) {
-  std::vector<double> m;
-  for (const Sample& s : samples) m.push_back(s.magnitude2);
-  std::nth_element(m.begin(), m.begin() + m.size() / 2, m.end());
-  const double median = std::max(m[m.size() / 2], std::numeric_limits<double>::min());
-  std::vector<char> keep(samples.size(), 1);
-  double best_u = 1.0, best_c = 0.0;
-  for (int round = 0; round < 4; ++round) {
-    auto criterion = [&](double u, double* c) {
-      double sum_log = 0.0, sum_ratio = 0.0;
-      int count = 0;
-      for (size_t k = 0; k < samples.size(); ++k) {
-        if (!keep[k]) continue;
-        const double shape = (1.0 - u) * samples[k].magnitude2 / median + u;
-        if (!(shape > 0.0)) return std::numeric_limits<double>::infinity();
-        sum_log += std::log(shape);
-        sum_ratio += samples[k].variance / shape;
-        ++count;
-      }
-      *c = sum_ratio / count;
-      return sum_log + count * std::log(*c);
-    };
-    double best = std::numeric_limits<double>::infinity(), c = 0.0;
-    int best_index = 0;
-    std::vector<double> grid = {0.0};
-    for (int i = 0; i <= 160; ++i) grid.push_back(std::pow(10.0, -16.0 + 0.1 * i));
-    for (size_t i = 0; i < grid.size(); ++i) {
-      const double value = criterion(grid[i], &c);
-      if (value < best) best = value, best_index = static_cast<int>(i), best_u = grid[i], best_c = c;
-    }
-    // Golden-section refinement between the grid neighbours, in log u.
-    if (best_index > 0 && best_index + 1 < static_cast<int>(grid.size())) {
-      double lo = std::log(grid[std::max(best_index - 1, 1)]), hi = std::log(grid[best_index + 1]);
-      const double g = 0.5 * (std::sqrt(5.0) - 1.0);
-      for (int it = 0; it < 40; ++it) {
-        const double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
-        double ca, cb;
-        if (criterion(std::exp(a), &ca) < criterion(std::exp(b), &cb)) hi = b;
-        else lo = a;
-      }
-      const double u = std::exp(0.5 * (lo + hi));
-      if (criterion(u, &c) < best) best_u = u, best_c = c;
-    }
-    int changed = 0;
-    for (size_t k = 0; k < samples.size(); ++k) {
-      const double shape = (1.0 - best_u) * samples[k].magnitude2 / median + best_u;
-      const char next = samples[k].variance <= kTrimRatio * best_c * shape;
-      changed += next != keep[k];
-      keep[k] = next;
-    }
-    if (changed == 0) break;
+// The minimum over log x ∈ [log lo, log hi] of a function of x, by golden section.
+template <typename F>
+double MinimiseInLog(F f, double lo, double hi) {
+  double a = std::log(lo), b = std::log(hi);
+  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
+  double c = b - g * (b - a), d = a + g * (b - a), fc = f(std::exp(c)), fd = f(std::exp(d));
+  for (int it = 0; it < 80; ++it) {
+    if (fc < fd) b = d, d = c, fd = fc, c = b - g * (b - a), fc = f(std::exp(c));
+    else a = c, c = d, fc = fd, d = a + g * (b - a), fd = f(std::exp(d));
   }
-  *alpha = best_c * (1.0 - best_u) / median;
-  *beta = best_c * best_u;
-  *used = static_cast<int>(std::count(keep.begin(), keep.end(), 1));
-  *trimmed = static_cast<int>(samples.size()) - *used;
+  return std::exp(0.5 * (a + b));
+}
+
+// σ²(entry e, line) = α·m + β_e, one relative term α shared by the entries and a floor β_e per
+// entry, by trimmed maximum likelihood (each sample v ~ σ²·Exp(1): minimise Σ log σ² + v/σ²),
+// coordinate by coordinate. The relative error of an impact test (the hammer's scatter, the
+// calibration, leakage) is common to its entries, and sharing it takes it from every entry's
+// high lines: a cross entry that sits under its floor on most lines cannot tell it on its own,
+// and alone would end at either extreme. Samples beyond kTrimRatio times their pooled variance are
+// taken for lines the local model could not follow and left out, from the third round on (a
+// trimming from a first guess could confirm the guess).
+struct Pooled {
+  double alpha = 0.0;
+  std::vector<double> beta;
+  int used = 0, trimmed = 0;
+};
+Pooled PoolSamples(const std::vector<std::vector<Sample>>& by_entry, double alpha_floor,
+                   const std::vector<double>& beta_floor) {
+  const size_t entries = by_entry.size();
+  std::vector<std::vector<char>> keep(entries);
+  Pooled out;
+  out.beta.assign(entries, 0.0);
+  // First guesses: the floor from each entry's lower half of |Ĥ|, the relative term from the
+  // upper halves (medians of an Exp(1) sample are ln 2).
+  std::vector<double> ratios;
+  double max_ratio = alpha_floor, max_v = 0.0;
+  for (size_t e = 0; e < entries; ++e) {
+    const std::vector<Sample>& s = by_entry[e];
+    keep[e].assign(s.size(), 1);
+    std::vector<double> m, low;
+    for (const Sample& x : s) m.push_back(x.magnitude2), max_v = std::max(max_v, x.variance);
+    std::vector<double> sorted = m;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
+    for (const Sample& x : s) {
+      if (x.magnitude2 <= median) low.push_back(x.variance);
+      else if (x.magnitude2 > 0.0) ratios.push_back(x.variance / x.magnitude2);
+      if (x.magnitude2 > 0.0) max_ratio = std::max(max_ratio, x.variance / x.magnitude2);
+    }
+    std::sort(low.begin(), low.end());
+    out.beta[e] = std::max(low.empty() ? 0.0 : low[low.size() / 2] / std::log(2.0), beta_floor[e]);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  out.alpha = std::max(ratios.empty() ? alpha_floor : ratios[ratios.size() / 2] / std::log(2.0), alpha_floor);
+  auto entry_cost = [&](size_t e, double alpha, double beta) {
+    double sum = 0.0;
+    for (size_t k = 0; k < by_entry[e].size(); ++k) {
+      if (!keep[e][k]) continue;
+      const double v = alpha * by_entry[e][k].magnitude2 + beta;
+      sum += std::log(v) + by_entry[e][k].variance / v;
+    }
+    return sum;
+  };
+  for (int round = 0; round < 12; ++round) {
+    for (size_t e = 0; e < entries; ++e)
+      out.beta[e] = MinimiseInLog([&](double b) { return entry_cost(e, out.alpha, b); },
+                                  beta_floor[e], std::max(2.0 * max_v, beta_floor[e] * 4.0));
+    out.alpha = MinimiseInLog(
+        [&](double a) {
+          double sum = 0.0;
+          for (size_t e = 0; e < entries; ++e) sum += entry_cost(e, a, out.beta[e]);
+          return sum;
+        },
+        alpha_floor, std::max(2.0 * max_ratio, alpha_floor * 4.0));
+    if (round < 2) continue;
+    for (size_t e = 0; e < entries; ++e)
+      for (size_t k = 0; k < by_entry[e].size(); ++k)
+        keep[e][k] = by_entry[e][k].variance <=
+                     kTrimRatio * (out.alpha * by_entry[e][k].magnitude2 + out.beta[e]);
+  }
+  for (const std::vector<char>& k : keep) {
+    out.used += static_cast<int>(std::count(k.begin(), k.end(), 1));
+    out.trimmed += static_cast<int>(std::count(k.begin(), k.end(), 0));
+  }
+  return out;
 }
 
 }  // namespace
@@ -136,12 +168,16 @@ NoiseEstimate EstimateNoise(const FrfSet& set, const std::string& source,
   const double nan = std::numeric_limits<double>::quiet_NaN();
   out.relative.fill(nan);
   out.floor.fill(nan);
+  std::vector<std::vector<Sample>> by_entry;
+  std::vector<int> entries;
+  std::vector<double> beta_floor;
+  std::vector<std::vector<double>> magnitude2;
   for (int e = 0; e < 9; ++e) {
     if (!set.present[e]) continue;
     double peak = 0.0;
     for (int k = 0; k < lines; ++k) peak = std::max(peak, std::abs(set.H[k * 9 + e]));
     std::vector<Sample> samples;
-    std::vector<double> magnitude2(lines);
+    std::vector<double> m(lines);
     for (int k = 0; k < lines; ++k) {
       Sample s{0.0, std::norm(set.H[k * 9 + e])};
       if (LocalSample(set, e, k, half, &s)) {
@@ -149,22 +185,26 @@ NoiseEstimate EstimateNoise(const FrfSet& set, const std::string& source,
         s.variance = std::max(s.variance, std::pow(kRelativeFloor * peak, 2));
         samples.push_back(s);
       }
-      magnitude2[k] = s.magnitude2;
+      m[k] = s.magnitude2;
     }
     if (samples.size() < 4)
       throw Error(source, "H_" + EntryName(e),
                   "cannot estimate the noise: the local models fit too few lines");
-    double alpha = 0.0, beta = 0.0;
-    int used = 0, trimmed = 0;
-    PoolSamples(samples, &alpha, &beta, &used, &trimmed);
-    beta = std::max(beta, std::pow(kRelativeFloor * peak, 2));
-    out.relative[e] = std::sqrt(alpha);
-    out.floor[e] = std::sqrt(beta);
-    out.samples_used += used;
-    out.samples_trimmed += trimmed;
+    by_entry.push_back(std::move(samples));
+    entries.push_back(e);
+    beta_floor.push_back(std::max(std::pow(kRelativeFloor * peak, 2), std::numeric_limits<double>::min()));
+    magnitude2.push_back(std::move(m));
+  }
+  const Pooled pooled = PoolSamples(by_entry, kMinRelativeNoise * kMinRelativeNoise, beta_floor);
+  out.samples_used = pooled.used;
+  out.samples_trimmed = pooled.trimmed;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const int e = entries[i];
+    out.relative[e] = std::sqrt(pooled.alpha);
+    out.floor[e] = std::sqrt(pooled.beta[i]);
     for (int k = 0; k < lines; ++k) {
-      out.variance[k * 9 + e] = alpha * magnitude2[k] + beta;
-      out.smoothed_magnitude[k * 9 + e] = std::sqrt(magnitude2[k]);
+      out.variance[k * 9 + e] = pooled.alpha * magnitude2[i][k] + pooled.beta[i];
+      out.smoothed_magnitude[k * 9 + e] = std::sqrt(magnitude2[i][k]);
     }
   }
   return out;
@@ -176,6 +216,9 @@ NoiseTerms PooledNoiseTerms(const FrfSet& set) {
   out.relative.fill(nan);
   out.floor_of_peak.fill(nan);
   if (set.noise_variance.size() != set.H.size()) return out;
+  std::vector<std::vector<Sample>> by_entry;
+  std::vector<int> entries;
+  std::vector<double> peaks, beta_floor;
   for (int e = 0; e < 9; ++e) {
     if (!set.present[e]) continue;
     double peak = 0.0;
@@ -186,11 +229,16 @@ NoiseTerms PooledNoiseTerms(const FrfSet& set) {
       if (std::isfinite(v)) samples.push_back({v, std::norm(set.H[k * 9 + e])});
     }
     if (samples.size() < 4 || !(peak > 0.0)) continue;
-    double alpha = 0.0, beta = 0.0;
-    int used = 0, trimmed = 0;
-    PoolSamples(samples, &alpha, &beta, &used, &trimmed);
-    out.relative[e] = std::sqrt(alpha);
-    out.floor_of_peak[e] = std::sqrt(beta) / peak;
+    by_entry.push_back(std::move(samples));
+    entries.push_back(e);
+    peaks.push_back(peak);
+    beta_floor.push_back(std::max(std::pow(kRelativeFloor * peak, 2), std::numeric_limits<double>::min()));
+  }
+  if (entries.empty()) return out;
+  const Pooled pooled = PoolSamples(by_entry, kMinRelativeNoise * kMinRelativeNoise, beta_floor);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    out.relative[entries[i]] = std::sqrt(pooled.alpha);
+    out.floor_of_peak[entries[i]] = std::sqrt(pooled.beta[i]) / peaks[i];
   }
   return out;
 }

@@ -77,6 +77,15 @@ struct WeightOptions {
   bool ema_peaks = false;
   // kBands: every line gets base_gain, then each band in order overrides its lines and entries.
   std::vector<WeightBand> bands;
+  // kNoise: the search (not the refinement passes after it, fit/fit_passes.h) multiplies the
+  // weights at peaks that stand clear of the noise — a local maximum prominent by
+  // min_prominence_db, 10 dB above its noise and 3σ above its valleys (ClearPeaks, problem.h) —
+  // and ±peak_halfwidth_lines around them
+  // by this: resonances steer the global search as in the paper, noise bumps never do; the
+  // refinement passes then use the plain noise weights. 1: off. (The default is the paper's gain
+  // for the 3-joint example: with it the log_magnitude cost finds every one of 20 noise-free KUKA
+  // truths drawn over the bounds, 18 without; the other costs all 20 either way.)
+  double search_peak_gain = 50.0;
 };
 
 // Where a fit's noise model comes from (docs/noise.md):

@@ -53,6 +53,11 @@ std::vector<double> ComputeWeights(const FrfSet& prepared, const CostOptions& co
 std::vector<double> NoiseWeightsAtModel(const ProblemPosture& posture, const FrfSet& model,
                                         const CostOptions& cost);
 
+// The lines of entry `entry` at peaks that stand clear of the noise (WeightOptions::search_peak_gain):
+// FindPeaks' local maxima at least 10 dB above the noise there and rising above the higher of their
+// valleys by at least 3 noise standard deviations (all of FindPeaks' without a noise model).
+std::vector<int> ClearPeaks(const FrfSet& set, const WeightOptions& weights, int entry);
+
 // Indices of the local maxima of `magnitude` standing at least min_prominence_db above the
 // higher of their two surrounding valleys and at most floor_db below the highest of them.
 std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prominence_db,

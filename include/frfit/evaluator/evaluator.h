@@ -61,10 +61,11 @@ class Evaluator {
 
   // Takes the problems for the rest of the evaluator's life (or until the next call).
   virtual void SetProblems(std::vector<PackedProblem> problems) = 0;
-  // Replaces the weights of one problem, [posture][line·9 + entry] with SetProblems' sizes,
-  // keeping everything else: how a fit reweights at its model (cost.noise.reweight_passes).
-  // Throws Error("expected N, got M") on a size mismatch. This default packs every problem again.
-  virtual void SetWeights(int problem, const std::vector<std::vector<double>>& weights);
+  // Replaces one problem, the others kept: how a fit moves to a refinement pass (a reweighting
+  // at its model, the linear cost after a log-cost search: fit/fit_passes.h). The new problem must
+  // have the old one's DOFs and postures (a fit's points keep their size); Error otherwise. This
+  // default packs every problem again.
+  virtual void SetProblem(int index, PackedProblem problem);
   const std::vector<PackedProblem>& problems() const { return problems_; }
 
   // individuals[p]: how many parameter sets of problem p this call evaluates (0 allowed).
@@ -87,8 +88,8 @@ class Evaluator {
                  std::span<double> costs, std::span<EvalStatus> status) const;
   void CheckCall(const NormalEquationsBatch& batch, std::span<double> normal,
                  std::span<EvalStatus> status) const;
-  // Checks SetWeights' arguments against the problems (the same messages).
-  void CheckWeights(int problem, const std::vector<std::vector<double>>& weights) const;
+  // Checks SetProblem's arguments against the problems (the same messages).
+  void CheckReplacement(int index, const PackedProblem& problem) const;
   std::vector<PackedProblem> problems_;
   long long line_solves_ = 0;
 };
@@ -104,8 +105,8 @@ class ForwardingEvaluator : public Evaluator {
     inner_->SetProblems(std::move(problems));
     problems_ = inner_->problems();
   }
-  void SetWeights(int problem, const std::vector<std::vector<double>>& weights) override {
-    inner_->SetWeights(problem, weights);
+  void SetProblem(int index, PackedProblem problem) override {
+    inner_->SetProblem(index, std::move(problem));
     problems_ = inner_->problems();
   }
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,

@@ -24,13 +24,14 @@ struct FitJob {
   // The postures' coordinates (rad / m), needed when the model's stiffness depends on the
   // posture; when empty, the stiffness must not (DriveFits checks).
   std::vector<std::vector<double>> posture_q = {};
-  // The problem's weights at a point u ([posture][line·9 + entry]), for runs that reweight at
-  // their model (FitRun::weights_point); may be empty for runs that never do.
-  std::function<std::vector<std::vector<double>>(std::span<const double> u)> weights_at = {};
+  // The packed problem of a pass of the run at the point the previous pass ended
+  // (FitRun::pass, pass_point; fit/fit_passes.h); may be empty for runs that have no passes.
+  std::function<PackedProblem(int pass, std::span<const double> u)> problem_for_pass = {};
 };
 
-// The job of a run on `problem` (which must outlive the drive): its postures' coordinates and
-// the weights of its reweighting passes at the model (model_weights.h) filled in.
+// The job of a run on `problem` (which must outlive the drive): its postures' coordinates and its
+// passes' problems (fit_passes.h) filled in. The evaluator's problem for it starts as
+// PackForPass(problem, map, 0, {}) — Pack(problem) for the log costs.
 FitJob MakeFitJob(FitRun* run, const ParameterMap& map, const Problem& problem);
 
 struct ProgressEvent {
@@ -59,7 +60,9 @@ struct DriveOptions {
   std::function<void(const std::vector<nlohmann::json>&)> checkpoint;
 };
 
-// Jobs are in the same order as the evaluator's problems. Returns when every run is done.
+// Jobs are in the same order as the evaluator's problems, each packed for the run's current pass
+// (a fresh run: pass 0); a job whose run moves to another pass gets that pass's problem
+// (Evaluator::SetProblem). Returns when every run is done.
 void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const DriveOptions& options);
 
 }  // namespace frfit

@@ -4,10 +4,10 @@
 // ask/tell state machine. It never evaluates anything itself: a driver (fit/fit_driver.h) packs
 // the points of many runs into one evaluator call, which is how fleets share one GPU job.
 //
-// With noise weights (cost.weights.mode noise) the search is followed by cost.noise.reweight_passes
-// passes of the refinement from its result, one start each, every pass with the problem's
-// weights recomputed at the point the previous one ended: the run names that point
-// (weights_point, weights_version) and the driver recomputes the weights there before asking.
+// The search may be followed by passes of the refinement from its result, one start each
+// (RefinementPasses, fit/fit_passes.h): reweighting at the model with noise weights, the linear
+// cost after a log-cost search for normalized_complex. The run names its pass and the point the
+// previous one ended at (pass, pass_point); the driver installs that pass's problem before asking.
 #pragma once
 
 #include <cstdint>
@@ -79,8 +79,8 @@ class FitRun {
   std::uint64_t seed() const { return seed_; }
   double best_cost() const { return best_cost_; }
   // The best cost the search ended with, under the search's weights: what lm_start_costs are
-  // comparable with (best_cost is under the last reweighting pass's weights).
-  double search_best_cost() const { return reweights_done_ > 0 ? search_best_cost_ : best_cost_; }
+  // comparable with (best_cost is under the last refinement pass's problem).
+  double search_best_cost() const { return pass_ > 0 ? search_best_cost_ : best_cost_; }
   const std::vector<double>& best_u() const { return best_u_; }
   const std::vector<double>& initial_u() const { return initial_u_; }
   double initial_population_best_cost() const { return initial_population_best_; }
@@ -105,10 +105,10 @@ class FitRun {
   const std::vector<HistoryRow>& history() const { return history_; }
   // The current phase's step (generation or NM iteration), for progress lines.
   int step() const;
-  // Where the problem's weights are to be computed: empty for the measured FRFs' own (the search),
-  // else the point the previous pass ended at; weights_version counts the changes (0: none).
-  const std::vector<double>& weights_point() const { return weights_u_; }
-  int weights_version() const { return reweights_done_; }
+  // The pass the run is in (0: the search) and the point the previous pass ended at (empty in
+  // the search): the problem of the pass is ProblemForPass(problem, map, pass(), pass_point()).
+  int pass() const { return pass_; }
+  const std::vector<double>& pass_point() const { return pass_point_; }
 
   nlohmann::json SaveState(StateHistory history = StateHistory::kInline) const;
 
@@ -117,9 +117,10 @@ class FitRun {
   void StartRefinement();
   void EndCycle();
   void Improve(const std::vector<double>& u, double cost);
-  // The search has ended for `why`: a reweighting pass follows when one is due, else Finish.
+  // The search (or a pass) has ended for `why`: the next refinement pass follows when one is due,
+  // else Finish.
   void Conclude(FitTermination why);
-  void StartReweightPass();
+  void StartRefinementPass();
   void Finish(FitTermination why);
 
   const ParameterMap* map_;
@@ -147,8 +148,8 @@ class FitRun {
   int lm_starts_agreeing_ = 0;
   std::string lm_termination_;
   std::vector<HistoryRow> history_;
-  int reweights_done_ = 0;
-  std::vector<double> weights_u_;
+  int pass_ = 0;
+  std::vector<double> pass_point_;
   FitTermination search_termination_ = FitTermination::kNotDone;
   double search_best_cost_ = 0.0;
 };

@@ -11,7 +11,9 @@
 // by maximum likelihood (a complex Gaussian residual's |r|² is σ²·Exp(1)), trimmed of samples the
 // local model could not follow (two close modes in one window), Ĥ being the local model's value.
 // Pooling two numbers per entry over all its lines is what makes the estimate usable: one line's
-// sample has only a few degrees of freedom.
+// sample has only a few degrees of freedom. The relative term is at least 1e-4 (no measurement is
+// better than 0.01 %; on noise-free data the estimate would otherwise be the local models'
+// rounding, which differs by decades between entries).
 #pragma once
 
 #include <array>

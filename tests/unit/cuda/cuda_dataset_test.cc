@@ -18,6 +18,7 @@
 #include "frfit/cost/problem.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit_driver.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/load_problem.h"
@@ -62,7 +63,7 @@ std::unique_ptr<Loaded> Load(const DatasetSpec& spec) {
   std::vector<std::string> frf;
   for (const char* posture : spec.postures) frf.push_back(dir + "frf_" + posture + "_inertance.h5");
   s->problem = LoadProblem(s->model, frf, s->options, dir + "fit.yaml");
-  s->packed = Pack(s->problem);
+  s->packed = PackForPass(s->problem, *s->map, 0, {});
   s->posture_q = PostureCoordinates(s->problem);
   return s;
 }

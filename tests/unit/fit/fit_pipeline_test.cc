@@ -27,7 +27,7 @@
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/fit_run.h"
-#include "frfit/fit/model_weights.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/io/frf_hdf5.h"
@@ -73,7 +73,7 @@ std::unique_ptr<Setup> Load(const std::string& dir, const std::string& config = 
   s->problem.model = s->model;
   s->problem.cost = s->options.cost;
   s->problem.postures = {PreparePosture(Linearize(*s->model, measured.posture), measured, s->options.cost, frf, 1.0)};
-  s->packed = Pack(s->problem);
+  s->packed = PackForPass(s->problem, *s->map, 0, {});
   return s;
 }
 
@@ -86,13 +86,10 @@ std::unique_ptr<FitRun> Fit(const Setup& s, std::uint64_t seed, int threads) {
 }
 
 // One round by hand: evaluate what the run asks (costs, or normal equations for a least-squares
-// refinement), tell it the results. The weights are the ones the run asks for (the search's, or
-// those of a reweighting pass at its model), set at every step: runs share the evaluator.
+// refinement), tell it the results. The problem is the one of the run's pass (the search's, or a
+// refinement pass's at its model), set at every step: runs share the evaluator.
 void Step(FitRun* run, const Setup& s, Evaluator* evaluator) {
-  std::vector<std::vector<double>> weights;
-  for (const PackedPosture& p : s.packed.postures) weights.push_back(p.weight);
-  if (run->weights_version() > 0) weights = NoiseWeightsAt(s.problem, *s.map, run->weights_point());
-  evaluator->SetWeights(0, weights);
+  evaluator->SetProblem(0, PackForPass(s.problem, *s.map, run->pass(), run->pass_point()));
   const std::vector<double>& u = run->Ask();
   const int count = static_cast<int>(u.size()) / s.map->dim();
   const std::vector<std::vector<double>> q = PostureCoordinates(s.problem);

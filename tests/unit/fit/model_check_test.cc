@@ -19,7 +19,7 @@
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/model_check_io.h"
-#include "frfit/fit/model_weights.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/frf/measurement_noise.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/hdf5_file.h"

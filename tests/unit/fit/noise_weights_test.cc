@@ -15,7 +15,7 @@
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/model_weights.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/frf/measurement_noise.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/model/joint_coefficients.h"
@@ -96,6 +96,35 @@ TEST(NoiseWeights, WithoutANoiseModelInTheFileOneIsEstimatedOrRefused) {
   EXPECT_EQ(Paper3DofNoisy(options, 2, true).problem.postures[0].measured.noise_source, "estimated");
 }
 
+// The search's peak emphasis sits at the resonances that stand clear of the noise, never at the
+// noise's own bumps: on the 3-joint example under noise, the direct entries' clear peaks are within
+// two lines of the three modes (10.17, 11.24, 22.6 Hz), and nothing else is.
+TEST(NoiseWeights, SearchEmphasisOnlyAtPeaksClearOfTheNoise) {
+  const FitOptions options = NoiseOptions();
+  for (std::uint64_t seed : {5, 6, 7}) {
+    const NoisyCase c = Paper3DofNoisy(options, seed, true);
+    const FrfSet& set = c.problem.postures[0].measured;
+    for (int e : {EntryIndex(0, 0), EntryIndex(1, 1), EntryIndex(2, 2)}) {
+      const std::vector<int> peaks = ClearPeaks(set, options.cost.weights, e);
+      EXPECT_FALSE(peaks.empty());
+      for (int k : peaks) {
+        const double f = set.frequency_hz[k];
+        const double nearest = std::min({std::abs(f - 10.17), std::abs(f - 11.24), std::abs(f - 22.6)});
+        EXPECT_LE(nearest, 0.5) << EntryName(e) << " seed " << seed << ": a peak at " << f << " Hz";
+      }
+    }
+    // Without the noise model the same maxima of the noise would count.
+    FrfSet unknown = set;
+    unknown.noise_variance.clear();
+    size_t with = 0, without = 0;
+    for (int e = 0; e < 9; ++e) {
+      with += ClearPeaks(set, options.cost.weights, e).size();
+      without += ClearPeaks(unknown, options.cost.weights, e).size();
+    }
+    EXPECT_GT(without, with) << "seed " << seed;
+  }
+}
+
 // The reweighting passes end on weights computed at the fitted model, and the result's cost is
 // the cost under those weights (not the search's).
 TEST(NoiseWeights, ReweightingPassesEndOnTheModelsWeights) {
@@ -106,15 +135,15 @@ TEST(NoiseWeights, ReweightingPassesEndOnTheModelsWeights) {
   evaluator->SetProblems({Pack(c.problem)});
   FitRun run(map, options, 1);
   int weight_updates = 0;
-  DriveFits({{&run, &map, 1, PostureCoordinates(c.problem),
-              [&](std::span<const double> u) {
-                ++weight_updates;
-                return NoiseWeightsAt(c.problem, map, u);
-              }}},
-            evaluator.get(), {});
-  EXPECT_EQ(run.weights_version(), 2);
+  FitJob job = MakeFitJob(&run, map, c.problem);
+  job.problem_for_pass = [&](int pass, std::span<const double> u) {
+    ++weight_updates;
+    return PackForPass(c.problem, map, pass, u);
+  };
+  DriveFits({job}, evaluator.get(), {});
+  EXPECT_EQ(run.pass(), 2);
   EXPECT_EQ(weight_updates, 2);
-  const std::vector<double> at = run.weights_point();
+  const std::vector<double> at = run.pass_point();
   ASSERT_EQ(static_cast<int>(at.size()), map.dim());
   // The final point is where the last pass converged, on weights from the point before.
   auto fresh = CreateCpuEvaluator(1);
@@ -134,7 +163,7 @@ TEST(NoiseWeights, ReweightingPassesEndOnTheModelsWeights) {
   auto other = CreateCpuEvaluator(1);
   other->SetProblems({Pack(c.problem)});
   DriveFits({{&plain, &map, 1, PostureCoordinates(c.problem)}}, other.get(), {});
-  EXPECT_EQ(plain.weights_version(), 0);
+  EXPECT_EQ(plain.pass(), 0);
 }
 
 // A checkpoint taken in a reweighting pass resumes to the same bits.
@@ -142,7 +171,6 @@ TEST(NoiseWeights, ResumingInAReweightingPassGivesTheSameBits) {
   const FitOptions options = NoiseOptions(2);
   const NoisyCase c = Paper3DofNoisy(options, 4, true);
   const ParameterMap map(*c.model, options.parameters, "test");
-  auto weights_at = [&](std::span<const double> u) { return NoiseWeightsAt(c.problem, map, u); };
   auto evaluator = CreateCpuEvaluator(1);
   evaluator->SetProblems({Pack(c.problem)});
   FitRun whole(map, options, 5);
@@ -150,14 +178,14 @@ TEST(NoiseWeights, ResumingInAReweightingPassGivesTheSameBits) {
   DriveOptions drive;
   drive.checkpoint_every_evaluations = 1;
   drive.checkpoint = [&](const std::vector<nlohmann::json>& states) {
-    if (saved.empty() && whole.weights_version() == 1) saved = states;
+    if (saved.empty() && whole.pass() == 1) saved = states;
   };
-  DriveFits({{&whole, &map, 1, PostureCoordinates(c.problem), weights_at}}, evaluator.get(), drive);
+  DriveFits({MakeFitJob(&whole, map, c.problem)}, evaluator.get(), drive);
   ASSERT_FALSE(saved.empty()) << "no checkpoint in the first reweighting pass";
   auto again = CreateCpuEvaluator(1);
   again->SetProblems({Pack(c.problem)});  // the search's weights: the driver must reweight first
   FitRun resumed(map, options, nlohmann::json::parse(saved[0].dump()));
-  DriveFits({{&resumed, &map, 1, PostureCoordinates(c.problem), weights_at}}, again.get(), {});
+  DriveFits({MakeFitJob(&resumed, map, c.problem)}, again.get(), {});
   EXPECT_EQ(resumed.best_u(), whole.best_u());
   EXPECT_EQ(resumed.best_cost(), whole.best_cost());
   EXPECT_EQ(resumed.evaluations(), whole.evaluations());

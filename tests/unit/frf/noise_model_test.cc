@@ -179,9 +179,17 @@ TEST(NoiseEstimate, FindsTheRelativeNoiseAndTheFloorOfAnImpactTest) {
   EXPECT_NEAR(relative_sum / entries, 0.03, 0.002);  // no bias beyond a few percent of it
 }
 
-TEST(NoiseEstimate, NoiseFreeDataGiveANoiseNearRoundingAndShortSetsAreRefused) {
-  const NoiseEstimate estimate = EstimateNoise(PaperFrfs(0.1), "test");
-  for (int e = 0; e < 9; ++e) EXPECT_LT(estimate.relative[e], 1e-4) << EntryName(e);
+// Noise-free data: the estimate claims no less than 0.01 % relative noise (its floor), and a
+// floor term far below 0.01 % of each entry's peak.
+TEST(NoiseEstimate, NoiseFreeDataGiveTheSmallestNoiseItClaimsAndShortSetsAreRefused) {
+  const FrfSet clean = PaperFrfs(0.1);
+  const NoiseEstimate estimate = EstimateNoise(clean, "test");
+  for (int e = 0; e < 9; ++e) {
+    double peak = 0.0;
+    for (int k = 0; k < clean.num_lines(); ++k) peak = std::max(peak, std::abs(clean.H[k * 9 + e]));
+    EXPECT_NEAR(estimate.relative[e], 1e-4, 1e-12) << EntryName(e);
+    EXPECT_LT(estimate.floor[e], 1e-5 * peak) << EntryName(e);
+  }
   try {
     EstimateNoise(PaperFrfs(5.0, 40.0), "short.h5");
     FAIL() << "9 lines were enough";

@@ -1,0 +1,77 @@
+#include "frfit/fit/fit_passes.h"
+
+#include <algorithm>
+
+#include "frfit/frf/synthesize.h"
+#include "frfit/model/joint_coefficients.h"
+
+namespace frfit {
+
+std::vector<std::vector<double>> NoiseWeightsAt(const Problem& problem, const ParameterMap& map,
+                                                std::span<const double> u) {
+  const std::vector<double> parameters = map.Physical(u);
+  std::vector<std::vector<double>> weights;
+  for (const ProblemPosture& pp : problem.postures) {
+    const FrfSet model =
+        Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
+                   pp.measured.frequency_hz, pp.measured.format);
+    weights.push_back(NoiseWeightsAtModel(pp, model, problem.cost));
+  }
+  return weights;
+}
+
+Problem WithNoiseWeightsAt(const Problem& problem, const ParameterMap& map,
+                           std::span<const double> u) {
+  if (u.empty() || problem.cost.weights.mode != WeightMode::kNoise) return problem;
+  Problem out = problem;
+  std::vector<std::vector<double>> weights = NoiseWeightsAt(problem, map, u);
+  for (size_t q = 0; q < out.postures.size(); ++q) out.postures[q].weights = std::move(weights[q]);
+  return out;
+}
+
+Problem SearchProblem(const Problem& problem) {
+  const WeightOptions& w = problem.cost.weights;
+  const bool emphasis = w.mode == WeightMode::kNoise && w.search_peak_gain != 1.0;
+  if (problem.cost.type != CostType::kNormalizedComplex && !emphasis) return problem;
+  Problem out = problem;
+  if (problem.cost.type == CostType::kNormalizedComplex) {
+    out.cost.type = CostType::kLogComplex;
+    // Noise weights of the linear residual are 1/σ²; of the log one |H|²/σ².
+    if (w.mode == WeightMode::kNoise)
+      for (ProblemPosture& pp : out.postures)
+        for (size_t i = 0; i < pp.weights.size(); ++i) pp.weights[i] *= std::norm(pp.measured.H[i]);
+  }
+  if (emphasis)
+    for (ProblemPosture& pp : out.postures)
+      for (int e = 0; e < 9; ++e) {
+        std::vector<char> peak(pp.measured.num_lines(), 0);
+        for (int k : ClearPeaks(pp.measured, w, e))
+          for (int d = -w.peak_halfwidth_lines; d <= w.peak_halfwidth_lines; ++d)
+            if (k + d >= 0 && k + d < pp.measured.num_lines()) peak[k + d] = 1;
+        for (int k = 0; k < pp.measured.num_lines(); ++k)
+          if (peak[k]) pp.weights[k * 9 + e] *= w.search_peak_gain;
+      }
+  return out;
+}
+
+Problem ProblemForPass(const Problem& problem, const ParameterMap& map, int pass,
+                       std::span<const double> u) {
+  if (pass == 0) return SearchProblem(problem);
+  return WithNoiseWeightsAt(problem, map, u);
+}
+
+PackedProblem PackForPass(const Problem& problem, const ParameterMap& map, int pass,
+                          std::span<const double> u) {
+  return Pack(ProblemForPass(problem, map, pass, u));
+}
+
+int RefinementPasses(const CostOptions& cost) {
+  const bool noise = cost.weights.mode == WeightMode::kNoise;
+  const int reweight = noise ? cost.noise.reweight_passes : 0;
+  // A search on another problem than the fit's needs one pass on the fit's own.
+  const bool other_search = cost.type == CostType::kNormalizedComplex ||
+                            (noise && cost.weights.search_peak_gain != 1.0);
+  return std::max(reweight, other_search ? 1 : 0);
+}
+
+}  // namespace frfit
