@@ -47,14 +47,21 @@ void PrintRefinement(const FitResult& result) {
       starts, starts == 1 ? "" : "s", result.starts_agreeing,
       result.starts_agreeing == 1 ? "s" : "", result.refinement_termination.c_str());
   if (result.starts_agreeing < starts && starts > 1) {
+    // The starts' costs are the search's (before the passes reweighted at the model): compared
+    // with the search's best, not with the final cost.
+    const double tolerance = 1e-3 * result.search_cost;
     std::vector<double> others;
     for (double c : result.start_costs)
-      if (c > result.cost) others.push_back(c);
+      if (c > result.search_cost + tolerance) others.push_back(c);
     std::sort(others.begin(), others.end());
     std::printf("  the other starts ended at costs");
     for (size_t k = 0; k < std::min<size_t>(others.size(), 4); ++k) std::printf(" %.3g", others[k]);
     std::printf("%s: other local minima, or stopped once one start fitted the data exactly\n",
                 others.size() > 4 ? " ..." : "");
+    if (result.refinement_passes > 0)
+      std::printf("  (the search's costs, whose best was %.3g; then %d refinement pass%s from it)\n",
+                  result.search_cost, result.refinement_passes,
+                  result.refinement_passes == 1 ? "" : "es");
   }
 }
 

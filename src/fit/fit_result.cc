@@ -60,6 +60,8 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   r.lm_seconds = run.lm_seconds();
   r.refinement = ToString(options.fitter.refinement);
   r.start_costs = run.lm_start_costs();
+  r.search_cost = run.search_best_cost();
+  r.refinement_passes = run.pass();
   const std::vector<double>& points = run.lm_start_points();
   for (size_t at = 0; at + map.dim() <= points.size() && !r.start_costs.empty(); at += map.dim()) {
     const std::vector<double> physical =
@@ -303,6 +305,8 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
     }
     refinement["start_parameters"] = points;
     refinement["termination"] = r.refinement_termination;
+    refinement["search_cost"] = r.search_cost;
+    refinement["passes"] = r.refinement_passes;
   }
   j["refinement"] = refinement;
   j["identifiability"] = IdentifiabilityToJson(r.identifiability);

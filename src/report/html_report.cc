@@ -249,6 +249,17 @@ std::string Legend() {
 // 20·log10(|H_fit| / |H_measured|) in dB over the phase error arg(H_fit / H_measured) in degrees
 // (wrapped into (−180°, 180°]) — the two parts of the log-FRF cost, so that a fit that is off in
 // some band shows where and how much, which overlaid curves spanning decades hide.
+//
+// With a noise model the headline numbers and the ranges come from the lines 10 dB above the noise
+// (|H|² ≥ 10σ²): a line under the floor has an error of tens of dB that is the noise's, not the
+// model's, and would hide the structured misfit behind it. Those lines are still drawn, clipped at
+// the panels' edges.
+bool ClearOfNoise(const ReportPosture& p, int line, int entry) {
+  if (p.noise_variance.empty()) return true;
+  const size_t i = static_cast<size_t>(line) * 9 + entry;
+  return std::norm(p.measured[i]) >= 10.0 * p.noise_variance[i];
+}
+
 std::string ResidualPlot(const ReportPosture& p) {
   static const char* kEntryColours[9] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                          "#8c564b", "#e377c2", "#7f7f7f", "#17becf"};
@@ -265,6 +276,7 @@ std::string ResidualPlot(const ReportPosture& p) {
       const std::complex<double> ratio = p.fitted[k * 9 + e] / p.measured[k * 9 + e];
       db[e][k] = 20.0 * std::log10(std::abs(ratio));
       deg[e][k] = std::arg(ratio) * 180.0 / std::numbers::pi;
+      if (!ClearOfNoise(p, k, e)) continue;
       if (std::isfinite(db[e][k])) db_max = std::max(db_max, std::abs(db[e][k]));
       if (std::isfinite(deg[e][k])) deg_max = std::max(deg_max, std::abs(deg[e][k]));
     }
@@ -276,6 +288,11 @@ std::string ResidualPlot(const ReportPosture& p) {
     return 1000.0;
   };
   const double db_range = range(db_max, 1.0), deg_range = std::min(180.0, range(deg_max, 5.0));
+  for (int e = 0; e < 9; ++e)  // noise-floor lines beyond the range sit on the panels' edges
+    for (int k = 0; k < static_cast<int>(db[e].size()); ++k) {
+      if (std::isfinite(db[e][k])) db[e][k] = std::clamp(db[e][k], -db_range, db_range);
+      if (std::isfinite(deg[e][k])) deg[e][k] = std::clamp(deg[e][k], -deg_range, deg_range);
+    }
   const double f0 = n ? p.frequency_hz.front() : 0.0, f1 = n > 1 ? p.frequency_hz.back() : f0 + 1.0;
   const Scale sx{f0, f1, left, left + plot_w};
   const Scale sm{-db_range, db_range, mag_top + mag_h, mag_top};
@@ -309,6 +326,7 @@ std::string ResidualPlot(const ReportPosture& p) {
     const std::string entry = std::string(kAxisNames[e / 3]) + kAxisNames[e % 3];
     double worst_db = 0.0, worst_deg = 0.0;
     for (int k = 0; k < n; ++k) {
+      if (!ClearOfNoise(p, k, e)) continue;
       if (std::isfinite(db[e][k])) worst_db = std::max(worst_db, std::abs(db[e][k]));
       if (std::isfinite(deg[e][k])) worst_deg = std::max(worst_deg, std::abs(deg[e][k]));
     }
@@ -518,6 +536,14 @@ std::string ModalTable(const ReportPosture& p) {
     auto cell = [](double v, const std::string& text) {
       return "<td class=\"num\" data-value=\"" + Exact(v) + "\">" + text + "</td>";
     };
+    if (std::isnan(m.fitted_frequency_hz)) {  // paired one to one: no fitted mode left for it
+      s << "<tr class=\"modal-row unpaired\"><td>" << k + 1 << "</td>"
+        << cell(m.reference_frequency_hz, Fixed(m.reference_frequency_hz, 3))
+        << "<td colspan=\"2\">unpaired</td>"
+        << cell(m.reference_damping_ratio, Fixed(100.0 * m.reference_damping_ratio, 3))
+        << "<td colspan=\"3\"></td></tr>";
+      continue;
+    }
     s << "<tr class=\"modal-row\"><td>" << k + 1 << "</td>" << cell(m.reference_frequency_hz, Fixed(m.reference_frequency_hz, 3))
       << cell(m.fitted_frequency_hz, Fixed(m.fitted_frequency_hz, 3))
       << cell(m.frequency_error_percent, Fixed(m.frequency_error_percent, 2))
@@ -527,7 +553,48 @@ std::string ModalTable(const ReportPosture& p) {
       << "</tr>";
   }
   if (p.modes.empty()) s << "<tr><td colspan=\"8\">no modes in the band</td></tr>";
+  for (double f : p.unpaired_fitted_hz)
+    s << "<tr class=\"modal-row unpaired-fitted\"><td>&#8212;</td><td></td><td class=\"num\">"
+      << Fixed(f, 3) << "</td><td colspan=\"5\">fitted mode no reference mode pairs with</td></tr>";
   s << "</tbody></table>";
+  return s.str();
+}
+
+// The model check (docs/noise.md): the verdict, χ² against the noise, every reason, and the
+// modes the model lacks.
+std::string ModelCheckHtml(const ModelCheck& c) {
+  std::ostringstream s;
+  const std::string verdict = c.verdict();
+  s << "<table class=\"summary\" id=\"model-check-summary\"><tr><th>verdict</th><td><span class=\""
+    << (verdict == "misfit" ? "verdict-misfit" : "verdict-ok") << "\" id=\"model-check-verdict\">"
+    << verdict << "</span></td></tr>";
+  if (c.has_noise_model)
+    s << "<tr><th>reduced &#967;&#178;</th><td data-value=\"" << Exact(c.reduced_chi2) << "\">"
+      << Num(c.reduced_chi2, 4) << " <span class=\"note\">(1 when the residual is the noise; "
+      << c.degrees_of_freedom << " degrees of freedom)</span></td></tr><tr><th>noise model</th><td>"
+      << HtmlEscape(c.noise_source) << "</td></tr>";
+  for (const auto& [name, chi2] : c.posture_reduced_chi2)
+    s << "<tr><th>&#967;&#178; at " << HtmlEscape(name) << "</th><td>" << Num(chi2, 4) << "</td></tr>";
+  s << "</table>";
+  if (!c.reasons.empty()) {
+    s << "<ul class=\"model-check-reasons\">";
+    for (const std::string& r : c.reasons) s << "<li>" << HtmlEscape(r) << "</li>";
+    s << "</ul><p class=\"note\">The fitted values absorb what the model lacks: read them as "
+         "effective values for this model and these data, not as the joints' physics.</p>";
+  }
+  if (!c.unexplained_modes.empty()) {
+    s << "<table class=\"unexplained-modes\"><thead><tr><th>posture</th><th>f [Hz]</th>"
+         "<th>&#950; [%]</th><th>entries</th><th>local &#967;&#178;</th></tr></thead><tbody>";
+    for (const UnexplainedMode& m : c.unexplained_modes) {
+      std::string entries;
+      for (int e : m.entries) entries += (entries.empty() ? "H" : ", H") + EntryName(e);
+      s << "<tr><td>" << HtmlEscape(m.posture) << "</td><td class=\"num\" data-value=\""
+        << Exact(m.frequency_hz) << "\">" << Fixed(m.frequency_hz, 2) << "</td><td class=\"num\">"
+        << Fixed(100.0 * m.damping_ratio, 2) << "</td><td>" << entries << "</td><td class=\"num\">"
+        << Num(m.reduced_chi2, 3) << "</td></tr>";
+    }
+    s << "</tbody></table>";
+  }
   return s.str();
 }
 
@@ -685,6 +752,9 @@ svg .best-cost{fill:none;stroke:#111;stroke-width:1.8}
 svg .mac-off{fill:#f4f5f7;stroke:#fff;stroke-width:1}svg .mac-cell{stroke:#fff;stroke-width:1}
 svg .mac-pair{stroke:#d7301f;stroke-width:2.5}svg .mac-value{font-size:12px}svg .mac-value.on-dark{fill:#fff}svg .mac-label{font-size:11.5px}
 footer{margin-top:36px;color:var(--muted);font-size:12px}
+.verdict-misfit{color:#fff;background:#c0392b;padding:1px 8px;border-radius:3px;font-weight:600}
+.verdict-ok{color:#fff;background:#2e7d32;padding:1px 8px;border-radius:3px;font-weight:600}
+tr.unpaired td,tr.unpaired-fitted td{color:var(--muted)}
 )CSS";
 
 }  // namespace
@@ -766,6 +836,7 @@ std::string RenderReportHtml(const ReportData& d) {
     s << "<a href=\"#posture-" << IdPart(p.name) << "\">posture " << HtmlEscape(p.name) << "</a>";
   s << "<a href=\"#history\">cost history</a><a href=\"#parameters\">parameters</a>"
     << (d.has_identifiability ? "<a href=\"#identifiability\">identifiability</a>" : "")
+    << (d.has_model_check ? "<a href=\"#model-check\">model check</a>" : "")
     << "<a href=\"#settings\">settings</a><a "
        "href=\"#provenance\">provenance</a></nav>\n</header>\n";
 
@@ -782,10 +853,19 @@ std::string RenderReportHtml(const ReportData& d) {
          "20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / |H<sub>measured</sub>|) and phase error "
          "arg(H<sub>fit</sub> / H<sub>measured</sub>) of every measured entry at every fitted line: "
          "the two parts of the log-FRF cost. A good fit stays near zero everywhere; a band where it "
-         "does not is where the model and the measurement disagree.</p>\n"
+         "does not is where the model and the measurement disagree."
+      << (p.noise_variance.empty()
+              ? std::string()
+              : " The ranges and each entry's max are those of the lines 10&#160;dB above the "
+                "noise (noise model: " + HtmlEscape(p.noise_source) +
+                    "); lines under the floor, whose error is the noise's, sit clipped at the "
+                    "edges.")
+      << "</p>\n"
       << ResidualPlot(p) << "\n";
     s << "<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
-      << ". Each reference mode is paired with the nearest fitted mode; errors are 100&#183;(fitted &#8722; "
+      << ". The reference modes are paired one to one with the fitted modes (least total frequency "
+         "difference and 1 &#8722; MAC); a mode no partner is left for says <i>unpaired</i>. Errors are "
+         "100&#183;(fitted &#8722; "
          "reference)/reference. The MAC map compares every reference mode with every fitted mode in the "
          "band; the pairs of the table are outlined. A good fit is a dark outlined diagonal, pale "
          "elsewhere; n/a where the reference has no mode shapes.</p>\n"
@@ -817,6 +897,12 @@ std::string RenderReportHtml(const ReportData& d) {
          "min/max</b>: "
          "within 1&#160;% of a bound.</p>\n"
       << IdentifiabilityHtml(d.identifiability) << "\n</section>\n";
+  if (d.has_model_check)
+    s << "<section id=\"model-check\">\n<h2>Model check</h2>\n<p class=\"note\">Does the fitted "
+         "model explain the measured FRFs as well as their noise allows (docs/noise.md)? The "
+         "residual against the noise model, overall and per posture, bands where it is structured, "
+         "modes the measured FRFs show that the model lacks, and bounds the data pull against.</p>\n"
+      << ModelCheckHtml(d.model_check) << "\n</section>\n";
   s << "<section id=\"settings\">\n<h2>Settings</h2>\n<pre class=\"settings\">" << HtmlEscape(d.settings_yaml)
     << "</pre>\n</section>\n";
   s << "<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"summary\">"

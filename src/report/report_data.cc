@@ -6,6 +6,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fit/identifiability_io.h"
+#include "frfit/fit/model_check_io.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 
@@ -65,6 +66,13 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   }
   p.weights = f.ReadDoubles(g + "/weights", 3, &dims);
   RequireDims(f, g + "/weights", dims, {lines, 3, 3});
+  if (f.Exists(g + "/noise_variance")) {
+    p.noise_variance = f.ReadDoubles(g + "/noise_variance", 3, &dims);
+    RequireDims(f, g + "/noise_variance", dims, {lines, 3, 3});
+    p.noise_source = Attribute(f, g + "/noise_variance", "source");
+  }
+  if (f.Exists(g + "/unpaired_fitted_frequency_hz"))
+    p.unpaired_fitted_hz = f.ReadDoubles(g + "/unpaired_fitted_frequency_hz", 1, &dims);
   const std::vector<double> present = f.ReadDoubles(g + "/present", 2, &dims);
   RequireDims(f, g + "/present", dims, {3, 3});
   for (int e = 0; e < 9; ++e) {
@@ -151,6 +159,8 @@ ReportData ReadReportData(const std::string& path) {
   for (const std::string& name : f.Children("/postures")) d.postures.push_back(ReadPosture(f, name));
   d.has_identifiability = f.Exists("/identifiability");
   if (d.has_identifiability) d.identifiability = ReadIdentifiability(f, "/identifiability");
+  d.has_model_check = f.Exists("/model_check");
+  if (d.has_model_check) d.model_check = ReadModelCheck(f, "/model_check");
   return d;
 }
 

@@ -47,7 +47,9 @@ struct FitResult {
   // run's starts: final costs in start order, how many agree on the best minimum, and how the
   // best start stopped.
   std::string refinement;
-  std::vector<double> start_costs;
+  std::vector<double> start_costs;  // under the search's problem (fit/fit_passes.h)
+  double search_cost = 0.0;         // the search's best, comparable with start_costs
+  int refinement_passes = 0;        // passes after the search (FitRun::pass)
   std::vector<std::vector<double>> start_parameters;  // each start's free parameters (map order)
   int starts_agreeing = 0;
   std::string refinement_termination;

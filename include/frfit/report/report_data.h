@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "frfit/fit/identifiability.h"
+#include "frfit/fit/model_check.h"
 
 namespace frfit {
 
@@ -39,6 +40,9 @@ struct ReportPosture {
   std::vector<double> frequency_hz;                      // [line]
   std::vector<std::complex<double>> measured, fitted;    // [line * 9 + 3 * i + j]
   std::vector<double> weights;                           // [line * 9 + 3 * i + j]
+  std::vector<double> noise_variance;  // [line * 9 + 3 * i + j]; empty without a noise model
+  std::string noise_source;
+  std::vector<double> unpaired_fitted_hz;  // fitted modes in the band no reference mode took
   std::array<bool, 9> present{};
   double cost = 0.0;
   std::vector<double> dropped_hz;
@@ -66,6 +70,8 @@ struct ReportData {
   std::vector<ReportPosture> postures;  // in name order (HDF5 keeps no creation order here)
   bool has_identifiability = false;     // older result files have no /identifiability
   Identifiability identifiability;
+  bool has_model_check = false;  // results written before the model check have none
+  ModelCheck model_check;
 };
 
 // Reads a fit result file completely. Throws Error naming `path` (and the object) when the file is
