@@ -37,7 +37,7 @@ nlohmann::ordered_json Entries(const FrfSet& set) {
 }  // namespace
 
 int RunConvert(int argc, char** argv) {
-  const Args args("convert", argc, argv, {"posture", "sensor-node", "format", "mapping"},
+  const Args args("convert", argc, argv, {"posture", "sensor-node", "format", "mapping", "averages"},
                   {"binary", "json"}, 2);
   const std::string cmd = "frfit convert";
   if (args.positional().size() != 2)
@@ -72,6 +72,11 @@ int RunConvert(int argc, char** argv) {
     options.posture = args.Get("posture");
     options.format = format;
     if (args.Has("mapping")) options.mapping = uff::ReadMapping(args.Get("mapping"));
+    if (args.Has("averages")) {
+      const long n = args.GetInt("averages", 0);
+      if (n < 1 || n > 1000000) throw Error(cmd, "--averages", "expected an integer in [1, 1000000]");
+      options.averages = static_cast<int>(n);
+    }
     if (has_node) options.mapping.sensor_node = node;
     const uff::File file = uff::Read(in);
     set = uff::ToFrfSet(file, options);
@@ -79,6 +84,8 @@ int RunConvert(int argc, char** argv) {
     report["direction"] = "uff->hdf5";
     report["records"] = static_cast<int>(file.functions().size());
   } else {
+    if (args.Has("averages"))
+      throw Error(cmd, "--averages", "only applies when reading UFF (UFF → HDF5)");
     if (args.Has("mapping"))
       throw Error(cmd, "--mapping", "only applies when reading UFF (UFF → HDF5)");
     set = ReadFrfSet(in);

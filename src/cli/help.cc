@@ -73,6 +73,9 @@ const std::vector<OptionText> kOptionHelp = {
      "UFF node of the sensor (default: the one node the records use; HDF5 -> UFF: 1)"},
     {"mapping", "MAP.yaml", "which UFF records and directions form the FRF matrix (docs/uff.md)"},
     {"binary", "", "write UFF 58b (binary) instead of 58 (ASCII)"},
+    {"averages", "N",
+     "UFF -> HDF5: the number of averages behind the file's coherence records (their noise model, "
+     "docs/noise.md)"},
     {"ema.band", "F0:F1", "estimate poles from the lines between F0 and F1 Hz (default: all)"},
     {"max-order", "N", "highest model order of the stabilisation diagram (docs/ema.md)"},
     {"min-stable", "N", "stable poles a column needs to be chosen as a mode (docs/ema.md)"},

@@ -27,6 +27,7 @@ constexpr const char* kUsage =
     "  convert   IN.uff OUT.h5 --posture NAME | IN.h5 OUT.uff [--binary]  UFF 58/58b <-> HDF5\n"
     "            [--sensor-node N] [--format receptance|mobility|inertance] [--mapping MAP.yaml] "
     "[--json]\n"
+    "            [--averages N]   (the averages behind UFF coherence records)\n"
     "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] "
     "[--threads N]\n"
     "            [--checkpoint-seconds S] [--checkpoint-every N] [--progress|--quiet]\n"

@@ -55,6 +55,15 @@ double VarianceFromCoherence(std::complex<double> h, double coherence, int avera
   return (1.0 - coherence) / (averages * coherence) * std::norm(h);
 }
 
+void NoiseFromCoherence(FrfSet* set, const std::string& source) {
+  if (set->coherence.empty() || !set->noise_variance.empty()) return;
+  Validate(*set, source);  // the coherence's shape and range before it is used
+  set->noise_variance.resize(set->H.size());
+  for (size_t i = 0; i < set->H.size(); ++i)
+    set->noise_variance[i] = VarianceFromCoherence(set->H[i], set->coherence[i], set->averages);
+  set->noise_source = "coherence";
+}
+
 FrfSet SelectLines(const FrfSet& set, const std::vector<int>& lines) {
   FrfSet out = set;
   out.frequency_hz.clear();

@@ -76,12 +76,8 @@ void ReadNoiseModel(const Hdf5File& file, FrfSet* set) {
   if (file.Exists("/noise_variance")) {
     set->noise_variance = ReadPerEntry(file, "/noise_variance", lines);
     set->noise_source = "variance";
-  } else if (!set->coherence.empty()) {
-    Validate(*set, file.path());  // the coherence's range before it is used
-    set->noise_variance.resize(set->H.size());
-    for (size_t i = 0; i < set->H.size(); ++i)
-      set->noise_variance[i] = VarianceFromCoherence(set->H[i], set->coherence[i], set->averages);
-    set->noise_source = "coherence";
+  } else {
+    NoiseFromCoherence(set, file.path());
   }
 }
 

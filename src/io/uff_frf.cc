@@ -153,6 +153,56 @@ std::string Where(int record, bool binary) {
   return std::string("dataset 58") + (binary ? "b" : "") + " record " + std::to_string(record);
 }
 
+// Each coherence record onto the entry of the FRF with its response and reference DOFs (the
+// directions' signs do not matter to a coherence), on the FRFs' abscissa; then the noise model.
+// Every FRF needs its coherence: a set whose entries had different noise models would weigh some
+// by their noise and others by a guess.
+template <typename Item>
+void AddCoherences(const std::string& src, const std::vector<Item>& coherences,
+                   const std::vector<Item>& frfs, const ToFrfOptions& options,
+                   const Function58& first, FrfSet* set) {
+  if (coherences.empty()) return;
+  const std::optional<int> averages = options.averages ? options.averages : options.mapping.averages;
+  if (!averages)
+    Fail(src, coherences.front().where,
+         "is a coherence (function type 6), and dataset 58 does not say over how many averages: "
+         "give --averages N (or averages: in the mapping file)");
+  set->coherence.assign(set->H.size(), 0.0);
+  std::array<bool, 9> seen{};
+  for (const Item& c : coherences) {
+    int entry = -1;
+    for (const Item& f : frfs)
+      if (f.f->response_node == c.f->response_node && f.f->reference_node == c.f->reference_node &&
+          std::abs(f.f->response_direction) == std::abs(c.f->response_direction) &&
+          std::abs(f.f->reference_direction) == std::abs(c.f->reference_direction))
+        entry = EntryIndex(options.mapping.directions.at(f.f->response_direction).first,
+                           options.mapping.directions.at(f.f->reference_direction).first);
+    if (entry < 0)
+      Fail(src, c.where,
+           "is a coherence (function type 6) of node " + std::to_string(c.f->response_node) +
+               " direction " + std::to_string(c.f->response_direction) + " against node " +
+               std::to_string(c.f->reference_node) + " direction " +
+               std::to_string(c.f->reference_direction) + ", and no FRF record used has those DOFs");
+    if (seen[entry]) Fail(src, c.where, "is a second coherence of H_" + EntryName(entry));
+    seen[entry] = true;
+    if (c.f->x.size() != first.x.size())
+      Fail(src, c.where, "has " + std::to_string(c.f->x.size()) + " lines, the FRFs " +
+                             std::to_string(first.x.size()) + ": a coherence must share their abscissa");
+    for (size_t k = 0; k < first.x.size(); ++k) {
+      if (!(std::abs(c.f->x[k] - first.x[k]) <= 1e-9 * std::max(1.0, std::abs(first.x[k]))))
+        Fail(src, c.where + ".abscissa[" + std::to_string(k) + "]",
+             FormatDouble(c.f->x[k]) + " Hz differs from the FRFs' " + FormatDouble(first.x[k]) + " Hz");
+      set->coherence[k * 9 + entry] = c.f->y[k].real();
+    }
+  }
+  for (int e = 0; e < 9; ++e)
+    if (set->present[e] && !seen[e])
+      Fail(src, "coherence", "H_" + EntryName(e) +
+                                 " has no coherence record while others have: give one for every "
+                                 "FRF, or none");
+  set->averages = *averages;
+}
+
 }  // namespace
 
 DetectedUnits UnitsFromLabel(const std::string& numerator, const std::string& denominator) {
@@ -240,7 +290,16 @@ FrfSet ToFrfSet(const File& file, const ToFrfOptions& options) {
     }
   }
 
-  // 1. Only FRFs.
+  // 1. Only FRFs, and coherences to pair with them.
+  std::vector<Item> coherences;
+  std::erase_if(items, [&](const Item& it) {
+    if (it.f->function_type != 6) return false;
+    coherences.push_back(it);
+    return true;
+  });
+  if (items.empty())
+    Fail(src, coherences.front().where,
+         "is a coherence (function type 6); the file has no FRF (function type 4) to pair it with");
   for (const auto& it : items) {
     const int t = it.f->function_type;
     if (t == 4) continue;
@@ -367,6 +426,7 @@ FrfSet ToFrfSet(const File& file, const ToFrfOptions& options) {
     for (size_t l = 0; l < first.x.size(); ++l) set.H[l * 9 + e] = factor * it.f->y[l];
     records += (records.empty() ? "" : ",") + std::to_string(it.record);
   }
+  AddCoherences(src, coherences, used, options, first, &set);
   set.provenance = {{"source_file", src},
                     {"source_format", "UFF dataset 58"},
                     {"uff_records", records},
@@ -375,6 +435,7 @@ FrfSet ToFrfSet(const File& file, const ToFrfOptions& options) {
                     {"uff_units", format_how},
                     {"uff_id_line_1", first.id_lines[0]}};
   Validate(set, src);
+  NoiseFromCoherence(&set, src);
   return set;
 }
 

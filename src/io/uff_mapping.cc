@@ -9,7 +9,7 @@ namespace frfit::uff {
 Mapping ReadMapping(const std::string& path) {
   const YAML::Node root = YamlReader::LoadFile(path);
   const YamlReader r(path);
-  r.RequireMap(root, "", {"sensor_node", "excitation_node", "directions", "records"});
+  r.RequireMap(root, "", {"sensor_node", "excitation_node", "directions", "records", "averages"});
   Mapping m = DefaultMapping();
   m.source = path;
   if (r.Has(root, "sensor_node")) m.sensor_node = r.Integer(root["sensor_node"], "sensor_node");
@@ -39,6 +39,11 @@ Mapping ReadMapping(const std::string& path) {
       if (rec < 1) r.Fail(list[k], JoinPath("records", k), "expected a record number >= 1");
       m.records.push_back(rec);
     }
+  }
+  if (r.Has(root, "averages")) {
+    const int n = r.Integer(root["averages"], "averages");
+    if (n < 1 || n > 1000000) r.Fail(root["averages"], "averages", "expected an integer in [1, 1000000]");
+    m.averages = n;
   }
   return m;
 }

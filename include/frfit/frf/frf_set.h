@@ -58,4 +58,8 @@ FrfSet SelectLines(const FrfSet& set, const std::vector<int>& lines);
 // and the phase (Bendat & Piersol, Random Data, 4th ed., Table 9.6). γ² = 0 gives +inf.
 double VarianceFromCoherence(std::complex<double> h, double coherence, int averages);
 
+// Sets the noise model from set->coherence and set->averages (noise_source "coherence"), unless
+// the set has a variance already. Validates the coherence first; Error names `source`.
+void NoiseFromCoherence(FrfSet* set, const std::string& source);
+
 }  // namespace frfit

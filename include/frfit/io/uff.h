@@ -90,10 +90,11 @@ struct Mapping {
   // Direction code → (axis 0..2, sign ±1). Default: ±1/±2/±3 → ±x/±y/±z.
   std::map<int, std::pair<int, int>> directions;
   std::vector<int> records;  // 1-based dataset-58 record numbers to use; empty: all
+  std::optional<int> averages;  // behind the coherence records (ToFrfOptions::averages)
   std::string source;        // mapping file, for messages
 };
 Mapping DefaultMapping();
-// YAML: sensor_node, excitation_node, directions {code: "+x"|"-z"|...}, records [..].
+// YAML: sensor_node, excitation_node, directions {code: "+x"|"-z"|...}, records [..], averages.
 Mapping ReadMapping(const std::string& path);
 
 // Units of an FRF ordinate as the file states them.
@@ -112,10 +113,15 @@ struct ToFrfOptions {
   std::string posture;
   std::optional<FrfFormat> format;  // override: skip detection (labels still give the scale)
   Mapping mapping = DefaultMapping();
+  // The number of averages behind coherence records (dataset 58 does not carry it); needed when
+  // the file has any (their noise variance is (1 − γ²)/(n γ²)·|H|², docs/noise.md).
+  std::optional<int> averages;
 };
 
-// Builds the FrfSet from the file's FRF records; refuses non-FRF datasets by name, records
-// that do not share one abscissa, duplicate or unmappable DOFs and unknown units.
+// Builds the FrfSet from the file's FRF records (function type 4) and their coherence records
+// (type 6, paired with an FRF by the same response and reference DOFs, their noise model then
+// derived from them); refuses other datasets by name, records that do not share one abscissa,
+// duplicate or unmappable DOFs, a coherence without its FRF and unknown units.
 FrfSet ToFrfSet(const File& file, const ToFrfOptions& options);
 
 // One Function58 per present entry of `set` (response/reference node `node`, directions 1/2/3).
