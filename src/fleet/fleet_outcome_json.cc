@@ -40,6 +40,8 @@ nlohmann::json FleetRobotOutcomeToJson(const FleetRobotOutcome& r) {
   j["evaluations"] = r.evaluations;
   j["cycles"] = r.cycles;
   j["termination"] = r.termination;
+  j["model_check"] = r.model_check;
+  j["model_check_reasons"] = r.model_check_reasons;
   j["parameter_names"] = r.parameter_names;
   j["parameters"] = DoublesToJson(r.parameters);
   j["modal_frequencies_hz"] = nlohmann::json::array();
@@ -99,6 +101,11 @@ FleetRobotOutcome FleetRobotOutcomeFromJson(const nlohmann::json& j) {
   r.evaluations = JsonField<std::int64_t>(j, "evaluations", c);
   r.cycles = JsonField<int>(j, "cycles", c);
   r.termination = JsonField<std::string>(j, "termination", c);
+  r.model_check = JsonField<std::string>(j, "model_check", c);
+  for (const nlohmann::json& reason : Array(j, "model_check_reasons", c)) {
+    if (!reason.is_string()) throw Error(kWhat, "model_check_reasons", "expected strings");
+    r.model_check_reasons.push_back(reason.get<std::string>());
+  }
   for (const nlohmann::json& name : Array(j, "parameter_names", c)) {
     if (!name.is_string()) throw Error(kWhat, "parameter_names", "expected strings");
     r.parameter_names.push_back(name.get<std::string>());

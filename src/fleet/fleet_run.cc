@@ -158,8 +158,8 @@ std::string SummaryCsv(const FleetReport& report) {
     for (const std::string& n : r.parameter_names)
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   std::string csv =
-      "robot,status,reason,seed,warm_start,fallback,cost,evaluations,cycles,termination,drift,"
-      "drift_parameters,drift_frequencies,modal_frequencies_hz";
+      "robot,status,reason,seed,warm_start,fallback,cost,evaluations,cycles,termination,"
+      "model_check,drift,drift_parameters,drift_frequencies,modal_frequencies_hz";
   for (const std::string& n : names) csv += "," + n;
   csv += "\n";
   for (const FleetRobotOutcome& r : report.robots) {
@@ -182,7 +182,7 @@ std::string SummaryCsv(const FleetReport& report) {
            std::to_string(r.seed) + "," + (r.warm_start ? "1" : "0") + "," +
            CsvField(r.fell_back ? r.fallback.reason : "") + "," + (ok ? Num(r.cost) : "") + "," +
            (ok ? std::to_string(r.evaluations) : "") + "," + (ok ? std::to_string(r.cycles) : "") +
-           "," + r.termination + "," +
+           "," + r.termination + "," + r.model_check + "," +
            (!r.has_drift            ? ""
             : !r.drift_note.empty() ? "not_assessed"
             : r.drift_flagged()     ? "flagged"
@@ -281,6 +281,7 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
     o["evaluations"] = r.evaluations;
     o["cycles"] = r.cycles;
     o["termination"] = r.termination;
+    o["model_check"] = {{"verdict", r.model_check}, {"reasons", r.model_check_reasons}};
     nlohmann::ordered_json params;
     for (size_t k = 0; k < r.parameters.size(); ++k) params[r.parameter_names[k]] = r.parameters[k];
     o["parameters"] = params;
@@ -696,6 +697,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     out.evaluations = r->run->evaluations() + (r->cold_run ? r->cold_run->evaluations() : 0);
     out.cycles = result.cycles;
     out.termination = result.termination;
+    out.model_check = result.model_check.verdict();
+    out.model_check_reasons = result.model_check.reasons;
     out.parameter_names = result.parameter_names;
     out.parameters = result.parameters;
     if (r->cold_run) {
@@ -761,10 +764,11 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   for (const FleetRobotOutcome& r : report.robots) {
     FleetIndexRow row;
     row.robot = r.name;
-    row.status = r.status != "ok"    ? "skipped: " + r.reason
-                 : r.cost_flagged()  ? "high cost"
-                 : r.drift_flagged() ? "drift"
-                                     : "ok";
+    row.status = r.status != "ok"              ? "skipped: " + r.reason
+                 : r.cost_flagged()            ? "high cost"
+                 : r.drift_flagged()           ? "drift"
+                 : r.model_check == "misfit"   ? "misfit: the model does not explain its data"
+                                               : "ok";
     row.cost = r.status == "ok" ? r.cost : std::nan("");
     row.cost_over_median = r.cost_over_median;
     if (r.status == "ok") {

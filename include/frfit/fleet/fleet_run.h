@@ -91,6 +91,9 @@ struct FleetRobotOutcome {
   std::int64_t evaluations = 0;  // all of the robot's fits tonight (a fallback's both)
   int cycles = 0;
   std::string termination;
+  // The fit's model check (docs/noise.md): "consistent", "misfit" or "unchecked", and why.
+  std::string model_check;
+  std::vector<std::string> model_check_reasons;
   std::vector<std::string> parameter_names;
   std::vector<double> parameters;
   // Fitted modal frequencies up to the highest fitted line, per posture (problem order).

@@ -133,7 +133,7 @@ void ExpectSameBits(double a, double b, const std::string& field) {
 TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   // A field added to these structs must be handed from rank to rank too: extend
   // fleet_outcome_json.cc and the values and comparisons below, then these counts.
-  EXPECT_EQ(FieldCount<FleetRobotOutcome>(), 23u);
+  EXPECT_EQ(FieldCount<FleetRobotOutcome>(), 25u);
   EXPECT_EQ(FieldCount<FleetDriftParameter>(), 7u);
   EXPECT_EQ(FieldCount<FleetDriftFrequency>(), 8u);
   EXPECT_EQ(FieldCount<FleetFallback>(), 4u);
@@ -151,6 +151,8 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   a.evaluations = (std::int64_t{1} << 40) + 3;
   a.cycles = 7;
   a.termination = "converged";
+  a.model_check = "misfit";
+  a.model_check_reasons = {"unexplained mode at 26.73 Hz in Hxx (posture milling)", "a, \"b\""};
   a.parameter_names = {"k_z1", "d_z1", "k_x1"};
   a.parameters = {2.0e6, -0.0, std::numeric_limits<double>::denorm_min()};
   a.modal_frequencies_hz = {{"milling", {10.17, 11.24, 22.6}}, {"reach", {}}};
@@ -183,6 +185,8 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   EXPECT_EQ(a.evaluations, b.evaluations);
   EXPECT_EQ(a.cycles, b.cycles);
   EXPECT_EQ(a.termination, b.termination);
+  EXPECT_EQ(a.model_check, b.model_check);
+  EXPECT_EQ(a.model_check_reasons, b.model_check_reasons);
   EXPECT_EQ(a.parameter_names, b.parameter_names);
   ASSERT_EQ(a.parameters.size(), b.parameters.size());
   for (size_t k = 0; k < a.parameters.size(); ++k)

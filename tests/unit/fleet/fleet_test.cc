@@ -727,6 +727,8 @@ TEST_F(FleetTest, FleetWarmNightRefinesThePreviousResultsByLeastSquares) {
     EXPECT_GT(b["previous_cost"].get<double>(), 0.0);
     EXPECT_LT(WorstModeError(b, robot), 0.01) << name;
     EXPECT_FALSE(b["drift"]["flagged"].get<bool>()) << name << ": " << b["drift"].dump();
+    // The robots' data are of the model's own class: the model check finds nothing.
+    EXPECT_EQ(b["model_check"]["verdict"], "consistent") << name << ": " << b["model_check"].dump();
     // The initial population of 4 starts (the previous point among them), then least squares only.
     const ReportData data = ReadReportData(Path("runs/night2/" + name + ".h5"));
     ASSERT_FALSE(data.history.empty());
