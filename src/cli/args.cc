@@ -37,7 +37,7 @@ Args::Args(const std::string& command, int argc, char** argv, std::set<std::stri
         if (i + 1 >= argc) throw Error("frfit " + command, "--" + name, "expected a value");
         value = argv[++i];
       }
-      values_[name] = value;
+      values_[name].push_back(value);
     } else if (flags.count(name) && !inline_value) {
       flags_.insert(name);
     } else {
@@ -54,12 +54,19 @@ bool Args::Has(const std::string& name) const { return values_.count(name) > 0; 
 std::string Args::Get(const std::string& name) const {
   auto it = values_.find(name);
   if (it == values_.end()) throw Error("frfit " + command_, "--" + name, "missing (required)");
-  return it->second;
+  const std::vector<std::string>& given = it->second;
+  if (given.size() > 1) {
+    std::string all;
+    for (const auto& value : given) all += (all.empty() ? "'" : ", '") + value + "'";
+    throw Error("frfit " + command_, "--" + name,
+                "given " + std::to_string(given.size()) + " times (" + all +
+                    "); it takes one value");
+  }
+  return given.front();
 }
 
 std::string Args::Get(const std::string& name, const std::string& fallback) const {
-  auto it = values_.find(name);
-  return it == values_.end() ? fallback : it->second;
+  return Has(name) ? Get(name) : fallback;
 }
 
 long Args::GetInt(const std::string& name, long fallback) const {
@@ -77,21 +84,35 @@ long Args::GetInt(const std::string& name, long fallback) const {
   return value;
 }
 
+namespace {
+
+std::string TrimSpaces(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+}  // namespace
+
 std::vector<std::string> Args::GetList(const std::string& name) const {
-  const std::string text = Get(name);
+  auto it = values_.find(name);
+  if (it == values_.end()) throw Error("frfit " + command_, "--" + name, "missing (required)");
   std::vector<std::string> items;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    items.push_back(
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (items.back().empty())
-      throw Error("frfit " + command_, "--" + name,
-                  "item " + std::to_string(items.size()) +
-                      " is empty (expected a comma-separated list, got '" + text + "')");
-    if (comma == std::string::npos) return items;
-    start = comma + 1;
+  for (const std::string& text : it->second) {
+    size_t start = 0;
+    while (true) {
+      const size_t comma = text.find(',', start);
+      items.push_back(TrimSpaces(
+          text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+      if (items.back().empty())
+        throw Error("frfit " + command_, "--" + name,
+                    "item " + std::to_string(items.size()) +
+                        " is empty (expected a comma-separated list, got '" + text + "')");
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
   }
+  return items;
 }
 
 double Args::GetDouble(const std::string& name, double fallback) const {

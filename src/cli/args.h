@@ -20,7 +20,9 @@ class Args {
   std::string Get(const std::string& name) const;  // throws when missing
   std::string Get(const std::string& name, const std::string& fallback) const;
   long GetInt(const std::string& name, long fallback) const;  // Error when out of range
-  // A comma-separated list; an empty item ("a.h5," or "a,,b") is an Error, not skipped.
+  // A comma-separated list, and the option may be repeated: "--frf a.h5,b.h5" and
+  // "--frf a.h5 --frf b.h5" are the same list. Items are trimmed of spaces ("a.h5, b.h5");
+  // an empty item ("a.h5," or "a,,b") is an Error, not skipped.
   std::vector<std::string> GetList(const std::string& name) const;
   double GetDouble(const std::string& name, double fallback) const;
   bool Flag(const std::string& name) const { return flags_.count(name) > 0; }
@@ -28,7 +30,9 @@ class Args {
 
  private:
   std::string command_;
-  std::map<std::string, std::string> values_;
+  // Every value an option was given, in order. Only GetList accepts more than one: a repeated
+  // single-valued option is an Error when read, never a silent "last one wins".
+  std::map<std::string, std::vector<std::string>> values_;
   std::set<std::string> flags_;
   std::vector<std::string> positional_;
 };

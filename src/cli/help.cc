@@ -20,7 +20,9 @@ const std::vector<OptionText> kOptionHelp = {
     {"manifest", "FLEET.yaml",
      "the fleet manifest: robots, their FRF files, models, configurations (docs/fleet.md)"},
     {"frf", "A.h5[,B.h5...]",
-     "measured FRF sets, one per posture, comma-separated (docs/file-formats.md)"},
+     "measured FRF sets, one per posture: comma-separated, or --frf repeated (each a list "
+     "item; docs/file-formats.md). Every other option takes one value: given twice, it is "
+     "refused"},
     {"config", "FIT.yaml",
      "fit configuration (docs/fit-config.md); default: the built-in settings"},
     {"posture", "NAME", "a posture of the model"},
