@@ -119,6 +119,7 @@ int RunDesign(int argc, char** argv) {
     nlohmann::ordered_json j;
     j["result"] = result_path;
     j["criterion"] = "D-optimal: gain in log det of JtWJ (relative parameters), nats";
+    j["nats_to_halve_every_sigma"] = NatsToHalveEverySigma(map.dim());
     j["current"] = IdentifiabilityToJson(design.current);
     nlohmann::json ranked = nlohmann::json::array();
     for (const CandidateRanking& c : design.candidates) {
@@ -140,9 +141,9 @@ int RunDesign(int argc, char** argv) {
   const ParameterIdentifiability& weakest = Weakest(design.current);
   std::printf(
       "candidate postures for the fit in %s, ranked by the information their FRFs would add\n"
-      "(D-optimal: gain in log det JᵀWJ over relative parameters; %d nats halve every 1σ on "
-      "average)\n\n",
-      result_path.c_str(), 2 * map.dim());
+      "(D-optimal: gain in log det JᵀWJ over relative parameters, in nats;\n"
+      " a gain of %.1f nats = 2p·ln 2 for p = %d halves every 1σ on average)\n\n",
+      result_path.c_str(), NatsToHalveEverySigma(map.dim()), map.dim());
   std::printf("  now: condition number %.3g, largest 1σ %s %.3g %%\n\n",
               design.current.condition_number, weakest.name.c_str(), 100 * weakest.std_relative);
   std::printf(

@@ -72,6 +72,8 @@ void AssumeNoise(const NoiseTerms& noise, FrfSet* predicted) {
 
 }  // namespace
 
+double NatsToHalveEverySigma(int p) { return 2.0 * p * std::log(2.0); }
+
 PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& map,
                                     std::span<const double> u,
                                     const std::vector<PostureSpec>& candidates) {

@@ -18,7 +18,7 @@ namespace frfit {
 
 struct CandidateRanking {
   PostureSpec posture;        // name and coordinates (rad / m)
-  double log_det_gain = 0.0;  // nats; 2p nats halve every 1σ on average (geometric mean)
+  double log_det_gain = 0.0;  // nats; NatsToHalveEverySigma(p) halves every 1σ on average
   Identifiability predicted;  // with this posture's predicted FRFs added to the fit's
 };
 
@@ -26,6 +26,12 @@ struct PostureDesign {
   Identifiability current;                   // of the fit as it is
   std::vector<CandidateRanking> candidates;  // best first
 };
+
+// The log det gain that halves every 1σ of p parameters on average (geometric mean): each σ is
+// 1/√(an eigenvalue of JᵀWJ), so halving them multiplies the information by 4 and its log det by
+// 4^p, a gain of p·ln 4 = 2p·ln 2 nats (25 for p = 18). Doubling the information (repeating a
+// measurement) gains p·ln 2 and shrinks each σ by √2.
+double NatsToHalveEverySigma(int p);
 
 // `fitted`: the fit's problem (its postures' measured FRFs and weights); `u`: the fitted point.
 // Candidate FRFs use the first fitted posture's lines and format and the entries any fitted

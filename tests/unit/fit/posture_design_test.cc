@@ -3,6 +3,8 @@
 //     information doubles, so the D-optimal gain is p·ln 2 and every 1σ shrinks by √2;
 //   - the prediction for a real candidate matches what fitting its (noisy) FRFs then reports,
 //     and the ranking orders the candidates as the real fits do;
+//   - the command line's explanation of its numbers (the gain that halves every 1σ), checked
+//     against a direct computation of what halving every σ does to log det JᵀWJ;
 //   - the command line's refusals.
 #include "frfit/fit/posture_design.h"
 
@@ -13,6 +15,8 @@
 #include <complex>
 #include <filesystem>
 #include <random>
+
+#include <Eigen/Dense>
 
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
@@ -137,6 +141,23 @@ TEST_F(DesignCli, RanksTheModelsOtherPosturesAndRefusesBadCandidates) {
   EXPECT_GE(j["candidates"][0]["log_det_gain"].get<double>(),
             j["candidates"][1]["log_det_gain"].get<double>());
   EXPECT_TRUE(j["current"].contains("condition_number"));
+
+  // Halving every 1σ: the covariance C = (JᵀWJ)⁻¹ becomes C/4. Its log det gain, computed from a
+  // random information matrix of the fit's size, is the number the command explains its gains by.
+  const int p = static_cast<int>(j["current"]["parameters"].size());
+  std::mt19937 rng(7);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd a(p, p);
+  for (int r = 0; r < p; ++r)
+    for (int c = 0; c < p; ++c) a(r, c) = normal(rng);
+  const Eigen::MatrixXd information = a * a.transpose() + Eigen::MatrixXd::Identity(p, p);
+  const Eigen::MatrixXd halved_cov = information.inverse() / 4.0;
+  const double gain = -std::log(halved_cov.determinant()) - std::log(information.determinant());
+  EXPECT_NEAR(j["nats_to_halve_every_sigma"].get<double>(), gain, 1e-9 * gain);
+  const test::CliResult text = Run({"design", "--model", model, "--result", result});
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "a gain of %.1f nats", gain);
+  EXPECT_NE(text.out.find(expected), std::string::npos) << text.out;
   for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--candidates", "milling"}, "already"},
            {{"--candidates", "nowhere"}, "nowhere"},
