@@ -183,6 +183,8 @@ int RunFit(int argc, char** argv) {
               result.model_name.c_str(), result.cost, static_cast<long long>(result.evaluations),
               result.cycles, result.cycles == 1 ? "" : "s", result.termination.c_str(),
               result.wall_seconds, evaluator->description().c_str());
+  std::printf("  %s: %s\n", result.termination.c_str(),
+              TerminationMeaning(result.termination).c_str());
   PrintParameterTable(result);
   PrintRefinement(result);
   PrintIdentifiability(result.identifiability);

@@ -117,6 +117,13 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   std::vector<const ModalComparison*> modal;
   for (const PostureResult& p : r.postures) modal.push_back(&p.modal);
   r.model_check = CheckModel(problem, map, run.best_u(), modal);
+  // A misfit is the model's fault only at the best minimum: a search that did not converge (the
+  // paper's GA ⇄ Nelder-Mead on 18 parameters) may have stopped in a worse one.
+  if (!r.model_check.reasons.empty() && run.termination() != FitTermination::kConverged)
+    r.model_check.reasons.push_back(
+        "the fit ended " + r.termination + ", not at a converged least-squares minimum: a better "
+        "minimum may explain the data (refine with fitter.refinement: levenberg_marquardt, "
+        "docs/fit-config.md) before concluding that the model lacks something");
   // σ widens on the model check's χ² (linear residuals), when the weights are the noise's.
   if (r.model_check.has_noise_model) inputs.reduced_chi2 = r.model_check.reduced_chi2;
   r.identifiability = AssessIdentifiability(map, run.best_u(), inputs);

@@ -43,13 +43,47 @@ bool PhaseFromCode(int code, FitPhase* phase) {
 std::string ToString(FitTermination t) {
   switch (t) {
     case FitTermination::kNotDone: return "not_done";
-    case FitTermination::kFitnessTolerance: return "fitness_tolerance";
-    case FitTermination::kMaxCycles: return "max_cycles";
-    case FitTermination::kStalled: return "stalled";
+    case FitTermination::kCostBelowTolerance: return "cost_below_tolerance";
+    case FitTermination::kCycleLimit: return "cycle_limit";
+    case FitTermination::kCostPlateau: return "cost_plateau";
     case FitTermination::kConverged:
       return "converged";
   }
   return "unknown";
+}
+
+bool FromString(const std::string& text, FitTermination* termination) {
+  for (FitTermination t : {FitTermination::kNotDone, FitTermination::kCostBelowTolerance,
+                           FitTermination::kCycleLimit, FitTermination::kCostPlateau,
+                           FitTermination::kConverged})
+    if (ToString(t) == text) return *termination = t, true;
+  const std::pair<const char*, FitTermination> older[] = {
+      {"fitness_tolerance", FitTermination::kCostBelowTolerance},
+      {"max_cycles", FitTermination::kCycleLimit},
+      {"stalled", FitTermination::kCostPlateau}};
+  for (const auto& [name, t] : older)
+    if (text == name) return *termination = t, true;
+  return false;
+}
+
+std::string TerminationMeaning(const std::string& termination) {
+  FitTermination t;
+  if (!FromString(termination, &t)) return "";
+  switch (t) {
+    case FitTermination::kConverged:
+      return "the least-squares refinement converged and its starts agree on the best minimum "
+             "(or one fitted the data exactly)";
+    case FitTermination::kCostBelowTolerance:
+      return "the cost fell below fitter.fitness_tolerance";
+    case FitTermination::kCostPlateau:
+      return "the last cycles lowered the cost by less than fitter.min_cycle_improvement: the "
+             "search has settled (an exact fit ends so too); not a failure";
+    case FitTermination::kCycleLimit:
+      return "fitter.max_cycles cycles ran while the cost was still falling: more cycles may "
+             "lower it further";
+    case FitTermination::kNotDone: return "the fit has not finished";
+  }
+  return "";
 }
 
 // Seeds derived with SplitMix64 give the random initial guess and each cycle's GA their own
@@ -188,7 +222,7 @@ void FitRun::Tell(std::span<const double> costs, double seconds) {
     }
     Improve(ga_->best_u(), ga_->best_cost());
     history_.push_back({cycle_, FitPhase::kGeneticAlgorithm, ga_->generation(), evaluations(), best_cost_});
-    if (best_cost_ < delta) return Conclude(FitTermination::kFitnessTolerance);
+    if (best_cost_ < delta) return Conclude(FitTermination::kCostBelowTolerance);
     if (ga_->Done()) {
       StartRefinement();
       ga_.reset();
@@ -203,7 +237,7 @@ void FitRun::Tell(std::span<const double> costs, double seconds) {
     last_nm_iteration_ = nm_->iterations();
     history_.push_back({cycle_, FitPhase::kNelderMead, nm_->iterations(), evaluations(), best_cost_});
   }
-  if (best_cost_ < delta) return Conclude(FitTermination::kFitnessTolerance);
+  if (best_cost_ < delta) return Conclude(FitTermination::kCostBelowTolerance);
   if (!nm_->Done()) return;
   if (pass_ > 0) return Conclude(search_termination_);
   EndCycle();
@@ -220,7 +254,7 @@ void FitRun::TellNormalEquations(std::span<const double> normal, double seconds)
   history_.push_back(
       {cycle_, FitPhase::kLevenbergMarquardt, lm_->round(), evaluations(), best_cost_});
   if (best_cost_ < options_.fitter.fitness_tolerance)
-    return Conclude(FitTermination::kFitnessTolerance);
+    return Conclude(FitTermination::kCostBelowTolerance);
   if (!lm_->Done()) return;
   // A refinement pass has one start: the search's multi-start summary stays as it was.
   if (pass_ > 0) return Conclude(search_termination_);
@@ -243,12 +277,12 @@ void FitRun::TellNormalEquations(std::span<const double> normal, double seconds)
 void FitRun::EndCycle() {
   nm_.reset();
   lm_.reset();
-  if (cycle_ >= options_.fitter.max_cycles) return Conclude(FitTermination::kMaxCycles);
+  if (cycle_ >= options_.fitter.max_cycles) return Conclude(FitTermination::kCycleLimit);
   if (cycle_ > 1) {
     const bool progress = previous_cycle_best_ - best_cost_ >=
                           options_.fitter.min_cycle_improvement * previous_cycle_best_;
     stalled_cycles_ = progress ? 0 : stalled_cycles_ + 1;
-    if (stalled_cycles_ >= options_.fitter.stall_cycles) return Conclude(FitTermination::kStalled);
+    if (stalled_cycles_ >= options_.fitter.stall_cycles) return Conclude(FitTermination::kCostPlateau);
   }
   previous_cycle_best_ = best_cost_;
   ++cycle_;
@@ -312,12 +346,10 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
              : phase == "nm" ? FitPhase::kNelderMead
              : phase == "lm" ? FitPhase::kLevenbergMarquardt
                              : FitPhase::kDone;
-    auto termination = [](const std::string& text) {
+    auto termination = [&ctx](const std::string& text) {
       FitTermination out = FitTermination::kNotDone;
-      for (FitTermination t :
-           {FitTermination::kNotDone, FitTermination::kFitnessTolerance, FitTermination::kMaxCycles,
-            FitTermination::kStalled, FitTermination::kConverged})
-        if (ToString(t) == text) out = t;
+      if (!FromString(text, &out))
+        throw Error("", ctx + ".termination", "expected a fit termination name, got '" + text + "'");
       return out;
     };
     termination_ = termination(j.at("termination").get<std::string>());

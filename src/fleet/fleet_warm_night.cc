@@ -64,7 +64,7 @@ std::string WarmResultDistrust(const FitRun& run, const ParameterMap& map,
                                const PreviousNight& previous, double first_pass_median_cost,
                                const FleetWarmStart& warm) {
   // Below the configuration's δ a fit is done.
-  if (run.termination() == FitTermination::kFitnessTolerance) return "";
+  if (run.termination() == FitTermination::kCostBelowTolerance) return "";
   std::vector<std::string> reasons;
   const double cost = run.best_cost();
   char buffer[200];

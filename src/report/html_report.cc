@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "frfit/common/error.h"
+#include "frfit/fit/fit_run.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/report/ema_report.h"
 
@@ -818,7 +819,8 @@ std::string RenderReportHtml(const ReportData& d) {
     << Row("backend", HtmlEscape(d.backend_used) + " <span class=\"note\">(asked: " +
                           HtmlEscape(d.backend_given) + ")</span>")
     << Row("frfit version", HtmlEscape(d.frfit_version))
-    << Row("termination", HtmlEscape(d.termination))
+    << Row("termination", HtmlEscape(d.termination) + " <span class=\"note\">(" +
+                              HtmlEscape(TerminationMeaning(d.termination)) + ")</span>")
     << "<tr><th>cost</th><td id=\"summary-cost\" data-value=\"" << Exact(d.cost) << "\">"
     << Sci(d.cost) << " <span class=\"note\">(best of the initial population: "
     << Sci(d.initial_population_best_cost) << ")</span></td></tr>"

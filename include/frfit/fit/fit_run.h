@@ -34,11 +34,20 @@ bool PhaseFromCode(int code, FitPhase* phase);
 inline constexpr const char* kPhaseCodes =
     "0 = genetic algorithm, 1 = Nelder-Mead, 2 = Levenberg-Marquardt";
 
-// kConverged: a Levenberg–Marquardt refinement met its convergence tests and at least two of its
-// starts (or its only one) agree on the best minimum, or one start fitted the data exactly, so
-// another GA cycle cannot improve it.
-enum class FitTermination { kNotDone, kFitnessTolerance, kMaxCycles, kStalled, kConverged };
-std::string ToString(FitTermination termination);
+// How a fit ended, named by what happened (docs/fit-config.md, "How a fit ends"):
+// kConverged: a Levenberg–Marquardt refinement met its convergence tests and enough of its
+//   starts agree on the best minimum, or one start fitted the data exactly;
+// kCostBelowTolerance: the cost fell below fitter.fitness_tolerance (δ);
+// kCostPlateau: stall_cycles cycles in a row lowered the cost by less than
+//   min_cycle_improvement — the usual end of a search without refinement, an exact fit included;
+// kCycleLimit: max_cycles cycles ran while the cost was still falling: more cycles may help.
+enum class FitTermination { kNotDone, kCostBelowTolerance, kCycleLimit, kCostPlateau, kConverged };
+std::string ToString(FitTermination termination);  // "converged", "cost_plateau", ...
+// Reads ToString's names, and the names versions before 2026-11 wrote ("stalled", "max_cycles",
+// "fitness_tolerance") so that their checkpoints resume. False for anything else.
+bool FromString(const std::string& text, FitTermination* termination);
+// One sentence for people: what the named termination means for the result ("" if unknown).
+std::string TerminationMeaning(const std::string& termination);
 
 // Where SaveState puts the cost history: inline in the state (a single fit's checkpoint), or only
 // its row count, the rows themselves kept in a HistoryLog (fleets: fit/history_log.h).
