@@ -304,7 +304,7 @@ TEST_F(ReportTest, NumbersMatchTheResult) {
   // Settings and provenance.
   EXPECT_NE(html.find("format: frfit-fit-1"), std::string::npos);
   EXPECT_NE(html.find("frf_milling_inertance.h5"), std::string::npos);
-  EXPECT_NE(html.find(">" + data.termination + "<"), std::string::npos);
+  EXPECT_NE(html.find(">" + data.termination + " <span class=\"note\">("), std::string::npos);
 }
 
 TEST_F(ReportTest, FlagsFixedParametersAndBounds) {
