@@ -801,12 +801,15 @@ std::string RenderFrfGrid(const ReportPosture& p) {
 
 std::string ReportStyle() { return kStyle; }
 
-std::string RenderReportHtml(const ReportData& d) {
+std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
   std::ostringstream s;
   const std::string model = HtmlEscape(d.model);
   s << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     << "<title>frfit fit report: " << model << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  if (!back.href.empty())
+    s << "<nav class=\"back-link\"><a href=\"" << HtmlEscape(back.href) << "\">&#8592; "
+      << HtmlEscape(back.text) << "</a></nav>\n";
   s << "<header id=\"summary\">\n<h1>Fit report: " << model << "</h1>\n";
   std::string frf_files;
   for (const ReportPosture& p : d.postures)

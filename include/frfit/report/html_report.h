@@ -24,8 +24,14 @@ int AtBound(double value, double min, double max);
 std::string RenderFrfGrid(const ReportPosture& posture);
 std::string ReportStyle();
 
+// A link above the page's title to the page it belongs to, e.g. a fleet run's index.
+struct ReportBackLink {
+  std::string href;  // relative to the report's own location; empty: no link
+  std::string text;  // shown after an arrow: "fleet index"
+};
+
 // The page for one result.
-std::string RenderReportHtml(const ReportData& data);
+std::string RenderReportHtml(const ReportData& data, const ReportBackLink& back = {});
 
 // Reads `result_path` and writes the page to `html_path` atomically; on any error (Error naming
 // the file) nothing is written.
