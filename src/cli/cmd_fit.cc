@@ -189,26 +189,7 @@ int RunFit(int argc, char** argv) {
   PrintRefinement(result);
   PrintIdentifiability(result.identifiability);
   PrintModelCheck(result.model_check);
-  for (const PostureResult& p : result.postures) {
-    std::printf("\n  posture %s (%s), cost %.6e; reference: %s\n", p.name.c_str(), p.frf_source.c_str(),
-                p.cost, p.modal.reference.c_str());
-    std::printf("  mode   f_ref [Hz]   f_fit [Hz]  error [%%]   zeta_ref [%%]  zeta_fit [%%]  error [%%]    MAC\n");
-    for (size_t k = 0; k < p.modal.rows.size(); ++k) {
-      const ModalComparisonRow& row = p.modal.rows[k];
-      if (std::isnan(row.fitted_frequency_hz)) {  // one to one: no fitted mode left for it
-        std::printf("  %4zu %12.4f %12s %10s %14.3f %13s %10s %6s\n", k + 1,
-                    row.reference_frequency_hz, "unpaired", "-", 100 * row.reference_damping_ratio,
-                    "-", "-", "-");
-        continue;
-      }
-      std::printf("  %4zu %12.4f %12.4f %10.3f %14.3f %13.3f %10.2f %6.3f\n", k + 1,
-                  row.reference_frequency_hz, row.fitted_frequency_hz, row.frequency_error_percent,
-                  100 * row.reference_damping_ratio, 100 * row.fitted_damping_ratio,
-                  row.damping_error_percent, row.mac);
-    }
-    for (double f : p.modal.unpaired_fitted_frequency_hz)
-      std::printf("  fitted mode at %.4f Hz: no reference mode pairs with it\n", f);
-  }
+  for (const PostureResult& p : result.postures) PrintModalComparison(p);
   if (!out_path.empty()) std::printf("\nwrote %s\n", out_path.c_str());
   return 0;
 }

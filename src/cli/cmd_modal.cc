@@ -1,10 +1,12 @@
 // frfit modal: natural frequencies, damping ratios and sensor-frame mode shapes at one posture.
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/fit/mode_uncertainty.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 
@@ -17,6 +19,11 @@ int RunModal(int argc, char** argv) {
   const ModalAnalysis analysis =
       AnalyseModes(posture, Coefficients(ctx.model, ctx.parameters, ctx.q));
   const std::vector<Mode>& modes = analysis.modes;
+  // With a fit result's covariance, each mode's 1σ (linearised, fit/mode_uncertainty.h).
+  const bool has_sigma = !ctx.identifiability.per_parameter.empty();
+  const std::vector<ModeSigma> sigma =
+      has_sigma ? PropagateModeSigmas(posture, ctx.model, ctx.parameters, ctx.identifiability)
+                : std::vector<ModeSigma>(modes.size(), ModeSigma{NAN, NAN});
   // A DOF that does not oscillate (overdamped: two real eigenvalues) has no mode; say so rather
   // than show fewer modes than DOFs without a word.
   const int dofs = ctx.model.num_dofs();
@@ -28,11 +35,17 @@ int RunModal(int argc, char** argv) {
     out["parameters_source"] = ctx.parameters_source;
     out["dofs"] = dofs;
     out["modes"] = nlohmann::json::array();
-    for (const Mode& m : modes) {
+    auto number = [](double v) {
+      return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+    };
+    for (size_t k = 0; k < modes.size(); ++k) {
+      const Mode& m = modes[k];
       nlohmann::ordered_json shape;
       for (int i = 0; i < 3; ++i) shape.push_back({m.sensor_shape(i).real(), m.sensor_shape(i).imag()});
       out["modes"].push_back({{"frequency_hz", m.frequency_hz},
+                              {"frequency_sigma_hz", number(sigma[k].frequency_hz)},
                               {"damping_ratio", m.damping_ratio},
+                              {"damping_ratio_sigma", number(sigma[k].damping_ratio)},
                               {"sensor_shape", shape}});
     }
     out["overdamped_dofs"] = not_oscillating;
@@ -42,14 +55,28 @@ int RunModal(int argc, char** argv) {
   }
   std::printf("model %s, posture %s, parameters: %s\n", ctx.model.name.c_str(),
               ctx.posture_name.c_str(), ctx.parameters_source.c_str());
-  std::printf("  mode  damped f [Hz]  damping [%%]   |sensor shape| x y z\n");
-  for (size_t k = 0; k < modes.size(); ++k)
-    std::printf("  %4zu  %13.4f  %11.3f   %.3f %.3f %.3f\n", k + 1, modes[k].frequency_hz,
-                100.0 * modes[k].damping_ratio, std::abs(modes[k].sensor_shape(0)),
-                std::abs(modes[k].sensor_shape(1)), std::abs(modes[k].sensor_shape(2)));
+  if (has_sigma) {
+    std::printf("  mode  damped f [Hz]    1σ [Hz]  damping [%%]    1σ [%%]   |sensor shape| x y z\n");
+    for (size_t k = 0; k < modes.size(); ++k)
+      std::printf("  %4zu  %13.4f  %9.3g  %11.3f  %8.2g   %.3f %.3f %.3f\n", k + 1,
+                  modes[k].frequency_hz, sigma[k].frequency_hz, 100.0 * modes[k].damping_ratio,
+                  100.0 * sigma[k].damping_ratio, std::abs(modes[k].sensor_shape(0)),
+                  std::abs(modes[k].sensor_shape(1)), std::abs(modes[k].sensor_shape(2)));
+  } else {
+    std::printf("  mode  damped f [Hz]  damping [%%]   |sensor shape| x y z\n");
+    for (size_t k = 0; k < modes.size(); ++k)
+      std::printf("  %4zu  %13.4f  %11.3f   %.3f %.3f %.3f\n", k + 1, modes[k].frequency_hz,
+                  100.0 * modes[k].damping_ratio, std::abs(modes[k].sensor_shape(0)),
+                  std::abs(modes[k].sensor_shape(1)), std::abs(modes[k].sensor_shape(2)));
+  }
   std::printf(
       "  damped f = Im(lambda)/2pi, the frequency the mode rings at; damping = "
       "-Re(lambda)/|lambda|\n");
+  if (has_sigma)
+    std::printf(
+        "  1σ: the fit's covariance (%s) carried to this posture, linearised "
+        "(docs/identifiability.md)\n",
+        ctx.parameters_source.c_str());
   if (not_oscillating > 0) {
     std::string rates;
     for (double v : analysis.real_eigenvalues) {

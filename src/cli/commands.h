@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "frfit/fit/identifiability.h"
 #include "frfit/model/model.h"
 #include "frfit/posture/posture.h"
 
@@ -29,6 +30,9 @@ struct ModelContext {
   std::vector<double> q;            // rad / m
   std::vector<double> parameters;   // Model::parameters order
   std::string parameters_source;    // file, or "initial values of the model"
+  // The fit's covariance when the parameters come from a fit result that has one (per_parameter
+  // empty otherwise): what predicted modes carry as their 1σ.
+  Identifiability identifiability;
 };
 ModelContext LoadModelContext(const Args& args);
 

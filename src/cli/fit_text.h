@@ -1,6 +1,6 @@
 // The human-readable parts of `frfit fit`'s output that describe the solution: the parameter
-// table (with 1σ and bound flags), the refinement's starts, the identifiability summary and the
-// model check.
+// table (with 1σ and bound flags), the refinement's starts, the identifiability summary, the
+// model check and the modal comparison.
 #pragma once
 
 #include "frfit/fit/fit_result.h"
@@ -11,5 +11,7 @@ void PrintParameterTable(const FitResult& result);
 void PrintRefinement(const FitResult& result);
 void PrintIdentifiability(const Identifiability& id);
 void PrintModelCheck(const ModelCheck& check);
+// One posture's modes against the reference, the fitted ones with their 1σ.
+void PrintModalComparison(const PostureResult& posture);
 
 }  // namespace frfit::cli

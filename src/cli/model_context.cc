@@ -28,6 +28,7 @@ ModelContext LoadModelContext(const Args& args) {
     const std::string& source = ctx.parameters_source;
     const bool hdf5 = source.size() > 3 && source.compare(source.size() - 3, 3, ".h5") == 0;
     ctx.parameters = hdf5 ? ParametersFromResult(source, ctx.model) : LoadParameters(source, ctx.model);
+    if (hdf5) ctx.identifiability = ReadFitResultSummary(source).identifiability;
   } else {
     ctx.parameters_source = "initial values of the model";
     ctx.parameters = ctx.model.InitialParameters();

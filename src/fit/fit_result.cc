@@ -6,6 +6,7 @@
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/identifiability_io.h"
 #include "frfit/fit/load_problem.h"
+#include "frfit/fit/mode_uncertainty.h"
 #include "frfit/fit/model_check_io.h"
 #include "frfit/fit/fit_passes.h"
 #include "frfit/frf/synthesize.h"
@@ -127,6 +128,16 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   // σ widens on the model check's χ² (linear residuals), when the weights are the noise's.
   if (r.model_check.has_noise_model) inputs.reduced_chi2 = r.model_check.reduced_chi2;
   r.identifiability = AssessIdentifiability(map, run.best_u(), inputs);
+  // The fitted modes' 1σ, from the covariance just assessed.
+  for (size_t p = 0; p < problem.postures.size(); ++p) {
+    const std::vector<ModeSigma> sigmas =
+        PropagateModeSigmas(problem.postures[p].posture, model, r.parameters, r.identifiability);
+    for (ModalComparisonRow& row : r.postures[p].modal.rows)
+      if (row.fitted_index >= 0 && static_cast<size_t>(row.fitted_index) < sigmas.size()) {
+        row.fitted_frequency_sigma_hz = sigmas[row.fitted_index].frequency_hz;
+        row.fitted_damping_sigma = sigmas[row.fitted_index].damping_ratio;
+      }
+  }
   return r;
 }
 
@@ -216,15 +227,15 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
       f.WriteInts(g + "/present", {3, 3}, present);
       WriteScalar(&f, g + "/cost", p.cost);
       f.WriteDoubles(g + "/dropped_hz", {p.dropped_hz.size()}, p.dropped_hz.data());
-      std::vector<double> table;  // [mode][7]
+      std::vector<double> table;  // [mode][kModalComparisonColumns]
       for (const ModalComparisonRow& row : p.modal.rows)
         table.insert(table.end(), {row.reference_frequency_hz, row.reference_damping_ratio,
                                    row.fitted_frequency_hz, row.fitted_damping_ratio,
-                                   row.frequency_error_percent, row.damping_error_percent, row.mac});
-      f.WriteDoubles(g + "/modal_comparison", {p.modal.rows.size(), 7}, table.data());
-      f.SetAttribute(g + "/modal_comparison", "columns",
-                     "reference_frequency_hz, reference_damping_ratio, fitted_frequency_hz, "
-                     "fitted_damping_ratio, frequency_error_percent, damping_error_percent, mac");
+                                   row.frequency_error_percent, row.damping_error_percent, row.mac,
+                                   row.fitted_frequency_sigma_hz, row.fitted_damping_sigma});
+      f.WriteDoubles(g + "/modal_comparison", {p.modal.rows.size(), kModalComparisonColumns},
+                     table.data());
+      f.SetAttribute(g + "/modal_comparison", "columns", kModalComparisonColumnNames);
       if (p.modal.ema) WriteEmaGroup(&f, g + "/ema", *p.modal.ema, false);
       // Every reference mode against every fitted mode in the band, row-major [reference][fitted].
       const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mac =
@@ -259,6 +270,7 @@ FitResult ReadFitResultSummary(const std::string& path) {
   r.cost = ReadScalar(f, "/summary/cost");
   r.evaluations = static_cast<std::int64_t>(ReadScalar(f, "/summary/evaluations"));
   r.wall_seconds = ReadScalar(f, "/summary/wall_seconds");
+  if (f.Exists("/identifiability")) r.identifiability = ReadIdentifiability(f, "/identifiability");
   return r;
 }
 
@@ -328,7 +340,9 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
                        {"reference_damping_ratio", num(row.reference_damping_ratio)},
                        {"fitted_damping_ratio", num(row.fitted_damping_ratio)},
                        {"damping_error_percent", num(row.damping_error_percent)},
-                       {"mac", num(row.mac)}});
+                       {"mac", num(row.mac)},
+                       {"fitted_frequency_sigma_hz", num(row.fitted_frequency_sigma_hz)},
+                       {"fitted_damping_sigma", num(row.fitted_damping_sigma)}});
     j["postures"].push_back({{"name", p.name},
                              {"frf_file", p.frf_source},
                              {"cost", p.cost},

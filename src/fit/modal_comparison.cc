@@ -90,6 +90,7 @@ ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vect
     row.damping_error_percent =
         100.0 * (row.fitted_damping_ratio - ref.damping_ratio) / ref.damping_ratio;
     row.mac = best ? SensorMac(ref, *best) : std::nan("");
+    row.fitted_index = partner[r];
     out.rows.push_back(row);
   }
   double top = 0.0;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "frfit/common/error.h"
+#include "frfit/fit/mode_uncertainty.h"
 #include "frfit/modal/modal.h"
 #include "frfit/modal/mode_pairing.h"
 #include "frfit/model/joint_coefficients.h"
@@ -82,33 +83,9 @@ std::vector<double> ModeFrequencySigmas(const Posture& posture, const Model& mod
                                         const std::vector<double>& parameters, double max_hz,
                                         const Identifiability& id) {
   const size_t modes = ModeFrequencies(posture, model, parameters, max_hz).size();
-  const JointCoefficients coefficients = Coefficients(model, parameters, posture.q);
-  const std::vector<double> by_coefficient = ModeFrequencyDerivatives(posture, coefficients);
-  const std::vector<double> coefficient_jacobian =
-      CoefficientJacobian(model, parameters, posture.q);
-  const int stride = 3 * posture.n + 1;
-  const int np = model.num_parameters();
-  const int p = static_cast<int>(id.per_parameter.size());
-  std::vector<int> index(p);
-  for (int j = 0; j < p; ++j) {
-    index[j] = model.FindParameter(id.per_parameter[j].name);
-    if (index[j] < 0) return std::vector<double>(modes, kNaN);
-  }
   std::vector<double> out;
-  for (size_t k = 0; k < modes; ++k) {
-    std::vector<double> g(p, 0.0);  // ∂f/∂θ_j, free parameters in the report's order
-    for (int j = 0; j < p; ++j)
-      for (int row = 0; row < stride; ++row)
-        g[j] += by_coefficient[k * stride + row] *
-                coefficient_jacobian[static_cast<size_t>(row) * np + index[j]];
-    double variance = 0.0;
-    for (int a = 0; a < p; ++a)
-      for (int b = 0; b < p; ++b)
-        variance += g[a] * g[b] * id.per_parameter[a].std_absolute *
-                    id.per_parameter[b].std_absolute *
-                    (a == b ? 1.0 : id.correlation[static_cast<size_t>(a) * p + b]);
-    out.push_back(std::isfinite(variance) && variance >= 0.0 ? std::sqrt(variance) : kNaN);
-  }
+  for (const ModeSigma& sigma : PropagateModeSigmas(posture, model, parameters, id))
+    if (out.size() < modes) out.push_back(sigma.frequency_hz);
   return out;
 }
 

@@ -88,14 +88,14 @@ ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coef
 // half (λ·x) and z = (w_k's bottom half)·M⁻¹:
 //   ∂λ/∂k_j = −z_j x_j,  ∂λ/∂η_j k_j = −i z_j x_j,  ∂λ/∂d_j = −z_j ẋ_j,  ∂λ/∂α = −(w_k's bottom
 //   half)·ẋ.
-std::vector<double> ModeFrequencyDerivatives(const Posture& posture,
-                                             const JointCoefficients& coefficients) {
+std::vector<Cplx> ModeEigenvalueDerivatives(const Posture& posture,
+                                            const JointCoefficients& coefficients) {
   const int n = posture.n;
   const FirstOrder first = SolveFirstOrder(posture, coefficients);
   const Eigen::MatrixXcd& V = first.solver.eigenvectors();
   const Eigen::MatrixXcd W = V.partialPivLu().inverse();
   const int stride = 3 * n + 1;
-  std::vector<double> out;
+  std::vector<Cplx> out;
   for (int k : ModeColumns(first.solver)) {
     const Eigen::VectorXcd x = V.col(k).head(n);
     const Eigen::VectorXcd xdot = V.col(k).tail(n);
@@ -109,8 +109,16 @@ std::vector<double> ModeFrequencyDerivatives(const Posture& posture,
       d[2 * n + j] = Cplx(0.0, -1.0) * z(j) * x(j);
     }
     d[3 * n] = -(w * xdot).value();
-    for (const Cplx& v : d) out.push_back(v.imag() / (2.0 * M_PI));
+    out.insert(out.end(), d.begin(), d.end());
   }
+  return out;
+}
+
+std::vector<double> ModeFrequencyDerivatives(const Posture& posture,
+                                             const JointCoefficients& coefficients) {
+  std::vector<double> out;
+  for (const Cplx& d : ModeEigenvalueDerivatives(posture, coefficients))
+    out.push_back(d.imag() / (2.0 * M_PI));
   return out;
 }
 

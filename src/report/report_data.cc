@@ -3,9 +3,11 @@
 #include <hdf5.h>
 
 #include <cmath>
+#include <limits>
 
 #include "frfit/common/error.h"
 #include "frfit/fit/identifiability_io.h"
+#include "frfit/fit/modal_comparison.h"
 #include "frfit/fit/model_check_io.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/hdf5_file.h"
@@ -85,10 +87,14 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   if (f.Exists(g + "/dropped_hz")) p.dropped_hz = f.ReadDoubles(g + "/dropped_hz", 1, &dims);
   if (f.Exists(g + "/modal_comparison")) {
     const std::vector<double> t = f.ReadDoubles(g + "/modal_comparison", 2, &dims);
-    if (dims[0] > 0 && dims[1] != 7) RequireDims(f, g + "/modal_comparison", dims, {dims[0], 7});
+    // 9 columns; results written before the modes carried their 1σ have the first 7.
+    const hsize_t columns = dims[0] > 0 && dims[1] == 7 ? 7 : kModalComparisonColumns;
+    if (dims[0] > 0) RequireDims(f, g + "/modal_comparison", dims, {dims[0], columns});
     for (hsize_t r = 0; r < dims[0]; ++r) {
-      const double* v = &t[r * 7];
-      p.modes.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6]});
+      const double* v = &t[r * columns];
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      p.modes.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6], columns > 7 ? v[7] : nan,
+                         columns > 8 ? v[8] : nan});
     }
   }
   if (f.Exists(g + "/ema")) p.ema = std::make_shared<const EmaResult>(ReadEmaGroup(f, g + "/ema"));

@@ -22,7 +22,20 @@ struct ModalComparisonRow {
   double frequency_error_percent = 0.0;  // 100·(fitted − reference)/reference
   double damping_error_percent = 0.0;    // same, relative; NaN without a reference damping
   double mac = 0.0;  // sensor-frame MAC over the axes the reference has; NaN without shapes
+  int fitted_index = -1;  // the paired mode's place among the fitted modes given; -1: unpaired
+  // 1σ of the fitted mode's frequency (Hz) and damping ratio, propagated from the fit's
+  // covariance (fit/mode_uncertainty.h); NaN when unpaired or not known.
+  double fitted_frequency_sigma_hz = std::numeric_limits<double>::quiet_NaN();
+  double fitted_damping_sigma = std::numeric_limits<double>::quiet_NaN();
 };
+
+// The result file's /postures/<name>/modal_comparison table: one row per reference mode with
+// these columns (results before 2026-11 have the first 7).
+inline constexpr int kModalComparisonColumns = 9;
+inline constexpr const char* kModalComparisonColumnNames =
+    "reference_frequency_hz, reference_damping_ratio, fitted_frequency_hz, fitted_damping_ratio, "
+    "frequency_error_percent, damping_error_percent, mac, fitted_frequency_sigma_hz, "
+    "fitted_damping_sigma";
 
 struct ModalComparison {
   std::string reference;  // where the reference modes came from

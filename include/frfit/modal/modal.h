@@ -36,6 +36,10 @@ ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coef
 // eigenvectors, exact for simple eigenvalues (chain with CoefficientJacobian for parameters).
 std::vector<double> ModeFrequencyDerivatives(const Posture& posture,
                                              const JointCoefficients& coefficients);
+// The same for the eigenvalue λ itself (complex), packed alike: what the damping ratio's
+// derivative needs besides the frequency's.
+std::vector<std::complex<double>> ModeEigenvalueDerivatives(const Posture& posture,
+                                                            const JointCoefficients& coefficients);
 
 // MAC(a_i, b_j) = |a_iᴴ b_j|² / ((a_iᴴ a_i)(b_jᴴ b_j)), rows a, columns b.
 Eigen::MatrixXd Mac(const std::vector<Eigen::VectorXcd>& a, const std::vector<Eigen::VectorXcd>& b);

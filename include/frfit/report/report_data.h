@@ -32,6 +32,7 @@ struct ReportModalRow {
   double fitted_frequency_hz = 0.0, fitted_damping_ratio = 0.0;
   double frequency_error_percent = 0.0, damping_error_percent = 0.0;
   double mac = 0.0;
+  double fitted_frequency_sigma_hz = 0.0, fitted_damping_sigma = 0.0;  // 1σ, NaN if unknown
 };
 
 struct ReportPosture {

@@ -1,0 +1,28 @@
+// The fit's uncertainty carried to the modes it predicts: 1σ of every mode's frequency and
+// damping ratio at any posture, linearised (σ² = gᵀ Cov g, g the exact first-order derivatives of
+// the eigenvalue by the free parameters, Cov the fit's covariance from its identifiability
+// report). Linear propagation holds while 1σ of the parameters is small against the scale on
+// which the modes bend (a few percent): docs/identifiability.md, "Predicted modes".
+#pragma once
+
+#include <vector>
+
+#include "frfit/fit/identifiability.h"
+#include "frfit/modal/modal.h"
+#include "frfit/model/model.h"
+
+namespace frfit {
+
+struct ModeSigma {
+  double frequency_hz;   // 1σ of the damped natural frequency, Hz
+  double damping_ratio;  // 1σ of the damping ratio, a fraction (as Mode::damping_ratio)
+};
+
+// One per mode of ComputeModes at `posture` with `parameters` (Model::parameters order), in its
+// order. NaN for every mode when `id` has no finite covariance, or names a parameter the model
+// lacks (a result of another model).
+std::vector<ModeSigma> PropagateModeSigmas(const Posture& posture, const Model& model,
+                                           const std::vector<double>& parameters,
+                                           const Identifiability& id);
+
+}  // namespace frfit
