@@ -15,10 +15,6 @@ namespace frfit {
 // Escapes & < > " ' for HTML text and attribute values.
 std::string HtmlEscape(std::string_view text);
 
-// Whether a fitted value sits at a bound: within 0.1 % of the bounds' span in log space (in linear
-// space when a bound is not positive). Returns -1 (lower), +1 (upper) or 0.
-int AtBound(double value, double min, double max);
-
 // The 3×3 grid of one posture's FRF plots, measured against fitted (`frf-plot` SVGs; entries not
 // measured as empty cells), and the page's stylesheet: shared with the EMA page (ema_report.h).
 std::string RenderFrfGrid(const ReportPosture& posture);

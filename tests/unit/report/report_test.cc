@@ -25,6 +25,7 @@
 #include "frfit/report/fleet_index.h"
 #include "frfit/report/html_report.h"
 #include "frfit/report/report_data.h"
+#include "report_fixture.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -32,66 +33,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kRoot = FRFIT_SOURCE_DIR;
-
 using test::Quote;
 using test::ReadText;
-using ShellResult = test::CliResult;
-
-size_t Count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
-  return n;
-}
-
-// Runs a shell command line with stdout and stderr captured into files under `dir`.
-ShellResult Shell(const std::string& command, const fs::path& dir) {
-  return test::RunShell(command, (dir / "stdout.txt").string(), (dir / "stderr.txt").string());
-}
-
-// HDF5 edits the report tests need (the project's Hdf5File only creates or reads).
-class Editable {
- public:
-  explicit Editable(const std::string& path) { file_ = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT); }
-  ~Editable() { if (file_ >= 0) H5Fclose(file_); }
-  void SetString(const std::string& object, const std::string& name, const std::string& value) {
-    H5Adelete_by_name(file_, object.c_str(), name.c_str(), H5P_DEFAULT);
-    ASSERT_GE(H5LTset_attribute_string(file_, object.c_str(), name.c_str(), value.c_str()), 0);
-  }
-  void WriteInts(const std::string& dataset, const std::vector<std::int64_t>& values) {
-    const hid_t set = H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT);
-    ASSERT_GE(set, 0) << dataset;
-    EXPECT_GE(H5Dwrite(set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
-    H5Dclose(set);
-  }
-
- private:
-  hid_t file_ = -1;
-};
-
-class ReportTest : public test::TempDirTest {
- protected:
-  void SetUp() override {
-    test::TempDirTest::SetUp();
-    result_ = Path("result.h5");
-    const ShellResult fit = Shell(Quote(FRFIT_CLI_PATH) + " fit --model " + Quote(kRoot + "/datasets/paper_3dof/model.yaml") +
-                              " --frf " + Quote(kRoot + "/datasets/paper_3dof/frf_milling_inertance.h5") +
-                              " --config " + Quote(kRoot + "/datasets/paper_3dof/fit.yaml") +
-                              " --seed 1 --quiet --out " + Quote(result_),
-                          dir_);
-    ASSERT_EQ(fit.status, 0) << fit.err;
-    ASSERT_TRUE(fs::exists(result_));
-  }
-
-  // Writes the report of result_ and returns the page.
-  std::string Render() {
-    const std::string out = Path("report.html");
-    WriteReport(result_, out);
-    return ReadText(out);
-  }
-
-  std::string result_;
-};
+using test::report::Count;
+using test::report::Editable;
+using test::report::FindChromium;
+using test::report::kRoot;
+using test::report::Shell;
+using test::report::ShellResult;
+using ReportTest = test::report::ReportFixture;
 
 // The <tr> of the parameter table for `name`.
 std::string ParameterRow(const std::string& html, const std::string& name) {
@@ -137,7 +87,6 @@ TEST_F(ReportTest, OneFrfPlotPerPresentEntry) {
   // Each plot has measured and fitted curves (magnitude and phase) and the weights shaded.
   EXPECT_EQ(Count(html, "<path class=\"measured\""), 14u);
   EXPECT_EQ(Count(html, "<path class=\"fitted\""), 14u);
-  EXPECT_GT(Count(html, "class=\"weight-band\""), 7u);
   EXPECT_NE(html.find(">measured</text>"), std::string::npos);
   EXPECT_NE(html.find(">fitted</text>"), std::string::npos);
 }
@@ -164,7 +113,9 @@ TEST_F(ReportTest, HistoryPlotAndMacMap) {
   std::vector<hsize_t> dims;
   const std::vector<double> cycles = f.ReadDoubles("/history/cycle", 1, &dims);
   std::set<double> distinct(cycles.begin(), cycles.end());
-  EXPECT_EQ(Count(html, "<line class=\"cycle-boundary\""), distinct.size() - 1 + 1);  // + legend
+  // Each boundary, and the legend's entry when there is one.
+  EXPECT_EQ(Count(html, "<line class=\"cycle-boundary\""),
+            distinct.size() - 1 + (distinct.size() > 1 ? 1 : 0));
 }
 
 // The MAC map shows every reference mode against every fitted mode in the band, each cell's
@@ -196,8 +147,8 @@ TEST_F(ReportTest, MacMapShowsEveryPairOfModes) {
     EXPECT_EQ(std::stod((*it)[2]), mac[k]) << "cell " << k;
     const size_t r = k / fitted_hz.size(), c = k % fitted_hz.size();
     if ((*it)[1].matched) {
-      EXPECT_EQ(fitted_hz[c], modal[r * 7 + 2]) << "the outlined cell is the modal table's pair";
-      EXPECT_EQ(mac[k], modal[r * 7 + 6]);
+      EXPECT_EQ(fitted_hz[c], modal[r * dims[1] + 2]) << "the outlined cell is the modal table's pair";
+      EXPECT_EQ(mac[k], modal[r * dims[1] + 6]);
       EXPECT_GT(mac[k], 0.99);
     } else {
       EXPECT_LT(mac[k], 0.5) << "reference " << r << " against fitted " << c;
@@ -274,10 +225,10 @@ TEST_F(ReportTest, ModalTableMatchesTheResult) {
   EXPECT_EQ(Count(html, "<tr class=\"modal-row\">"), dims[0]);
   for (hsize_t r = 0; r < dims[0]; ++r)
     for (int c : {0, 2, 6})  // reference and fitted frequency, MAC
-      EXPECT_NE(html.find("data-value=\"" + FormatDouble(modal[r * 7 + c]) + "\""), std::string::npos)
+      EXPECT_NE(html.find("data-value=\"" + FormatDouble(modal[r * dims[1] + c]) + "\""), std::string::npos)
           << "row " << r << " column " << c;
   char text[32];
-  std::snprintf(text, sizeof text, ">%.3f<", modal[2]);  // fitted frequency of mode 1 as shown
+  std::snprintf(text, sizeof text, ">%.3f&#160;&#177;", modal[2]);  // mode 1 as shown, ± its 1σ
   EXPECT_NE(html.find(text), std::string::npos) << text;
 }
 
@@ -315,12 +266,6 @@ TEST_F(ReportTest, FlagsFixedParametersAndBounds) {
   const std::string html = Render();
   EXPECT_NE(ParameterRow(html, "k_z1").find("fixed"), std::string::npos);
   EXPECT_EQ(ParameterRow(html, "k_z2").find("fixed"), std::string::npos);
-  EXPECT_EQ(AtBound(5e6 * (1 - 1e-4), 5.5e5, 5e6), 1);
-  EXPECT_EQ(AtBound(5.5e5 * (1 + 1e-4), 5.5e5, 5e6), -1);
-  EXPECT_EQ(AtBound(4.9e6, 5.5e5, 5e6), 0);
-  EXPECT_EQ(AtBound(1.0, 1.0, 10.0), -1);
-  EXPECT_EQ(AtBound(0.5, -1.0, 1.0), 0);  // linear space for a non-positive bound
-  EXPECT_EQ(AtBound(0.9995, -1.0, 1.0), 1);
 }
 
 TEST_F(ReportTest, EscapesEveryValue) {
@@ -437,18 +382,6 @@ TEST(ReportFleetIndex, OneEscapedRowPerRobot) {
 }
 
 // ---- headless Chromium ---------------------------------------------------------------------------
-
-std::string FindChromium() {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    for (const char* name : {"chromium", "chromium-browser"}) {
-      const fs::path candidate = fs::path(dir) / name;
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    }
-  return "";
-}
 
 std::uint32_t BigEndian(const unsigned char* p) {
   return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3];

@@ -1,0 +1,31 @@
+// The report's plots, each one self-contained SVG: an FRF entry measured against fitted, the
+// residual, the cost history, the MAC map and the correlation matrix. Internal to src/report
+// (html_report.cc assembles the page).
+#pragma once
+
+#include <string>
+
+#include "frfit/fit/identifiability.h"
+#include "frfit/report/report_data.h"
+
+namespace frfit::html {
+
+// Entry (i, j) of one posture: log magnitude over phase, measured and fitted, weight bands shaded.
+std::string FrfPlot(const ReportPosture& posture, int i, int j);
+// The legend above a posture's FRF grid.
+std::string FrfLegend(const ReportPosture& posture);
+// Whether the posture's weights are of a few levels (peaks), shaded in its FRF plots.
+bool ShadesWeights(const ReportPosture& posture);
+// Magnitude (dB) and phase (°) error of every entry against frequency, a legend of each entry's
+// worst error beside it (the plot as wide as its longest label).
+std::string ResidualPlot(const ReportPosture& posture);
+// Best cost against evaluations, log y, phases shaded, cycle boundaries dashed.
+std::string HistoryPlot(const ReportData& data);
+// Reference modes against fitted modes, the MAC of each pair, the modal table's pairs outlined.
+std::string MacMap(const ReportPosture& posture);
+// The free parameters' correlation matrix, blue −1 to red +1, with its colour bar.
+std::string CorrelationMap(const Identifiability& id);
+// The colour of a correlation (exposed for the tests that check the map's reading).
+std::string CorrelationColour(double rho);
+
+}  // namespace frfit::html
