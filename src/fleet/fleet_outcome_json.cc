@@ -43,6 +43,7 @@ nlohmann::json FleetRobotOutcomeToJson(const FleetRobotOutcome& r) {
   j["model_check"] = r.model_check;
   j["model_check_reasons"] = r.model_check_reasons;
   j["parameter_names"] = r.parameter_names;
+  j["parameter_units"] = r.parameter_units;
   j["parameters"] = DoublesToJson(r.parameters);
   j["modal_frequencies_hz"] = nlohmann::json::array();
   for (const auto& [posture, f] : r.modal_frequencies_hz)
@@ -109,6 +110,10 @@ FleetRobotOutcome FleetRobotOutcomeFromJson(const nlohmann::json& j) {
   for (const nlohmann::json& name : Array(j, "parameter_names", c)) {
     if (!name.is_string()) throw Error(kWhat, "parameter_names", "expected strings");
     r.parameter_names.push_back(name.get<std::string>());
+  }
+  for (const nlohmann::json& unit : Array(j, "parameter_units", c)) {
+    if (!unit.is_string()) throw Error(kWhat, "parameter_units", "expected strings");
+    r.parameter_units.push_back(unit.get<std::string>());
   }
   r.parameters = Doubles(j, "parameters", c);
   for (const nlohmann::json& m : Array(j, "modal_frequencies_hz", c))

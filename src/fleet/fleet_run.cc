@@ -198,6 +198,37 @@ std::string SummaryCsv(const FleetReport& report) {
   return csv;
 }
 
+std::string UtcNow(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, format, &utc);
+  return buffer;
+}
+
+// The index pages of the nights the robots' previous results come from: each run directory
+// holding a previous result and an index.html, once, in manifest order, as a link from
+// `run_dir` (relative: the runs can be moved together). Both paths are made absolute and
+// normalised without touching the file system, as a browser resolves a relative link.
+std::vector<FleetIndexRun::Night> PreviousNights(const FleetManifest& manifest,
+                                                 const fs::path& run_dir) {
+  const fs::path here = fs::absolute(run_dir).lexically_normal();
+  std::vector<fs::path> seen;
+  std::vector<FleetIndexRun::Night> nights;
+  for (const FleetRobot& robot : manifest.robots) {
+    if (robot.previous.empty()) continue;
+    const fs::path dir = fs::absolute(robot.previous).lexically_normal().parent_path();
+    if (dir == here || std::find(seen.begin(), seen.end(), dir) != seen.end()) continue;
+    seen.push_back(dir);
+    if (!fs::is_regular_file(dir / "index.html")) continue;
+    const fs::path link = (dir / "index.html").lexically_relative(here);
+    nights.push_back(
+        {dir.filename().string(), link.empty() ? (dir / "index.html").string() : link.string()});
+  }
+  return nights;
+}
+
 }  // namespace
 
 bool FleetRobotOutcome::cost_flagged() const { return cost_over_median > kFleetHighCostFactor; }
@@ -220,19 +251,15 @@ int FleetReport::ok() const {
 }
 int FleetReport::skipped() const { return static_cast<int>(robots.size()) - ok(); }
 
-std::string FleetDefaultRunId() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H%M%SZ", &utc);
-  return buffer;
-}
+std::string FleetDefaultRunId() { return UtcNow("%Y-%m-%dT%H%M%SZ"); }
+
+std::string FleetUtcNow() { return UtcNow("%Y-%m-%dT%H:%M:%SZ"); }
 
 nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
   nlohmann::ordered_json j;
   j["format"] = "frfit-fleet-summary-1";
   j["run_id"] = report.run_id;
+  j["started_utc"] = report.started_utc;
   j["run_dir"] = report.run_dir;
   j["manifest"] = report.manifest;
   j["backend"] = report.backend;
@@ -304,6 +331,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   report.manifest = options.manifest;
   report.warm_start = manifest.warm_start;
   report.drift = manifest.drift;
+  report.started_utc = FleetUtcNow();
   report.run_id = options.run_id.empty() ? FleetDefaultRunId() : options.run_id;
   if (!IsValidRobotName(report.run_id))
     throw Error("frfit fleet", "--run-id", "expected letters, digits, '_', '-' and '.', got '" + report.run_id + "'");
@@ -468,6 +496,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
         throw Error(checkpoint_path, "fingerprint",
                     "this checkpoint belongs to another fleet run (manifest, models, FRF files, configurations, "
                     "seeds, previous results or the set of usable robots differ)");
+      report.started_utc =
+          j.value("started_utc", report.started_utc);  // the night's, not the resume's
       pass = j.value("pass", 0);
       if (pass != 1 && pass != 2) throw Error(checkpoint_path, "pass", "expected 1 or 2");
       const nlohmann::json& first = pass == 1 ? j.at("runs") : j.at("first_pass_runs");
@@ -596,6 +626,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
         nlohmann::json j = {{"format", kCheckpointFormat},
                             {"fingerprint", fingerprint},
                             {"run_id", report.run_id},
+                            {"started_utc", report.started_utc},
                             {"robots", names},
                             {"history_bytes", history_bytes},
                             {"pass", pass},
@@ -700,6 +731,7 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     out.model_check = result.model_check.verdict();
     out.model_check_reasons = result.model_check.reasons;
     out.parameter_names = result.parameter_names;
+    out.parameter_units = result.parameter_units;
     out.parameters = result.parameters;
     if (r->cold_run) {
       out.fell_back = true;
@@ -758,7 +790,9 @@ FleetReport RunFleet(const FleetRunOptions& options) {
       const std::lock_guard<std::mutex> lock(hdf5);
       data = ReadReportData(r.result_file);
     }
-    WriteTextFileAtomically((run_dir / (r.name + ".html")).string(), RenderReportHtml(data));
+    // The report lies next to the index.
+    WriteTextFileAtomically((run_dir / (r.name + ".html")).string(),
+                            RenderReportHtml(data, {"index.html", "fleet index"}));
   });
   std::vector<FleetIndexRow> index;
   for (const FleetRobotOutcome& r : report.robots) {
@@ -785,7 +819,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
     if (!r.drift_note.empty()) row.drift_flags.push_back("drift " + r.drift_note);
     index.push_back(row);
   }
-  WriteFleetIndex((run_dir / "index.html").string(), index, FleetSpread(report));
+  WriteFleetIndex((run_dir / "index.html").string(), index, FleetSpread(report),
+                  {report.run_id, report.started_utc, PreviousNights(manifest, run_dir)});
   WriteTextFileAtomically((run_dir / "summary.csv").string(), SummaryCsv(report));
   WriteTextFileAtomically((run_dir / "summary.json").string(), FleetReportToJson(report).dump(2) + "\n");
   std::error_code ignored;

@@ -35,6 +35,15 @@ std::vector<FleetParameterSpread> FleetSpread(const FleetReport& report) {
     if (values.empty()) continue;
     FleetParameterSpread s;
     s.name = name;
+    // The unit as the robots' models give it; models that disagree are all named.
+    std::vector<std::string> units;
+    for (const auto& [robot, v] : values)
+      for (size_t k = 0; k < robot->parameter_names.size() && k < robot->parameter_units.size();
+           ++k)
+        if (robot->parameter_names[k] == name && !robot->parameter_units[k].empty() &&
+            std::find(units.begin(), units.end(), robot->parameter_units[k]) == units.end())
+          units.push_back(robot->parameter_units[k]);
+    for (const std::string& unit : units) s.unit += (s.unit.empty() ? "" : ", ") + unit;
     s.robots = static_cast<int>(values.size());
     for (const auto& [robot, v] : values) s.log_scale = s.log_scale && v > 0.0;
     auto scaled = [&](double v) { return s.log_scale ? std::log(v) : v; };
@@ -67,6 +76,7 @@ nlohmann::ordered_json FleetSpreadJson(const std::vector<FleetParameterSpread>& 
     for (const auto& [robot, value] : s.outliers)
       outliers.push_back({{"robot", robot}, {"value", value}});
     j.push_back({{"name", s.name},
+                 {"unit", s.unit},
                  {"robots", s.robots},
                  {"scale", s.log_scale ? "log" : "linear"},
                  {"min", s.min},

@@ -19,6 +19,50 @@ std::string StatusClass(const std::string& status) {
   return out;
 }
 
+// A file path as a URL path: every byte but unreserved characters and '/' percent-encoded, so a
+// directory named with a space, '#' or '%' still links.
+std::string UrlPath(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      char buffer[4];
+      std::snprintf(buffer, sizeof buffer, "%%%02X", c);
+      out += buffer;
+    }
+  }
+  return out;
+}
+
+// "2026-11-22T03:15:00Z" as "2026-11-22 03:15:00 UTC" in a <time> element.
+std::string UtcTime(const std::string& iso) {
+  std::string shown = iso;
+  if (shown.size() == 20 && shown[10] == 'T' && shown[19] == 'Z')
+    shown = shown.substr(0, 10) + " " + shown.substr(11, 8) + " UTC";
+  return "<time datetime=\"" + HtmlEscape(iso) + "\">" + HtmlEscape(shown) + "</time>";
+}
+
+// The line under the title: run id, start time, and the previous nights' index pages.
+void RenderRunLine(std::ostringstream& s, const FleetIndexRun& run) {
+  std::vector<std::string> parts;
+  if (!run.run_id.empty())
+    parts.push_back("run <span class=\"run-id\">" + HtmlEscape(run.run_id) + "</span>");
+  if (!run.started_utc.empty()) parts.push_back("started " + UtcTime(run.started_utc));
+  if (!run.previous.empty()) {
+    std::string nights = run.previous.size() == 1 ? "previous night: " : "previous nights: ";
+    for (size_t k = 0; k < run.previous.size(); ++k)
+      nights += (k ? ", " : "") + std::string("<a class=\"previous-night\" href=\"") +
+                HtmlEscape(UrlPath(run.previous[k].index)) + "\">" +
+                HtmlEscape(run.previous[k].run_id) + "</a>";
+    parts.push_back(nights);
+  }
+  if (parts.empty()) return;
+  s << "<p class=\"run-info\">";
+  for (size_t k = 0; k < parts.size(); ++k) s << (k ? " &#183; " : "") << parts[k];
+  s << "</p>\n";
+}
+
 std::string Short(double v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.4g", v);
@@ -40,6 +84,7 @@ void RenderSpreadRow(std::ostringstream& s, const FleetParameterSpread& p) {
                whisker_hi = std::min(p.max, p.high_fence);
   char buffer[512];
   s << "<tr class=\"spread-row\"><td class=\"parameter\">" << HtmlEscape(p.name)
+    << "</td><td class=\"unit\">" << (p.unit.empty() ? std::string("&#8212;") : HtmlEscape(p.unit))
     << "</td><td class=\"num\">" << Short(p.min) << "</td><td class=\"num\">" << Short(p.q1)
     << "</td><td class=\"num\">" << Short(p.median) << "</td><td class=\"num\">" << Short(p.q3)
     << "</td><td class=\"num\">" << Short(p.max) << "</td><td>";
@@ -68,7 +113,7 @@ void RenderSpreadRow(std::ostringstream& s, const FleetParameterSpread& p) {
 
 std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows,
                              const std::vector<FleetParameterSpread>& spread,
-                             const std::string& title) {
+                             const std::string& title, const FleetIndexRun& run) {
   std::ostringstream s;
   s << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
     << HtmlEscape(title)
@@ -84,16 +129,17 @@ std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows,
        "td.status{color:#b3261e;font-weight:600}\n"
        "tr.status-high_cost td{background:#fde8e6}tr.status-high_cost "
        "td.status{color:#b3261e;font-weight:600}\n"
-       ".vs-median{color:#5b6470;font-size:12px}\n"
+       ".vs-median,.unit-note,p.note{color:#5b6470;font-size:12px}p.run-info{color:#3d4650}\n"
        "h2{font-size:17px;margin-top:28px}.outlier{display:inline-block;margin:0 4px 2px "
        "0;padding:0 "
        "6px;border-radius:8px;background:#fde8e6;color:#b3261e;font-size:12px}svg.strip{vertical-"
        "align:middle}\n"
        "</style>\n</head>\n<body>\n<h1>"
-    << HtmlEscape(title)
-    << "</h1>\n<table "
-       "class=\"fleet-index\">\n<thead><tr><th>robot</th><th>result</th><th>report</th>"
-       "<th>cost</th><th>status</th><th>start</th><th>drift flags</th></tr></thead>\n<tbody>\n";
+    << HtmlEscape(title) << "</h1>\n";
+  RenderRunLine(s, run);
+  s << "<table class=\"fleet-index\">\n<thead><tr><th>robot</th><th>result</th><th>report</th>"
+       "<th>cost <span class=\"unit-note\">(dimensionless)</span></th><th>status</th><th>start</th>"
+       "<th>drift flags</th></tr></thead>\n<tbody>\n";
   for (const FleetIndexRow& r : rows) {
     char cost[64] = "&#8212;";
     if (std::isfinite(r.cost)) std::snprintf(cost, sizeof cost, "%.6e", r.cost);
@@ -118,17 +164,19 @@ std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows,
     s << "</td></tr>\n";
   }
   if (rows.empty()) s << "<tr><td colspan=\"7\">no robots</td></tr>\n";
-  s << "</tbody>\n</table>\n";
+  s << "</tbody>\n</table>\n"
+       "<p class=\"note\">Cost: the fit's weighted misfit of the FRFs, dimensionless (with noise "
+       "weights half the &#967;&#178; of the residuals), and its ratio to the median cost of the "
+       "fitted robots. Drift flags: a change since the previous night in per cent of the previous "
+       "value and in standard deviations (sigma) of the change.</p>\n";
   if (!spread.empty()) {
     s << "<h2>Parameters across the fleet</h2>\n<p>Quartiles over the fitted robots (interpolated "
-         "in the "
-         "logarithm of the value); outliers lie more than 1.5 interquartile ranges of the "
-         "logarithm "
-         "outside the box (Tukey's fences), named when the fleet has at least 4 robots.</p>\n"
-         "<table "
-         "class=\"fleet-spread\">\n<thead><tr><th>parameter</th><th>min</th><th>q1</th><th>median</"
-         "th>"
-         "<th>q3</th><th>max</th><th>spread</th><th>outliers</th></tr></thead>\n<tbody>\n";
+         "in the logarithm of the value), in each parameter's unit; outliers lie more than 1.5 "
+         "interquartile ranges of the logarithm outside the box (Tukey's fences), named when the "
+         "fleet has at least 4 robots.</p>\n"
+         "<table class=\"fleet-spread\">\n<thead><tr><th>parameter</th><th>unit</th><th>min</th>"
+         "<th>q1</th><th>median</th><th>q3</th><th>max</th><th>spread</th><th>outliers</th></tr>"
+         "</thead>\n<tbody>\n";
     for (const FleetParameterSpread& p : spread) RenderSpreadRow(s, p);
     s << "</tbody>\n</table>\n";
   }
@@ -137,8 +185,8 @@ std::string RenderFleetIndex(const std::vector<FleetIndexRow>& rows,
 }
 
 void WriteFleetIndex(const std::string& path, const std::vector<FleetIndexRow>& rows,
-                     const std::vector<FleetParameterSpread>& spread) {
-  WriteTextFileAtomically(path, RenderFleetIndex(rows, spread));
+                     const std::vector<FleetParameterSpread>& spread, const FleetIndexRun& run) {
+  WriteTextFileAtomically(path, RenderFleetIndex(rows, spread, "frfit fleet", run));
 }
 
 }  // namespace frfit

@@ -95,6 +95,7 @@ struct FleetRobotOutcome {
   std::string model_check;
   std::vector<std::string> model_check_reasons;
   std::vector<std::string> parameter_names;
+  std::vector<std::string> parameter_units;  // the model's, one per name
   std::vector<double> parameters;
   // Fitted modal frequencies up to the highest fitted line, per posture (problem order).
   std::vector<std::pair<std::string, std::vector<double>>> modal_frequencies_hz;
@@ -116,6 +117,9 @@ inline constexpr double kFleetHighCostFactor = 10.0;
 
 struct FleetReport {
   std::string run_id;
+  // When the run started (a resumed run: when its first part did), ISO 8601 UTC:
+  // "2026-11-22T03:15:00Z".
+  std::string started_utc;
   std::string run_dir;
   std::string manifest;
   std::string backend;
@@ -148,5 +152,8 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report);
 
 // UTC now as 2026-11-22T031500Z.
 std::string FleetDefaultRunId();
+
+// UTC now as 2026-11-22T03:15:00Z (FleetReport::started_utc).
+std::string FleetUtcNow();
 
 }  // namespace frfit

@@ -133,7 +133,7 @@ void ExpectSameBits(double a, double b, const std::string& field) {
 TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   // A field added to these structs must be handed from rank to rank too: extend
   // fleet_outcome_json.cc and the values and comparisons below, then these counts.
-  EXPECT_EQ(FieldCount<FleetRobotOutcome>(), 25u);
+  EXPECT_EQ(FieldCount<FleetRobotOutcome>(), 26u);
   EXPECT_EQ(FieldCount<FleetDriftParameter>(), 7u);
   EXPECT_EQ(FieldCount<FleetDriftFrequency>(), 8u);
   EXPECT_EQ(FieldCount<FleetFallback>(), 4u);
@@ -154,6 +154,7 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   a.model_check = "misfit";
   a.model_check_reasons = {"unexplained mode at 26.73 Hz in Hxx (posture milling)", "a, \"b\""};
   a.parameter_names = {"k_z1", "d_z1", "k_x1"};
+  a.parameter_units = {"N*m/rad", "N*m*s/rad", "N/m"};
   a.parameters = {2.0e6, -0.0, std::numeric_limits<double>::denorm_min()};
   a.modal_frequencies_hz = {{"milling", {10.17, 11.24, 22.6}}, {"reach", {}}};
   a.has_drift = true;
@@ -188,6 +189,7 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   EXPECT_EQ(a.model_check, b.model_check);
   EXPECT_EQ(a.model_check_reasons, b.model_check_reasons);
   EXPECT_EQ(a.parameter_names, b.parameter_names);
+  EXPECT_EQ(a.parameter_units, b.parameter_units);
   ASSERT_EQ(a.parameters.size(), b.parameters.size());
   for (size_t k = 0; k < a.parameters.size(); ++k)
     ExpectSameBits(a.parameters[k], b.parameters[k], "parameters");
