@@ -33,7 +33,9 @@ constexpr const char* kUsage =
     "again: the same\n"
     "parameters, times the --drift factors, with noise drawn afresh for that night. --previous "
     "writes\n"
-    "`previous: RUN_DIR/<robot>.h5` for every robot into DIR/fleet.yaml.\n";
+    "`previous: RUN_DIR/<robot>.h5` for every robot into DIR/fleet.yaml, relative to DIR (move "
+    "DIR and\n"
+    "the runs together and the manifest still finds them).\n";
 
 double ParseDouble(const std::string& text, const std::string& option) {
   char* end = nullptr;

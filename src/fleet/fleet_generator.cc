@@ -75,6 +75,17 @@ std::vector<std::pair<std::string, std::string>> SplitNamedItems(const std::stri
   return out;
 }
 
+// `target` as a path relative to `directory`, both taken as absolute and normalised without
+// touching the file system: the manifest reader resolves relative paths the same way, so a
+// fleet and its runs can be moved together. Absolute where no relative path exists.
+std::string PathFrom(const std::string& directory, const fs::path& target) {
+  fs::path from = fs::absolute(directory).lexically_normal();
+  if (from.filename().empty()) from = from.parent_path();  // "dir/" normalises to "dir/"
+  const fs::path to = fs::absolute(target).lexically_normal();
+  const fs::path relative = to.lexically_relative(from);
+  return relative.empty() ? to.string() : relative.string();
+}
+
 }  // namespace
 
 std::string FleetDescribeParameters(const std::vector<std::string>& names, const std::vector<double>& values) {
@@ -236,9 +247,8 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
     }
     manifest += "]\n";
     if (!o.previous_run.empty())
-      manifest += "    previous: " +
-                  (fs::absolute(o.previous_run) / (name + ".h5")).lexically_normal().string() +
-                  "\n";
+      manifest +=
+          "    previous: " + PathFrom(o.out, fs::path(o.previous_run) / (name + ".h5")) + "\n";
     truth["robots"].push_back(robot);
   }
   WriteTextFileAtomically((fs::path(o.out) / "truth.json").string(), truth.dump(2) + "\n");

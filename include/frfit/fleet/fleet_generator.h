@@ -41,7 +41,8 @@ struct FleetGeneratorOptions {
   // same true parameters (times `drift`), noise drawn from a stream of (seed, robot, night).
   int night = 1;
   std::vector<FleetPlantedDrift> drift;
-  // When set, every robot of the manifest gets `previous: <previous_run>/<robot>.h5` (absolute).
+  // When set, every robot of the manifest gets `previous: <previous_run>/<robot>.h5`, written
+  // relative to the manifest's directory (`out`), so the fleet and its runs can be moved together.
   std::string previous_run;
 };
 

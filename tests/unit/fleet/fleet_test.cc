@@ -15,6 +15,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -474,6 +475,8 @@ TEST_F(FleetTest, FleetResumesBitIdenticallyAfterKill) {
   Fleet(manifest, "straight");
   const nlohmann::json resumed = ReadJson(Path("runs/killed/summary.json"));
   EXPECT_GT(resumed["resumed_at_evaluations"].get<long long>(), 0);
+  // The run started when its first part did, not when it was resumed.
+  EXPECT_EQ(resumed.value("started_utc", ""), saved.value("started_utc", "none"));
   for (const char* name : {"robot_000", "robot_001"}) ExpectSameRobot("killed", "straight", name);
   // A finished run is not resumed again.
   EXPECT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(manifest) + " --out " + Quote(runs) +
@@ -814,8 +817,11 @@ class FleetFallbackTest : public FleetTest {
     previous.cost *= cost_factor;
     WriteEditedResult(previous, Path("untrusted_robot_001.h5"));
     std::string manifest = ReadText(night2);
-    const std::string was = Path("runs/night1/robot_001.h5");
-    manifest.replace(manifest.find(was), was.size(), Path("untrusted_robot_001.h5"));
+    const std::string was = "previous: ../runs/night1/robot_001.h5";  // relative to night2/
+    const size_t at = manifest.find(was);
+    EXPECT_NE(at, std::string::npos) << manifest;
+    if (at != std::string::npos)
+      manifest.replace(at, was.size(), "previous: ../untrusted_robot_001.h5");
     std::ofstream(night2) << manifest;
     return night2;
   }
@@ -919,6 +925,93 @@ TEST_F(FleetFallbackTest, FleetResumesBitIdenticallyThroughTheFallbackPass) {
     ExpectSameRobot("killed", "straight", name);
   EXPECT_TRUE(
       RobotOf(ReadJson(Path("runs/killed/summary.json")), "robot_001")["fallback"].is_object());
+}
+
+// --- a fleet and its runs moved together ---------------------------------------------------------
+
+// Two nights made and fitted with the command-line tools as the README does, in site/; then site/
+// is moved elsewhere and night 2 is fitted there. The manifest names each robot's previous result
+// relative to itself, so night 2 still finds night 1's results (with the absolute paths it used to
+// write, every robot was skipped). Night 2's index names the run, when it started, the units, and
+// links night 1's index relatively; each robot's report links back to the index.
+TEST_F(FleetTest, FleetMovedWithItsRunsFindsThePreviousNightAndLinksIt) {
+  std::ofstream(Path("tiny_fit.yaml")) << kTinyConfig;
+  const std::string make =
+      Quote(kMakeFleet) + " --model " + Quote(kKuka) + " --params " + Quote(kKukaParams) +
+      " --robots 2 --seed 7 --postures milling --config " + Quote(Path("tiny_fit.yaml"));
+  auto fleet = [&](const std::string& site, const std::string& manifest, const std::string& run) {
+    return Shell(Quote(kCli) + " fleet --manifest " + Quote(Path(site + "/" + manifest)) +
+                 " --out " + Quote(Path(site + "/runs")) + " --run-id " + run +
+                 " --backend cpu --threads 2 --quiet");
+  };
+  std::string err;
+  ASSERT_EQ(Shell(make + " --out " + Quote(Path("site/fleet")), &err), 0) << err;
+  ASSERT_EQ(fleet("site", "fleet/fleet.yaml", "night1"), 0) << ReadText(Path("err.txt"));
+  ASSERT_EQ(Shell(make + " --night 2 --previous " + Quote(Path("site/runs/night1")) + " --out " +
+                      Quote(Path("site/fleet2")),
+                  &err),
+            0)
+      << err;
+  const std::string manifest = ReadText(Path("site/fleet2/fleet.yaml"));
+  EXPECT_NE(manifest.find("    previous: ../runs/night1/robot_001.h5\n"), std::string::npos)
+      << manifest;
+  EXPECT_EQ(manifest.find("previous: /"), std::string::npos) << manifest;
+
+  fs::create_directories(Path("moved"));
+  fs::rename(Path("site"), Path("moved/site"));
+  ASSERT_EQ(fleet("moved/site", "fleet2/fleet.yaml", "night2"), 0) << ReadText(Path("err.txt"));
+  const std::string run_dir = Path("moved/site/runs/night2");
+  const nlohmann::json summary = ReadJson(run_dir + "/summary.json");
+  EXPECT_EQ(summary["robots_ok"], 2) << summary.dump(2);
+  for (const char* name : {"robot_000", "robot_001"}) {
+    const nlohmann::json& robot = RobotOf(summary, name);
+    EXPECT_TRUE(robot.value("warm_start", false)) << robot.dump();
+    EXPECT_EQ(robot.value("previous", ""),
+              Path(std::string("moved/site/runs/night1/") + name + ".h5"));
+  }
+
+  // The index: the run id, its start (UTC, as summary.json has it), units, night 1's index.
+  const std::string index = ReadText(run_dir + "/index.html");
+  EXPECT_NE(index.find("run <span class=\"run-id\">night2</span>"), std::string::npos) << index;
+  const std::string started = summary.value("started_utc", "");
+  ASSERT_TRUE(std::regex_match(started, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
+      << started;
+  EXPECT_NE(index.find("started <time datetime=\"" + started + "\">" + started.substr(0, 10) + " " +
+                       started.substr(11, 8) + " UTC</time>"),
+            std::string::npos)
+      << index;
+  EXPECT_NE(index.find("<th>cost <span class=\"unit-note\">(dimensionless)</span></th>"),
+            std::string::npos);
+  EXPECT_NE(index.find("<td class=\"parameter\">k_z2</td><td class=\"unit\">N*m/rad</td>"),
+            std::string::npos);
+  EXPECT_NE(index.find("<td class=\"parameter\">d_z2</td><td class=\"unit\">N*m*s/rad</td>"),
+            std::string::npos);
+  const std::string link = "<a class=\"previous-night\" href=\"";
+  const size_t at = index.find(link);
+  ASSERT_NE(at, std::string::npos) << index;
+  const size_t from = at + link.size();
+  const std::string href = index.substr(from, index.find('"', from) - from);
+  EXPECT_EQ(href, "../night1/index.html");
+  EXPECT_TRUE(fs::is_regular_file(fs::path(run_dir) / href)) << href;
+  EXPECT_NE(index.find(">night1</a>", from), std::string::npos);
+  EXPECT_EQ(ReadText(Path("moved/site/runs/night1/index.html")).find("previous-night"),
+            std::string::npos);  // night 1 had none
+
+  // Each robot's report, next to the index, links back to it above its title.
+  for (const char* name : {"robot_000", "robot_001"}) {
+    const std::string report = ReadText(run_dir + "/" + name + ".html");
+    const std::string back = "<nav class=\"back-link\"><a href=\"";
+    const size_t b = report.find(back);
+    ASSERT_NE(b, std::string::npos) << name;
+    EXPECT_LT(b, report.find("<h1>"));
+    const size_t target_at = b + back.size();
+    const std::string target = report.substr(target_at, report.find('"', target_at) - target_at);
+    ASSERT_TRUE(fs::exists(fs::path(run_dir) / target)) << target;
+    EXPECT_TRUE(fs::equivalent(fs::path(run_dir) / target, fs::path(run_dir) / "index.html"))
+        << target;
+    EXPECT_EQ(report.find("\">&#8592; fleet index</a></nav>", target_at),
+              report.find('"', target_at));
+  }
 }
 
 }  // namespace
