@@ -9,6 +9,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/common/warning.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/modal/ema.h"
@@ -43,6 +44,11 @@ nlohmann::ordered_json ShapeJson(const Eigen::Vector3cd& shape) {
   return out;
 }
 
+// A number, or null where it is not one (JSON has no NaN or infinity).
+nlohmann::ordered_json Number(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
 nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
   const StabilisationCriteria& c = r.options.criteria;
   nlohmann::ordered_json j;
@@ -69,10 +75,15 @@ nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
   j["modes"] = nlohmann::ordered_json::array();
   for (const EmaMode& m : r.modes)
     j["modes"].push_back({{"frequency_hz", m.mode.frequency_hz},
+                          {"frequency_sigma_hz", Number(m.frequency_sigma_hz)},
                           {"damping_ratio", m.mode.damping_ratio},
+                          {"damping_sigma", Number(m.damping_sigma)},
                           {"stable_poles", m.stable_poles},
                           {"lowest_order", m.lowest_order},
-                          {"contribution", m.contribution},
+                          {"explained", m.explained},
+                          {"contribution", Number(m.contribution)},
+                          {"mpc", Number(m.mpc)},
+                          {"mpd_deg", Number(m.mpd_deg)},
                           {"sensor_shape", ShapeJson(m.mode.sensor_shape)}});
   // The diagram, one object per order: its candidate poles and their stability letters.
   j["stabilisation"] = nlohmann::ordered_json::array();
@@ -90,6 +101,24 @@ nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
   }
   if (!out_path.empty()) j["out"] = out_path;
   return j;
+}
+
+// What the estimation used in place of what was asked, each a warning line: an order the lines
+// cannot determine is clipped, and the stable-pole count scales with the order used.
+void WarnChangedOptions(const EmaOptions& asked, const EmaResult& r) {
+  if (asked.max_order > 0 && r.max_order < asked.max_order)
+    Warn("frfit ema", "--max-order",
+         "asked " + std::to_string(asked.max_order) + ", used " + std::to_string(r.max_order) +
+             ": the " + std::to_string(r.measured.num_lines()) +
+             " lines in the band determine no higher order" +
+             (asked.criteria.min_stable_poles == 0
+                  ? "; a mode needs " + std::to_string(r.min_stable_poles) +
+                        " stable poles (a quarter of the orders used; --min-stable sets it)"
+                  : std::string()));
+  if (asked.criteria.min_stable_poles > 0 && r.min_stable_poles != asked.criteria.min_stable_poles)
+    Warn("frfit ema", "--min-stable",
+         "asked " + std::to_string(asked.criteria.min_stable_poles) + ", used " +
+             std::to_string(r.min_stable_poles));
 }
 
 }  // namespace
@@ -141,6 +170,7 @@ int RunEma(int argc, char** argv) {
 
   const FrfSet set = ReadFrfSet(frf);
   const EmaResult r = EstimateModes(set, options, frf);
+  WarnChangedOptions(options, r);
   if (!out.empty()) WriteEmaResult(out, r);
 
   if (args.Flag("json")) {
@@ -152,12 +182,14 @@ int RunEma(int argc, char** argv) {
               r.measured.num_lines(), r.band_min_hz, r.band_max_hz);
   std::printf("method: %s\n", DescribeMethod(r).c_str());
   std::printf(
-      "  mode  frequency [Hz]  damping [%%]  stable poles  from order  contribution   |sensor "
-      "shape| x y z\n");
+      "  mode  frequency [Hz]    1σ [Hz]  damping [%%]   1σ [%%]  stable poles  from order  "
+      "explains [%%]    MPC  MPD [°]   |sensor shape| x y z\n");
   for (size_t k = 0; k < r.modes.size(); ++k) {
     const EmaMode& m = r.modes[k];
-    std::printf("  %4zu  %14.4f  %11.3f  %12d  %10d  %12.3g  ", k + 1, m.mode.frequency_hz,
-                100.0 * m.mode.damping_ratio, m.stable_poles, m.lowest_order, m.contribution);
+    std::printf("  %4zu  %14.4f  %9.2g  %11.3f  %7.2g  %12d  %10d  %12.1f  %5.3f  %7.1f  ", k + 1,
+                m.mode.frequency_hz, m.frequency_sigma_hz, 100.0 * m.mode.damping_ratio,
+                100.0 * m.damping_sigma, m.stable_poles, m.lowest_order, 100.0 * m.explained,
+                m.mpc, m.mpd_deg);
     for (int i = 0; i < 3; ++i) {
       const double a = std::abs(m.mode.sensor_shape(i));
       if (std::isfinite(a))
@@ -168,6 +200,11 @@ int RunEma(int argc, char** argv) {
     std::printf("\n");
   }
   if (r.modes.empty()) std::printf("  no stable modes in the band\n");
+  else
+    std::printf(
+        "  1σ: the pole fit weighed by the noise (the file's noise model, else an estimate); "
+        "explains: the share of the response only this mode accounts for; MPC 1 and MPD 0° "
+        "for a real mode (docs/ema.md)\n");
   if (!out.empty()) std::printf("wrote %s\n", out.c_str());
   return 0;
 }

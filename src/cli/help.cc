@@ -79,15 +79,25 @@ const std::vector<OptionText> kOptionHelp = {
      "UFF -> HDF5: the number of averages behind the file's coherence records (their noise model, "
      "docs/noise.md)"},
     {"ema.band", "F0:F1", "estimate poles from the lines between F0 and F1 Hz (default: all)"},
-    {"max-order", "N", "highest model order of the stabilisation diagram (docs/ema.md)"},
-    {"min-stable", "N", "stable poles a column needs to be chosen as a mode (docs/ema.md)"},
+    {"max-order", "N",
+     "highest model order of the stabilisation diagram (default 120/references: 40 on a 3x3 "
+     "matrix; clipped, with a warning, to what the lines determine; docs/ema.md)"},
+    {"min-stable", "N",
+     "stable poles a column needs to be chosen as a mode (default a quarter of the orders, at "
+     "least 3; docs/ema.md)"},
     {"frequency-tolerance", "F",
-     "relative frequency change that still counts as stable between orders (docs/ema.md)"},
+     "relative frequency change that still counts as stable between orders (default 0.01; "
+     "docs/ema.md)"},
     {"damping-tolerance", "F",
-     "relative damping change that still counts as stable between orders (docs/ema.md)"},
-    {"min-mac", "M", "MAC a pole's shape needs with the order below to count as stable"},
-    {"max-damping", "Z", "damping ratio above which a pole is not a mode (a fraction)"},
-    {"min-contribution", "C", "share of the FRFs a mode must explain to be kept (docs/ema.md)"},
+     "relative damping change that still counts as stable between orders (default 0.05; "
+     "docs/ema.md)"},
+    {"min-mac", "M",
+     "MAC a pole's shape needs with the order below to count as stable (default 0.98)"},
+    {"max-damping", "Z",
+     "damping ratio above which a pole is not a mode (a fraction; default 0.2)"},
+    {"min-contribution", "C",
+     "keep a mode only if the modal model's misfit grows by this fraction without it (default "
+     "0.2; docs/ema.md)"},
     {"ema.out", "EMA.h5", "write the estimate, its diagram and FRFs (docs/file-formats.md)"},
     {"result", "RESULT.h5", "a fit result (frfit fit --out) to plan the next measurement for"},
     {"candidates", "NAME,...",

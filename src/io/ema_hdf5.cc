@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "frfit/common/error.h"
 #include "frfit/io/atomic_file.h"
@@ -87,12 +88,17 @@ void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool w
                   "(v), 4 stable (s)");
 
   const hsize_t nm = r.modes.size();
-  std::vector<double> mf, mz, contribution, shapes, residues;
+  std::vector<double> mf, mz, contribution, explained, sigma_f, sigma_z, mpc, mpd, shapes, residues;
   std::vector<std::int64_t> stable, lowest;
   for (const EmaMode& m : r.modes) {
     mf.push_back(m.mode.frequency_hz);
     mz.push_back(m.mode.damping_ratio);
     contribution.push_back(m.contribution);
+    explained.push_back(m.explained);
+    sigma_f.push_back(m.frequency_sigma_hz);
+    sigma_z.push_back(m.damping_sigma);
+    mpc.push_back(m.mpc);
+    mpd.push_back(m.mpd_deg);
     stable.push_back(m.stable_poles);
     lowest.push_back(m.lowest_order);
     for (double v : Complex3({m.mode.sensor_shape.data(), m.mode.sensor_shape.data() + 3}))
@@ -103,6 +109,11 @@ void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool w
   f->WriteDoubles(g + "/modes/frequency_hz", {nm}, mf.data());
   f->WriteDoubles(g + "/modes/damping_ratio", {nm}, mz.data());
   f->WriteDoubles(g + "/modes/contribution", {nm}, contribution.data());
+  f->WriteDoubles(g + "/modes/explained", {nm}, explained.data());
+  f->WriteDoubles(g + "/modes/frequency_sigma_hz", {nm}, sigma_f.data());
+  f->WriteDoubles(g + "/modes/damping_sigma", {nm}, sigma_z.data());
+  f->WriteDoubles(g + "/modes/mpc", {nm}, mpc.data());
+  f->WriteDoubles(g + "/modes/mpd_deg", {nm}, mpd.data());
   f->WriteInts(g + "/modes/stable_poles", {nm}, stable.data());
   f->WriteInts(g + "/modes/lowest_order", {nm}, lowest.data());
   f->WriteDoubles(g + "/modes/sensor_shape", {nm, 3, 2}, shapes.data());
@@ -130,17 +141,19 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
                 "expected receptance, mobility or inertance, got '" + format + "'");
   r.band_min_hz = Number(f, g, "band_min_hz");
   r.band_max_hz = Number(f, g, "band_max_hz");
-  r.max_order = static_cast<int>(Number(f, g, "max_order"));
-  r.min_stable_poles = static_cast<int>(Number(f, g, "min_stable_poles"));
+  r.max_order = f.ToInt(Number(f, g, "max_order"), g + "/@max_order");
+  r.min_stable_poles = f.ToInt(Number(f, g, "min_stable_poles"), g + "/@min_stable_poles");
   r.sampling_time_s = Number(f, g, "sampling_time_s");
   StabilisationCriteria& c = r.options.criteria;
   c.frequency_tolerance = Number(f, g + "/criteria", "frequency_tolerance");
   c.damping_tolerance = Number(f, g + "/criteria", "damping_tolerance");
   c.min_mac = Number(f, g + "/criteria", "min_mac");
   c.max_damping_ratio = Number(f, g + "/criteria", "max_damping_ratio");
-  c.min_stable_poles = static_cast<int>(Number(f, g + "/criteria", "min_stable_poles"));
+  c.min_stable_poles =
+      f.ToInt(Number(f, g + "/criteria", "min_stable_poles"), g + "/criteria/@min_stable_poles");
   c.min_contribution = Number(f, g + "/criteria", "min_contribution");
-  r.refinement_iterations = static_cast<int>(Number(f, g, "refinement_iterations"));
+  r.refinement_iterations =
+      f.ToInt(Number(f, g, "refinement_iterations"), g + "/@refinement_iterations");
 
   std::vector<hsize_t> dims;
   const std::vector<std::int64_t> order = f.ReadInts(g + "/poles/order", 1, &dims);
@@ -166,6 +179,16 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
   const size_t nm = mf.size();
   const std::vector<double> mz = Column(f, g + "/modes/damping_ratio", nm);
   const std::vector<double> contribution = Column(f, g + "/modes/contribution", nm);
+  // Written since 2026-11; NaN (0 for the share explained) in older files.
+  auto optional = [&](const std::string& name, double absent) {
+    return f.Exists(g + "/modes/" + name) ? Column(f, g + "/modes/" + name, nm)
+                                          : std::vector<double>(nm, absent);
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> explained = optional("explained", 0.0);
+  const std::vector<double> sigma_f = optional("frequency_sigma_hz", nan);
+  const std::vector<double> sigma_z = optional("damping_sigma", nan);
+  const std::vector<double> mpc = optional("mpc", nan), mpd = optional("mpd_deg", nan);
   const std::vector<std::int64_t> stable = f.ReadInts(g + "/modes/stable_poles", 1, &dims);
   const std::vector<std::int64_t> lowest = f.ReadInts(g + "/modes/lowest_order", 1, &dims);
   const std::vector<double> shapes = f.ReadDoubles(g + "/modes/sensor_shape", 3, &dims);
@@ -179,6 +202,11 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
     m.mode.frequency_hz = mf[k];
     m.mode.damping_ratio = mz[k];
     m.contribution = contribution[k];
+    m.explained = explained[k];
+    m.frequency_sigma_hz = sigma_f[k];
+    m.damping_sigma = sigma_z[k];
+    m.mpc = mpc[k];
+    m.mpd_deg = mpd[k];
     m.mode.eigenvalue = PoleFrom(mf[k], mz[k]);
     for (int i = 0; i < 3; ++i)
       m.mode.sensor_shape(i) = {shapes[k * 6 + 2 * i], shapes[k * 6 + 2 * i + 1]};

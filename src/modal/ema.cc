@@ -4,10 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <numbers>
+#include <optional>
 
 #include "frfit/common/error.h"
+#include "frfit/frf/noise_estimate.h"
 #include "frfit/modal/lscf.h"
 #include "frfit/modal/lsfd.h"
+#include "frfit/modal/mode_complexity.h"
 #include "frfit/modal/pole_refinement.h"
 
 namespace frfit {
@@ -20,6 +23,36 @@ std::string Short(double v) {
 }
 
 std::string Percent(double fraction) { return Short(100.0 * fraction) + " %"; }
+
+// 1σ of the mode's frequency and damping ratio from the pole fit's covariance of (Re λ, Im λ):
+// f = Im λ / 2π, ζ = −a/|λ| with λ = a + ib, dζ = (−b² da + a b db) / |λ|³. Left NaN when the
+// mode's pole is not the fit's (it left the band and kept the diagram's value).
+void SetUncertainty(const PoleRefinement& refinement, size_t p, EmaMode* mode) {
+  const size_t n = 2 * refinement.poles.size();
+  if (refinement.covariance.size() != n * n || refinement.poles[p] != mode->mode.eigenvalue) return;
+  const double var_a = refinement.covariance[(2 * p) * n + 2 * p];
+  const double var_b = refinement.covariance[(2 * p + 1) * n + 2 * p + 1];
+  const double cov_ab = refinement.covariance[(2 * p) * n + 2 * p + 1];
+  const double a = mode->mode.eigenvalue.real(), b = mode->mode.eigenvalue.imag();
+  const double r3 = std::pow(std::abs(mode->mode.eigenvalue), 3);
+  const double ga = -b * b / r3, gb = a * b / r3;
+  mode->frequency_sigma_hz = std::sqrt(var_b) / (2.0 * std::numbers::pi);
+  mode->damping_sigma = std::sqrt(ga * ga * var_a + 2 * ga * gb * cov_ab + gb * gb * var_b);
+}
+
+// A copy of `set` with its noise estimated from the data (docs/noise.md), for a set without a
+// noise model; nothing when it has one, or is too short to estimate from.
+std::optional<FrfSet> WithEstimatedNoise(const FrfSet& set, const std::string& source) {
+  if (set.noise_variance.size() == set.H.size()) return std::nullopt;
+  try {
+    FrfSet estimated = set;
+    estimated.noise_variance = EstimateNoise(set, source).variance;
+    estimated.noise_source = "estimated";
+    return estimated;
+  } catch (const Error&) {
+    return std::nullopt;  // too few lines: the relative weights alone
+  }
+}
 
 }  // namespace
 
@@ -108,9 +141,15 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
   const std::vector<PoleColumn> columns =
       SelectColumns(result.poles, criteria, result.min_stable_poles);
 
+  // The pole fit weighs by the noise where the set has a noise model, else by an estimate of it
+  // (docs/noise.md): the maximum-likelihood poles and their 1σ (pole_refinement.h).
+  const std::optional<FrfSet> estimated = WithEstimatedNoise(set, source);
+  const FrfSet& weighed = estimated ? *estimated : set;
   std::vector<PoleColumn> kept(columns.begin(), columns.end());
   std::vector<std::complex<double>> eigenvalues;
-  std::vector<double> contributions;
+  std::vector<double> contributions, explained;
+  PoleRefinement refinement;
+  const double response = WeightedResponse(set, lines);
   // The diagram's medians start an output-error fit of the modal model (a refined pole that left
   // the band or the physical damping range keeps its diagram value). Then every mode must earn
   // its place: without it the model's misfit must grow by min_contribution, else the least
@@ -119,7 +158,7 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
   while (true) {
     eigenvalues.clear();
     for (const PoleColumn& c : kept) eigenvalues.push_back(c.eigenvalue);
-    const PoleRefinement refinement = RefinePoles(set, lines, eigenvalues);
+    refinement = RefinePoles(weighed, lines, eigenvalues);
     result.refinement_iterations += refinement.iterations;
     for (size_t p = 0; p < eigenvalues.size(); ++p) {
       const std::complex<double> s = refinement.poles[p];
@@ -130,11 +169,14 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
     }
     const double all = ModalModelCost(set, lines, eigenvalues);
     contributions.assign(eigenvalues.size(), INFINITY);
+    explained.assign(eigenvalues.size(), 0.0);
     size_t weakest = 0;
     for (size_t p = 0; p < eigenvalues.size(); ++p) {
       std::vector<std::complex<double>> without = eigenvalues;
       without.erase(without.begin() + static_cast<long>(p));
-      if (all > 0.0) contributions[p] = ModalModelCost(set, lines, without) / all - 1.0;
+      const double cost_without = ModalModelCost(set, lines, without);
+      if (all > 0.0) contributions[p] = cost_without / all - 1.0;
+      if (response > 0.0) explained[p] = std::clamp((cost_without - all) / response, 0.0, 1.0);
       if (contributions[p] < contributions[weakest]) weakest = p;
     }
     if (eigenvalues.empty() || contributions[weakest] >= criteria.min_contribution) break;
@@ -150,7 +192,14 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
     mode.stable_poles = kept[p].stable_poles;
     mode.lowest_order = kept[p].lowest_order;
     mode.contribution = contributions[p];
+    mode.explained = explained[p];
     mode.residues = fit.residues[p];
+    SetUncertainty(refinement, p, &mode);
+    std::vector<std::complex<double>> measured_residues;
+    for (int e = 0; e < 9; ++e)
+      if (set.present[e]) measured_residues.push_back(fit.residues[p][e]);
+    mode.mpc = ModalPhaseCollinearity(measured_residues);
+    mode.mpd_deg = MeanPhaseDeviationDeg(measured_residues);
     result.modes.push_back(std::move(mode));
   }
   result.measured = set;

@@ -65,6 +65,40 @@ double Project(const FrfSet& set, const std::vector<int>& lines,
   return cost;
 }
 
+// s²(JᵀJ)⁻¹ with s² the weighted residual's variance over its degrees of freedom: the residual
+// values, less the poles' 2P unknowns and the residues' (the basis columns, per present entry).
+std::vector<double> PoleCovariance(const FrfSet& set, const std::vector<int>& lines,
+                                   const std::vector<std::complex<double>>& poles,
+                                   const Eigen::MatrixXd& J, const Eigen::VectorXd& residual,
+                                   double cost, bool noise_weighted) {
+  int present = 0;
+  for (bool p : set.present) present += p;
+  const Eigen::Index columns = Stacked(ModalBasis(set, lines, poles)).cols();
+  const Eigen::Index dof = residual.size() - J.cols() - columns * present;
+  if (dof <= 0 || J.cols() == 0) return {};
+  const Eigen::MatrixXd information = J.transpose() * J;
+  const Eigen::LDLT<Eigen::MatrixXd> ldlt(information);
+  if (ldlt.info() != Eigen::Success) return {};
+  const Eigen::MatrixXd inverse = ldlt.solve(Eigen::MatrixXd::Identity(J.cols(), J.cols()));
+  if (noise_weighted) {
+    // Weighted by 1/σ of complex noise: each real and imaginary residual has variance 1/2 when the
+    // model explains the data; a larger residual (reduced χ² above 1) widens the covariance.
+    const double reduced_chi2 = 2.0 * cost / static_cast<double>(dof);
+    const Eigen::MatrixXd covariance = 0.5 * std::max(1.0, reduced_chi2) * inverse;
+    return std::vector<double>(covariance.data(), covariance.data() + covariance.size());
+  }
+  // The sandwich (JᵀJ)⁻¹ Jᵀ diag(r²) J (JᵀJ)⁻¹, scaled to the degrees of freedom: the relative
+  // weights leave the residual far from uniform (the noise floor dominates where |H| is small), and
+  // one s² for every line would take the floor's scatter for the resonances'.
+  const Eigen::MatrixXd meat = J.transpose() * residual.array().square().matrix().asDiagonal() * J;
+  const double scale = static_cast<double>(residual.size()) / static_cast<double>(dof);
+  const Eigen::MatrixXd covariance = scale * inverse * meat * inverse;
+  std::vector<double> out(covariance.size());
+  for (Eigen::Index r = 0; r < covariance.rows(); ++r)
+    for (Eigen::Index c = 0; c < covariance.cols(); ++c) out[r * covariance.cols() + c] = covariance(r, c);
+  return out;
+}
+
 }  // namespace
 
 std::vector<double> RelativeWeights(const FrfSet& set, const std::vector<int>& lines) {
@@ -83,17 +117,28 @@ std::vector<double> RelativeWeights(const FrfSet& set, const std::vector<int>& l
   return w;
 }
 
+double WeightedResponse(const FrfSet& set, const std::vector<int>& lines) {
+  const std::vector<double> w = RelativeWeights(set, lines);
+  double sum = 0.0;
+  for (size_t r = 0; r < lines.size(); ++r)
+    for (int e = 0; e < 9; ++e)
+      if (set.present[e]) sum += std::norm(w[r * 9 + e] * set.H[lines[r] * 9 + e]);
+  return sum;
+}
+
 double ModalModelCost(const FrfSet& set, const std::vector<int>& lines,
                       const std::vector<std::complex<double>>& poles) {
   return Project(set, lines, poles, RelativeWeights(set, lines), nullptr, nullptr);
 }
 
-PoleRefinement RefinePoles(const FrfSet& set, const std::vector<int>& lines,
-                           const std::vector<std::complex<double>>& poles, int max_iterations) {
+// Levenberg-Marquardt on the poles with fixed `weights`.
+static PoleRefinement Refine(const FrfSet& set, const std::vector<int>& lines,
+                             const std::vector<std::complex<double>>& poles,
+                             const std::vector<double>& weights, bool noise_weighted,
+                             int max_iterations) {
   PoleRefinement out;
   out.poles = poles;
   if (poles.empty()) return out;
-  const std::vector<double> weights = RelativeWeights(set, lines);
   Eigen::MatrixXd J;
   Eigen::VectorXd residual;
   double cost = Project(set, lines, out.poles, weights, &J, &residual);
@@ -132,7 +177,30 @@ PoleRefinement RefinePoles(const FrfSet& set, const std::vector<int>& lines,
     if (!accepted) break;
   }
   out.cost = cost;
+  out.covariance = PoleCovariance(set, lines, out.poles, J, residual, cost, noise_weighted);
   return out;
+}
+
+
+PoleRefinement RefinePoles(const FrfSet& set, const std::vector<int>& lines,
+                           const std::vector<std::complex<double>>& poles, int max_iterations) {
+  const PoleRefinement first =
+      Refine(set, lines, poles, RelativeWeights(set, lines), false, max_iterations);
+  if (first.poles.empty() || set.noise_variance.size() != set.H.size()) return first;
+  // With a noise model, a second fit weighs each line by 1/σ of its noise: the maximum-likelihood
+  // estimate, whose covariance is the one the 1σ reports. (1/|H_measured| weights lean towards the
+  // noise — largest where it happened to lower |H| — and bias a resonance's damping by about 1σ
+  // at 3 % noise.)
+  std::vector<double> noise_weights(lines.size() * 9, 0.0);
+  for (size_t r = 0; r < lines.size(); ++r)
+    for (int e = 0; e < 9; ++e) {
+      const double variance = set.noise_variance[lines[r] * 9 + e];
+      if (set.present[e] && variance > 0.0) noise_weights[r * 9 + e] = 1.0 / std::sqrt(variance);
+    }
+  PoleRefinement second = Refine(set, lines, first.poles, noise_weights, true, max_iterations);
+  second.initial_cost = first.initial_cost;
+  second.iterations += first.iterations;
+  return second;
 }
 
 }  // namespace frfit

@@ -9,6 +9,7 @@
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/report/html_report.h"
+#include "svg_parts.h"
 
 namespace frfit {
 namespace {
@@ -23,9 +24,9 @@ std::string Fmt(const char* format, double v) {
   return buffer;
 }
 
-std::string Px(double v) { return Fmt("%.1f", v); }
-
-std::string DataValue(double v) { return std::isfinite(v) ? FormatDouble(v) : "nan"; }
+using html::Coord;
+using html::Exact;
+using html::PlusMinus;
 
 // Frequency ticks at a round step giving five to ten of them.
 std::vector<double> FrequencyTicks(double lo, double hi) {
@@ -66,13 +67,13 @@ std::string StabilisationDiagramSvg(const EmaResult& r, const std::vector<double
   s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
     << "\" fill=\"#fcfcfd\" stroke=\"#aab2bd\" stroke-width=\"0.8\"/>";
   for (double t : FrequencyTicks(f0, f1)) {
-    s << "<line x1=\"" << Px(x(t)) << "\" x2=\"" << Px(x(t)) << "\" y1=\"" << top << "\" y2=\""
-      << top + ph << "\" stroke=\"#e3e6ea\" stroke-width=\"0.7\"/><text x=\"" << Px(x(t))
+    s << "<line x1=\"" << Coord(x(t)) << "\" x2=\"" << Coord(x(t)) << "\" y1=\"" << top << "\" y2=\""
+      << top + ph << "\" stroke=\"#e3e6ea\" stroke-width=\"0.7\"/><text x=\"" << Coord(x(t))
       << "\" y=\"" << top + ph + 14 << "\" text-anchor=\"middle\">" << Fmt("%g", t) << "</text>";
   }
   const int order_step = orders > 40 ? 10 : orders > 16 ? 5 : orders > 8 ? 2 : 1;
   for (int n = order_step; n <= orders; n += order_step)
-    s << "<text x=\"" << left - 5 << "\" y=\"" << Px(y(n) + 3.5) << "\" text-anchor=\"end\">" << n
+    s << "<text x=\"" << left - 5 << "\" y=\"" << Coord(y(n) + 3.5) << "\" text-anchor=\"end\">" << n
       << "</text>";
   s << "<text x=\"" << left + pw << "\" y=\"" << top + ph + 30
     << "\" text-anchor=\"end\">frequency [Hz]</text>"
@@ -91,12 +92,12 @@ std::string StabilisationDiagramSvg(const EmaResult& r, const std::vector<double
     std::string path;
     for (size_t k = 0; k < magnitude.size() && k < frequency_hz.size(); ++k) {
       if (!(magnitude[k] > 0) || frequency_hz[k] < f0 || frequency_hz[k] > f1) continue;
-      path += (path.empty() ? "M" : "L") + Px(x(frequency_hz[k])) + " " + Px(ym(magnitude[k]));
+      path += (path.empty() ? "M" : "L") + Coord(x(frequency_hz[k])) + " " + Coord(ym(magnitude[k]));
     }
     s << "<path class=\"summed-frf\" d=\"" << (path.empty() ? "M0 0" : path)
       << "\" fill=\"none\" stroke=\"#8a9099\" stroke-width=\"1.2\"/>";
     for (double d = d0; d <= d1; ++d)
-      s << "<text x=\"" << left + pw + 5 << "\" y=\"" << Px(ym(std::pow(10.0, d)) + 3.5) << "\">1e"
+      s << "<text x=\"" << left + pw + 5 << "\" y=\"" << Coord(ym(std::pow(10.0, d)) + 3.5) << "\">1e"
         << Fmt("%.0f", d) << "</text>";
     s << "<text transform=\"translate(" << W - 8 << "," << top + ph / 2
       << ") rotate(90)\" text-anchor=\"middle\">&#931;|H| ["
@@ -104,17 +105,17 @@ std::string StabilisationDiagramSvg(const EmaResult& r, const std::vector<double
   }
   for (size_t k = 0; k < r.modes.size(); ++k) {
     const double xm = x(r.modes[k].mode.frequency_hz);
-    s << "<line class=\"ema-mode\" x1=\"" << Px(xm) << "\" x2=\"" << Px(xm) << "\" y1=\"" << top - 4
+    s << "<line class=\"ema-mode\" x1=\"" << Coord(xm) << "\" x2=\"" << Coord(xm) << "\" y1=\"" << top - 4
       << "\" y2=\"" << top + ph
       << "\" stroke=\"#b71c1c\" stroke-width=\"1\" stroke-dasharray=\"5 3\" data-value=\""
-      << DataValue(r.modes[k].mode.frequency_hz) << "\"/><text x=\"" << Px(xm) << "\" y=\""
+      << Exact(r.modes[k].mode.frequency_hz) << "\"/><text x=\"" << Coord(xm) << "\" y=\""
       << top - 8 << "\" text-anchor=\"middle\">" << k + 1 << "</text>";
   }
   for (const StabilisationPole& p : r.poles) {
     const int c = static_cast<int>(p.stability);
     const bool stable = p.stability == PoleStability::kStable;
     s << "<circle class=\"pole pole-" << ToLetter(p.stability) << "\" cx=\""
-      << Px(x(p.frequency_hz)) << "\" cy=\"" << Px(y(p.order)) << "\" r=\"" << (stable ? 3.2 : 2.6)
+      << Coord(x(p.frequency_hz)) << "\" cy=\"" << Coord(y(p.order)) << "\" r=\"" << (stable ? 3.2 : 2.6)
       << "\" fill=\"" << (p.stability == PoleStability::kNew ? "none" : kPoleColours[c])
       << "\" stroke=\"" << kPoleColours[c] << "\" stroke-width=\"1\"><title>order " << p.order
       << ": " << Fmt("%.4f", p.frequency_hz) << " Hz, " << Fmt("%.3f", 100.0 * p.damping_ratio)
@@ -148,27 +149,31 @@ std::string EmaModesTableHtml(const EmaResult& r) {
     << Fmt("%g", 100 * c.damping_tolerance) << "&#160;%, MAC of the residue "
     << "directions at least " << Fmt("%g", c.min_mac) << "; candidates have 0 &lt; &#950; &lt; "
     << Fmt("%g", 100 * c.max_damping_ratio) << "&#160;%.</p>";
-  s << "<table class=\"ema-modes\"><thead><tr><th>mode</th><th>f [Hz]</th><th>&#950; "
-       "[%]</th><th>stable poles</th>"
-       "<th>from "
-       "order</th><th>contribution</th><th>|&#966;<sub>x</sub>|</th><th>|&#966;<sub>y</sub>|</th>"
+  s << "<table class=\"ema-modes\"><thead><tr><th>mode</th><th>f &#177; 1&#963; [Hz]</th>"
+       "<th>&#950; &#177; 1&#963; [%]</th><th>stable poles</th><th>from order</th>"
+       "<th title=\"share of the measured response the mode accounts for\">explains [%]</th>"
+       "<th title=\"modal phase collinearity: 1 for a real mode\">MPC</th>"
+       "<th title=\"mean phase deviation: 0 for a real mode\">MPD [&#176;]</th>"
+       "<th>|&#966;<sub>x</sub>|</th><th>|&#966;<sub>y</sub>|</th>"
        "<th>|&#966;<sub>z</sub>|</th></tr></thead><tbody>";
   auto cell = [](double v, const std::string& text) {
-    return "<td class=\"num\" data-value=\"" + DataValue(v) + "\">" + text + "</td>";
+    return "<td class=\"num\" data-value=\"" + Exact(v) + "\">" + text + "</td>";
   };
   for (size_t k = 0; k < r.modes.size(); ++k) {
     const EmaMode& m = r.modes[k];
     s << "<tr class=\"ema-mode-row\"><td>" << k + 1 << "</td>"
-      << cell(m.mode.frequency_hz, Fmt("%.4f", m.mode.frequency_hz))
-      << cell(m.mode.damping_ratio, Fmt("%.3f", 100.0 * m.mode.damping_ratio))
+      << cell(m.mode.frequency_hz, Fmt("%.4f", m.mode.frequency_hz) + PlusMinus(m.frequency_sigma_hz))
+      << cell(m.mode.damping_ratio,
+              Fmt("%.3f", 100.0 * m.mode.damping_ratio) + PlusMinus(100.0 * m.damping_sigma))
       << cell(m.stable_poles, std::to_string(m.stable_poles))
       << cell(m.lowest_order, std::to_string(m.lowest_order))
-      << cell(m.contribution, Fmt("%.3g", m.contribution));
+      << cell(m.explained, Fmt("%.1f", 100.0 * m.explained)) << cell(m.mpc, Fmt("%.3f", m.mpc))
+      << cell(m.mpd_deg, Fmt("%.1f", m.mpd_deg));
     for (int i = 0; i < 3; ++i)
       s << cell(std::abs(m.mode.sensor_shape(i)), Fmt("%.3f", std::abs(m.mode.sensor_shape(i))));
     s << "</tr>";
   }
-  if (r.modes.empty()) s << "<tr><td colspan=\"9\">no stable modes in the band</td></tr>";
+  if (r.modes.empty()) s << "<tr><td colspan=\"11\">no stable modes in the band</td></tr>";
   s << "</tbody></table>";
   return s.str();
 }

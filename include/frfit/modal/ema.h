@@ -34,9 +34,24 @@ struct EmaMode {
   Mode mode;             // eigenvalue, frequency_hz, damping_ratio, sensor_shape (no joint shape)
   int stable_poles = 0;  // fully stable poles in its column of the diagram
   int lowest_order = 0;  // the order where it first became stable
-  // How much the modal model's relative misfit grows without this mode (0.5: by half); infinite
-  // for a model that fits exactly.
+  // The selection test (criteria.min_contribution): how much the modal model's misfit grows
+  // without this mode, relative to its misfit with it (0.5: by half). Against the misfit, which is
+  // the noise's, it reads like a signal-to-noise ratio: huge on noise-free data (1e28), where the
+  // misfit is rounding. For people, `explained` is the readable one.
   double contribution = 0.0;
+  // The share of the measured response (the same relative weights) only this mode explains: what
+  // the modal model's misfit grows by without it, over the misfit of a model without any mode. In
+  // [0, 1]; together at most 1 — the rest is what the other modes and the residual terms can take
+  // over when one mode is left out.
+  double explained = 0.0;
+  // 1σ of the frequency (Hz) and damping ratio from the covariance of the output-error fit of the
+  // poles (pole_refinement.h); NaN where the fit did not move the pole (it left the band).
+  double frequency_sigma_hz = std::numeric_limits<double>::quiet_NaN();
+  double damping_sigma = std::numeric_limits<double>::quiet_NaN();
+  // Modal phase collinearity and mean phase deviation (degrees) of the residues of the measured
+  // entries (mode_complexity.h): 1 and 0° for a real mode.
+  double mpc = std::numeric_limits<double>::quiet_NaN();
+  double mpd_deg = std::numeric_limits<double>::quiet_NaN();
   std::array<std::complex<double>, 9> residues{};  // receptance residues R_ij; 0 where absent
 };
 

@@ -133,7 +133,8 @@ TEST_F(EmaCli, TextPrintsTheCriteria) {
   for (const char* text : {"pLSCF (references x, y, z)", "df <= 1 %", "dzeta <= 5 %", "MAC >= 0.98",
                            "0 < zeta < 20 %", "10 stable poles", "contribution >= 20 %"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
-  EXPECT_EQ(Count(r.out, "\n"), 6u) << r.out;  // two header lines, the column names, three modes
+  // Two header lines, the column names, three modes and the line that explains the columns.
+  EXPECT_EQ(Count(r.out, "\n"), 7u) << r.out;
 }
 
 TEST_F(EmaCli, BadInputIsOneErrorLineAndNoFile) {
