@@ -1,11 +1,14 @@
 #include "args.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "frfit/common/error.h"
+#include "frfit/common/warning.h"
 #include "help.h"
 
 namespace frfit::cli {
@@ -123,6 +126,18 @@ double Args::GetDouble(const std::string& name, double fallback) const {
   if (text.empty() || *end != '\0')
     throw Error("frfit " + command_, "--" + name, "expected a number, got '" + text + "'");
   return value;
+}
+
+int Args::GetThreads() const {
+  const long asked = GetInt("threads", 0);
+  if (!Has("threads")) return 0;
+  if (asked < 1) throw Error("frfit " + command_, "--threads", "expected an integer >= 1");
+  const long cores = std::max(1u, std::thread::hardware_concurrency());
+  if (asked <= cores) return static_cast<int>(asked);
+  Warn("frfit " + command_, "--threads",
+       "asked " + std::to_string(asked) + ", using " + std::to_string(cores) +
+           ": the cores this machine has (more threads only wait for each other)");
+  return static_cast<int>(cores);
 }
 
 }  // namespace frfit::cli

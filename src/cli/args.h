@@ -25,6 +25,9 @@ class Args {
   // an empty item ("a.h5," or "a,,b") is an Error, not skipped.
   std::vector<std::string> GetList(const std::string& name) const;
   double GetDouble(const std::string& name, double fallback) const;
+  // --threads: 0 (all cores) when not given; more than the machine has cores is clamped with a
+  // warning line (the extra threads would only wait for each other, slower by up to 10×).
+  int GetThreads() const;
   bool Flag(const std::string& name) const { return flags_.count(name) > 0; }
   const std::vector<std::string>& positional() const { return positional_; }
 

@@ -56,7 +56,7 @@ int RunFit(int argc, char** argv) {
   const std::string backend_given = args.Get("backend", "auto");
   if (!FromString(backend_given, &evaluator_options.backend))
     throw Error("frfit fit", "--backend", "expected cpu, cuda or auto, got '" + backend_given + "'");
-  evaluator_options.threads = static_cast<int>(args.GetInt("threads", 0));
+  evaluator_options.threads = args.GetThreads();
   std::string error;
   if (!evaluator_options.IsValid(&error)) throw Error("frfit fit", "--threads", error);
   const long every = args.GetInt("progress-every", 50);

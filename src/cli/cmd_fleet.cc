@@ -34,7 +34,7 @@ int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
   options.backend_given = args.Get("backend", "auto");
   if (!FromString(options.backend_given, &options.evaluator.backend))
     throw Error("frfit fleet", "--backend", "expected cpu, cuda or auto, got '" + options.backend_given + "'");
-  options.evaluator.threads = static_cast<int>(args.GetInt("threads", 0));
+  options.evaluator.threads = args.GetThreads();
   if (peers) {
     // The ranks of one machine share its cores, and each takes its own GPU there.
     if (options.evaluator.threads == 0)

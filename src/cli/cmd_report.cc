@@ -1,4 +1,5 @@
 // frfit report: one self-contained HTML page from a fit or EMA result file (docs/report.md).
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +35,13 @@ int RunReport(int argc, char** argv) {
   if (!std::filesystem::is_directory(dir))
     throw Error("frfit report", "--out", "expected a path in an existing directory, got '" + out + "'");
   RequireNotAnInput("frfit report", "--out", out, {result});
+  // The page is HTML whatever the name says: a .pdf holding HTML opens as a broken PDF.
+  std::string extension = std::filesystem::path(out).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension != ".html" && extension != ".htm")
+    throw Error("frfit report", "--out",
+                "expected a .html path (the report is one HTML page; for a PDF, print it from a "
+                "browser), got '" + out + "'");
   // An EMA result (frfit ema --out) gets its own page; anything else must be a fit result.
   bool ema = false;
   {

@@ -48,11 +48,13 @@ const std::vector<OptionText> kOptionHelp = {
      "backend"},
     {"backend", "cpu|cuda|auto",
      "evaluator backend (default auto: the GPU when one is usable, and it says which)"},
-    {"threads", "N", "cpu backend threads (default: all cores); results do not depend on it"},
+    {"threads", "N",
+     "cpu backend threads (default: all cores; more are clamped with a warning); results do not "
+     "depend on it"},
     {"simulate.out", "FRF.h5", "the FRF set to write (required)"},
     {"fit.out", "RESULT.h5",
      "the result file to write (docs/file-formats.md); also names the default checkpoint"},
-    {"report.out", "REPORT.html", "the report to write (-o is the same); required"},
+    {"report.out", "REPORT.html", "the report to write, a .html name (-o is the same); required"},
     {"fleet.out", "DIR", "directory of run directories; the run writes DIR/<run-id>/ (required)"},
     {"fleet.threads", "N",
      "cpu backend threads, and threads writing the robots' results and reports (default: all "

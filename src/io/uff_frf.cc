@@ -4,9 +4,12 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "frfit/common/error.h"
+#include "frfit/common/warning.h"
+#include "frfit/frf/frf_format.h"
 #include "frfit/io/uff.h"
 
 namespace frfit::uff {
@@ -201,6 +204,27 @@ void AddCoherences(const std::string& src, const std::vector<Item>& coherences,
                                  " has no coherence record while others have: give one for every "
                                  "FRF, or none");
   set->averages = *averages;
+}
+
+std::string EntryList(const std::vector<int>& entries) {
+  std::string out;
+  for (int e : entries) out += (out.empty() ? "H_" : ", H_") + EntryName(e);
+  return out;
+}
+
+// What the import changed in the numbers, said once each: a unit scaled to SI, and entries whose
+// sign the directions flipped (a record measured along −z, say, enters H_z·· negated).
+void WarnConversions(const std::string& src, const std::map<std::string, std::vector<int>>& scaled,
+                     const std::vector<int>& flipped, FrfFormat format) {
+  for (const auto& [key, entries] : scaled) {
+    const size_t bar = key.rfind('|');
+    Warn(src, "units", EntryList(entries) + ": '" + key.substr(0, bar) + "' scaled by " +
+                           key.substr(bar + 1) + " to " + UnitsOf(format));
+  }
+  if (!flipped.empty())
+    Warn(src, "directions",
+         EntryList(flipped) + ": sign flipped, a negative direction code (response or reference "
+                              "along −x, −y or −z) mapped onto the sensor's + axis");
 }
 
 }  // namespace
@@ -403,6 +427,8 @@ FrfSet ToFrfSet(const File& file, const ToFrfOptions& options) {
   set.H.assign(first.x.size() * 9, {0.0, 0.0});
   std::array<std::string, 9> owner;
   std::string records;
+  std::map<std::string, std::vector<int>> scaled;  // "units|factor" → entries
+  std::vector<int> flipped;
   for (size_t k = 0; k < used.size(); ++k) {
     const auto& it = used[k];
     auto axis = [&](int code, const char* which) {
@@ -425,7 +451,10 @@ FrfSet ToFrfSet(const File& file, const ToFrfOptions& options) {
     const double factor = si * sj * scale[k];
     for (size_t l = 0; l < first.x.size(); ++l) set.H[l * 9 + e] = factor * it.f->y[l];
     records += (records.empty() ? "" : ",") + std::to_string(it.record);
+    if (scale[k] != 1.0) scaled[it.f->ordinate.units + "|" + FormatDouble(scale[k])].push_back(e);
+    if (si * sj < 0) flipped.push_back(e);
   }
+  WarnConversions(src, scaled, flipped, *format);
   AddCoherences(src, coherences, used, options, first, &set);
   set.provenance = {{"source_file", src},
                     {"source_format", "UFF dataset 58"},

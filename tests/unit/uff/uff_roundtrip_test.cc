@@ -9,6 +9,7 @@
 #include <random>
 
 #include "frfit/common/error.h"
+#include "frfit/common/warning.h"
 #include "frfit/io/uff.h"
 
 namespace frfit::uff {
@@ -292,6 +293,24 @@ TEST(UffUnits, DetectionScaleAndOverride) {
   auto time = Records();
   time[0].abscissa = {17, 0, 0, 0, "Time", "s"};
   EXPECT_NE(ErrorOf([&] { Build(time); }).find("record 1.record 8: abscissa is time"), std::string::npos);
+}
+
+// The import says what it changed in the numbers: a unit scaled to SI, a sign flipped by a
+// negative direction code, each one warning line naming the entries.
+TEST(UffImport, ScalingAndSignFlipsAreWarnings) {
+  std::vector<std::string> lines;
+  const WarningSink previous = SetWarningSink([&](const std::string& l) { lines.push_back(l); });
+  auto r = Records();
+  Build(r);
+  EXPECT_TRUE(lines.empty()) << lines.front();  // SI units, positive directions: nothing to say
+  for (auto& f : r) f.ordinate = {12, 1, 0, 0, "Acceleration", "g"};
+  r[1].response_direction = -1;  // H_xz with response in −x
+  Build(r);
+  SetWarningSink(previous);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("m.uff: units: H_xx, H_xz"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("'g' scaled by 9.80665 to m/s^2/N"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("m.uff: directions: H_xz: sign flipped"), std::string::npos) << lines[1];
 }
 
 }  // namespace
