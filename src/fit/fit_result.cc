@@ -1,5 +1,6 @@
 #include "frfit/fit/fit_result.h"
 
+#include <charconv>
 #include <cmath>
 
 #include "frfit/common/error.h"
@@ -257,7 +258,11 @@ FitResult ReadFitResultSummary(const std::string& path) {
   r.frfit_version = f.GetAttribute("/", "frfit_version");
   r.model_name = f.GetAttribute("/", "model");
   r.model_file = f.GetAttribute("/", "model_file");
-  r.seed = std::stoull(f.GetAttribute("/", "seed"));
+  // Digits only: std::stoull would throw a bare std::invalid_argument and read "-1" as 2^64 - 1.
+  const std::string seed = f.GetAttribute("/", "seed");
+  const auto [end, status] = std::from_chars(seed.data(), seed.data() + seed.size(), r.seed);
+  if (seed.empty() || status != std::errc() || end != seed.data() + seed.size())
+    throw Error(path, "/@seed", "expected an unsigned 64-bit integer, got '" + seed + "'");
   r.backend_given = f.GetAttribute("/", "backend_given");
   r.backend_used = f.GetAttribute("/", "backend_used");
   r.termination = f.GetAttribute("/", "termination");
@@ -268,7 +273,7 @@ FitResult ReadFitResultSummary(const std::string& path) {
   if (r.parameters.size() != r.parameter_names.size())
     throw Error(path, "/parameters/values", "expected one value per name");
   r.cost = ReadScalar(f, "/summary/cost");
-  r.evaluations = static_cast<std::int64_t>(ReadScalar(f, "/summary/evaluations"));
+  r.evaluations = f.ToInt64(ReadScalar(f, "/summary/evaluations"), "/summary/evaluations");
   r.wall_seconds = ReadScalar(f, "/summary/wall_seconds");
   if (f.Exists("/identifiability")) r.identifiability = ReadIdentifiability(f, "/identifiability");
   return r;

@@ -67,7 +67,7 @@ Identifiability ReadIdentifiability(const Hdf5File& f, const std::string& g) {
     if (v.size() != 1) throw Error(f.path(), g + "/" + name, "expected one value");
     return v[0];
   };
-  id.residuals = static_cast<int>(scalar("residuals"));
+  id.residuals = f.ToInt(scalar("residuals"), g + "/residuals");
   id.cost = scalar("cost");
   id.sigma2 = scalar("sigma2");
   id.condition_number = scalar("condition_number");

@@ -85,8 +85,14 @@ ModelCheck ReadModelCheck(const Hdf5File& f, const std::string& g) {
   c.has_noise_model = verdict != "unchecked";
   c.noise_source = f.GetAttribute(g, "noise_source");
   std::vector<hsize_t> dims;
-  c.reduced_chi2 = f.ReadDoubles(g + "/reduced_chi2", 1, &dims).at(0);
-  c.degrees_of_freedom = static_cast<int>(f.ReadDoubles(g + "/degrees_of_freedom", 1, &dims).at(0));
+  // One value each, refused otherwise (at(0) of an empty dataset threw a bare std::out_of_range).
+  auto scalar = [&](const std::string& name) {
+    const std::vector<double> v = f.ReadDoubles(g + "/" + name, 1, &dims);
+    if (v.size() != 1) throw Error(f.path(), g + "/" + name, "expected one value");
+    return v[0];
+  };
+  c.reduced_chi2 = scalar("reduced_chi2");
+  c.degrees_of_freedom = f.ToInt(scalar("degrees_of_freedom"), g + "/degrees_of_freedom");
   c.reasons = f.ReadStrings(g + "/reasons");
   auto rows = [&](const std::string& name, size_t count) {
     const std::vector<double> v = f.ReadDoubles(g + "/" + name, 2, &dims);

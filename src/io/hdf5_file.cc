@@ -2,8 +2,11 @@
 
 #include <hdf5_hl.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "frfit/common/error.h"
 #include "frfit/io/atomic_file.h"
@@ -33,6 +36,38 @@ hid_t UntimedCreationList(hid_t list_class) {
   const hid_t list = H5Pcreate(list_class);
   if (list >= 0) H5Pset_obj_track_times(list, 0);
   return list;
+}
+
+// Compressed data (h5py's gzip) can hold more values than its stored bytes: deflate's best ratio
+// is 1032:1 (zlib's technical notes), so a dataset may claim at most this many times its stored
+// bytes. Uncompressed data, what frfit writes, holds exactly its stored bytes.
+constexpr hsize_t kMaxStoredExpansion = 1100;
+
+// The number of values a dataset of shape `dims` holds, each `element_bytes` in the file, refused
+// unless the file stores them. A damaged dataspace can claim 2^60 values of a 30 KB file, a
+// damaged type 4 GB per value: reading them would allocate without bound (HDF5's conversion
+// buffer too: seconds of work before it fails), and a product of dimensions that wraps around
+// would size a buffer that HDF5 then overruns.
+size_t StoredValueCount(hid_t file, hid_t set, const std::vector<hsize_t>& dims,
+                        size_t element_bytes, const std::string& path, const std::string& dataset) {
+  std::string shape;
+  for (hsize_t d : dims) shape += "[" + std::to_string(d) + "]";
+  const std::string damaged = "shape " + shape + " of " + std::to_string(element_bytes) +
+                              "-byte values is more than the file stores (truncated or damaged file?)";
+  size_t count = 1;
+  for (hsize_t d : dims) {
+    if (d != 0 && count > std::numeric_limits<size_t>::max() / d) throw Error(path, dataset, damaged);
+    count *= static_cast<size_t>(d);
+  }
+  if (count == 0) return 0;
+  element_bytes = std::max<size_t>(element_bytes, 1);
+  if (count > std::numeric_limits<size_t>::max() / element_bytes) throw Error(path, dataset, damaged);
+  hsize_t file_bytes = 0;
+  const hsize_t stored = H5Dget_storage_size(set);
+  if (H5Fget_filesize(file, &file_bytes) < 0 || stored > file_bytes ||
+      count * element_bytes / kMaxStoredExpansion > stored)
+    throw Error(path, dataset, damaged);
+  return count;
 }
 
 void WriteNumbers(hid_t file, const std::string& path, const std::string& dataset,
@@ -159,23 +194,29 @@ void Hdf5File::WriteStrings(const std::string& dataset, const std::vector<std::s
 std::vector<double> Hdf5File::ReadDoubles(const std::string& dataset, int expected_rank,
                                           std::vector<hsize_t>* dims) const {
   if (!Exists(dataset)) throw Error(path_, dataset, "missing dataset");
-  int rank = 0;
-  if (H5LTget_dataset_ndims(file_, dataset.c_str(), &rank) < 0)
-    throw Error(path_, dataset, "cannot read dataset (truncated file?)");
+  Handle set{H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), H5Dclose};
+  if (set.id < 0) throw Error(path_, dataset, "cannot read dataset (truncated file?)");
+  Handle space{H5Dget_space(set.id), H5Sclose};
+  const int rank = space.id < 0 ? -1 : H5Sget_simple_extent_ndims(space.id);
+  if (rank < 0) throw Error(path_, dataset, "cannot read dataset shape (truncated file?)");
   if (rank != expected_rank)
     throw Error(path_, dataset, "expected a " + std::to_string(expected_rank) +
                                     "-dimensional dataset, got " + std::to_string(rank));
   dims->assign(rank, 0);
-  H5T_class_t type_class;
-  size_t type_size;
-  if (H5LTget_dataset_info(file_, dataset.c_str(), dims->data(), &type_class, &type_size) < 0)
+  if (H5Sget_simple_extent_dims(space.id, dims->data(), nullptr) < 0)
     throw Error(path_, dataset, "cannot read dataset shape (truncated file?)");
-  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER)
+  Handle type{H5Dget_type(set.id), H5Tclose};
+  const H5T_class_t type_class = type.id < 0 ? H5T_NO_CLASS : H5Tget_class(type.id);
+  const size_t element_bytes = type.id < 0 ? 0 : H5Tget_size(type.id);
+  // Integers and floating-point numbers are 1 to 16 bytes (a long double): any other size is a
+  // damaged type, and converting values of it costs HDF5 a buffer of that many bytes per value.
+  if ((type_class != H5T_FLOAT && type_class != H5T_INTEGER) || element_bytes < 1 ||
+      element_bytes > 16)
     throw Error(path_, dataset, "expected numbers");
-  size_t count = 1;
-  for (hsize_t d : *dims) count *= d;
+  const size_t count = StoredValueCount(file_, set.id, *dims, element_bytes, path_, dataset);
   std::vector<double> values(count);
-  if (count > 0 && H5LTread_dataset_double(file_, dataset.c_str(), values.data()) < 0)
+  if (count > 0 &&
+      H5Dread(set.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
     throw Error(path_, dataset, "cannot read dataset values (truncated or damaged file?)");
   return values;
 }
@@ -184,12 +225,27 @@ std::vector<std::int64_t> Hdf5File::ReadInts(const std::string& dataset, int exp
                                              std::vector<hsize_t>* dims) const {
   const std::vector<double> values = ReadDoubles(dataset, expected_rank, dims);
   std::vector<std::int64_t> out;
-  for (double v : values) {
-    if (v != static_cast<double>(static_cast<std::int64_t>(v)))
-      throw Error(path_, dataset, "expected integers");
-    out.push_back(static_cast<std::int64_t>(v));
-  }
+  for (double v : values) out.push_back(ToInt64(v, dataset));
   return out;
+}
+
+std::int64_t Hdf5File::ToInt64(double value, const std::string& dataset) const {
+  // Casting a double outside int64's range (or NaN) is undefined: check first. 2^63 is the
+  // smallest double above the range; every double below it and from -2^63 on fits.
+  constexpr double kLimit = 9223372036854775808.0;
+  if (!(value >= -kLimit && value < kLimit) || value != std::floor(value))
+    throw Error(path_, dataset, "expected integers, got " + FormatDouble(value));
+  return static_cast<std::int64_t>(value);
+}
+
+int Hdf5File::ToInt(double value, const std::string& dataset) const {
+  if (!(value >= std::numeric_limits<int>::min() && value <= std::numeric_limits<int>::max()) ||
+      value != std::floor(value))
+    throw Error(path_, dataset,
+                "expected an integer from " + std::to_string(std::numeric_limits<int>::min()) +
+                    " to " + std::to_string(std::numeric_limits<int>::max()) + ", got " +
+                    FormatDouble(value));
+  return static_cast<int>(value);
 }
 
 std::vector<std::string> Hdf5File::ReadStrings(const std::string& dataset) const {
@@ -204,6 +260,7 @@ std::vector<std::string> Hdf5File::ReadStrings(const std::string& dataset) const
   Handle file_type{H5Dget_type(set.id), H5Tclose};
   if (H5Tget_class(file_type.id) != H5T_STRING || H5Tis_variable_str(file_type.id) <= 0)
     throw Error(path_, dataset, "expected variable-length strings");
+  StoredValueCount(file_, set.id, {n}, H5Tget_size(file_type.id), path_, dataset);
   Handle type{H5Tcopy(H5T_C_S1), H5Tclose};
   H5Tset_size(type.id, H5T_VARIABLE);
   H5Tset_cset(type.id, H5Tget_cset(file_type.id));  // HDF5 does not convert between charsets
@@ -248,7 +305,11 @@ std::string Hdf5File::GetAttribute(const std::string& object, const std::string&
     H5free_memory(text);
     return value;
   }
+  // A fixed-length string is stored whole in the file: a longer one is a damaged size.
   const size_t size = H5Tget_size(type.id);
+  hsize_t file_bytes = 0;
+  if (size == 0 || H5Fget_filesize(file_, &file_bytes) < 0 || size > file_bytes)
+    throw Error(path_, object + "@" + name, "cannot read attribute (damaged file?)");
   Handle memtype{H5Tcopy(H5T_C_S1), H5Tclose};
   H5Tset_size(memtype.id, size + 1);
   std::string value(size + 1, '\0');

@@ -1,8 +1,12 @@
 #include "frfit/io/yaml_reader.h"
 
+#include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion (not in yaml.h)
+
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
@@ -19,7 +23,62 @@ std::string JoinPath(const std::string& path, size_t index) {
 
 namespace {
 
-// Every mapping of the document, depth first, without recursion (a document may nest deeply).
+// What a document may expand to, aliases followed (every reader follows them: an aliased node is
+// read once per reference). A "billion laughs" text of a few hundred bytes nests aliases nine deep
+// and expands to 10^9 nodes; a walk over it never ends. A text without aliases expands to no more
+// nodes than twice its bytes (the densest, `[:,:,…]`, has three nodes in two bytes), so twice the
+// size in bytes lets every such document through, however large, and aliases at most double the
+// work of reading; the floor of 1 000 000 nodes (about 10 MB of YAML without aliases, a
+// fraction of a second to walk) leaves room for any sane use of anchors in a small file: the
+// bundled models, configurations and manifests have at most a few hundred nodes.
+constexpr size_t kMinNodeBudget = 1000000;
+// Nesting, aliases followed. yaml-cpp's parser stops at a depth of its own (its recursion); an
+// alias of a deep node inside another deep node nests deeper than any text, and code that walks
+// a document recursively (yaml-cpp's emitter, which frfit-make-fleet uses on models) would
+// overflow the stack. Far deeper than any frfit file (a model nests 5 deep), as for URDF's XML.
+constexpr int kMaxYamlDepth = 256;
+
+std::string DepthMessage() {
+  return "expected YAML nested at most " + std::to_string(kMaxYamlDepth) +
+         " deep (aliases followed); this document nests deeper (not read)";
+}
+
+// Walks the document as a reader would, every alias followed, counting the nodes it reaches and
+// stopping at the first node past the budget or past the depth: the walk itself is linear in the
+// work allowed. Runs before anything else walks the document (RequireUniqueKeys, the readers).
+void RequireBoundedExpansion(const YAML::Node& root, size_t text_bytes, const std::string& source) {
+  const size_t budget = std::max(kMinNodeBudget, 2 * text_bytes);
+  size_t reached = 1;
+  std::vector<std::pair<YAML::Node, int>> pending = {{root, 1}};
+  auto reach = [&](const YAML::Node& node, int depth) {
+    if (++reached > budget)
+      throw Error(source, "",
+                  "expected a document whose aliases expand to at most " + std::to_string(budget) +
+                      " nodes; this one expands to more (nested aliases: a 'billion laughs' "
+                      "document?) (not read)");
+    if (depth > kMaxYamlDepth) {
+      const int line = node.Mark().line;
+      throw Error(source, line >= 0 ? "line " + std::to_string(line + 1) : "", DepthMessage());
+    }
+    pending.emplace_back(node, depth);
+  };
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    if (node.IsSequence()) {
+      for (const auto& item : node) reach(item, depth + 1);
+    } else if (node.IsMap()) {
+      for (const auto& item : node) {  // keys too: a key may be a collection, or an alias of one
+        reach(item.first, depth + 1);
+        reach(item.second, depth + 1);
+      }
+    }
+  }
+}
+
+// Every mapping of the document, depth first, without recursion (a document may nest deeply): its
+// keys text (a list or mapping as a key, `[a, b]: 1` or `? {a: 1}`, made the readers' key lookups
+// throw yaml-cpp's bare "bad conversion"), each given once.
 void RequireUniqueKeys(const YAML::Node& root, const std::string& source) {
   std::vector<std::pair<YAML::Node, std::string>> pending = {{root, ""}};
   while (!pending.empty()) {
@@ -32,6 +91,10 @@ void RequireUniqueKeys(const YAML::Node& root, const std::string& source) {
       for (const auto& item : node) {
         const std::string key = item.first.IsScalar() ? item.first.Scalar() : "";
         const int line = item.first.Mark().line + 1;
+        if (item.first.IsSequence() || item.first.IsMap())
+          throw Error(source, (path.empty() ? "" : path + " ") + "(line " + std::to_string(line) + ")",
+                      std::string("expected text keys in a mapping, got a ") +
+                          (item.first.IsMap() ? "mapping" : "list") + " as a key");
         if (item.first.IsScalar()) {
           const auto [it, fresh] = first_line.emplace(key, line);
           if (!fresh)
@@ -51,10 +114,14 @@ YAML::Node YamlReader::LoadText(const std::string& text, const std::string& sour
   YAML::Node root;
   try {
     root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // The parser's own limit (deeper than kMaxYamlDepth): the same message as a deep alias.
+    throw Error(source, "line " + std::to_string(e.mark.line + 1), DepthMessage());
   } catch (const YAML::Exception& e) {
     throw Error(source, "",
                 "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): " + e.msg);
   }
+  RequireBoundedExpansion(root, text.size(), source);
   RequireUniqueKeys(root, source);
   return root;
 }

@@ -95,6 +95,10 @@ UrdfScan CheckUrdfText(const std::string& urdf_path, const std::string& text) {
     throw Error(urdf_path, "line " + std::to_string(scan.depth_exceeded_at_line),
                 "expected XML elements nested at most " + std::to_string(kMaxUrdfDepth) +
                     " deep; this document nests deeper (not read)");
+  if (scan.percent_at_line > 0)
+    throw Error(urdf_path, "line " + std::to_string(scan.percent_at_line),
+                "expected no '%' in attribute values (file names aside): liburdfdom passes some "
+                "of them to printf as its format, where '%' reads or writes memory (not read)");
   for (const auto& [link, values] : scan.inertial) {
     const std::string field = "link[" + link + "].inertial";
     const auto mass = values.find("mass");

@@ -1,12 +1,35 @@
 #include "urdf_scan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace frfit {
 namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// '%' in an attribute value as the XML parser will hand it on: written, or as a numeric
+// character reference (&#37; &#037; &#x25; &#X25;).
+bool HoldsPercent(std::string_view value) {
+  if (value.find('%') != std::string_view::npos) return true;
+  for (size_t at = value.find("&#"); at != std::string_view::npos; at = value.find("&#", at + 2)) {
+    size_t i = at + 2;
+    const bool hex = i < value.size() && (value[i] == 'x' || value[i] == 'X');
+    if (hex) ++i;
+    unsigned long code = 0;
+    bool digits = false;
+    for (; i < value.size() && value[i] != ';' && code <= 0x10FFFF; ++i) {
+      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(value[i])));
+      const int digit = c >= '0' && c <= '9' ? c - '0' : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (digit < 0) break;
+      code = code * (hex ? 16 : 10) + static_cast<unsigned long>(digit);
+      digits = true;
+    }
+    if (digits && code == '%') return true;
+  }
+  return false;
+}
 
 struct Element {
   std::string name;
@@ -78,6 +101,8 @@ UrdfScan ScanUrdf(std::string_view text, int max_depth) {
               const size_t end = text.find(quote, i);
               const size_t stop = end == std::string_view::npos ? n : end;
               attributes[key] = std::string(text.substr(i, stop - i));
+              if (scan.percent_at_line == 0 && key != "filename" && HoldsPercent(attributes[key]))
+                scan.percent_at_line = line_at(i);
               i = std::min(n, stop + 1);
             }
           } else if (key.empty()) {

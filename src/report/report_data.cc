@@ -158,9 +158,11 @@ ReportData ReadReportData(const std::string& path) {
   const std::vector<double> step = Vector(f, "/history/step", nh);
   const std::vector<double> evaluations = Vector(f, "/history/evaluations", nh);
   const std::vector<double> best = Vector(f, "/history/best_cost", nh);
+  // ToInt: a damaged number must be refused, not cast (undefined beyond the integer's range).
   for (size_t i = 0; i < nh; ++i)
-    d.history.push_back({static_cast<int>(cycle[i]), static_cast<int>(phase[i]),
-                         static_cast<int>(step[i]), static_cast<std::int64_t>(evaluations[i]), best[i]});
+    d.history.push_back({f.ToInt(cycle[i], "/history/cycle"), f.ToInt(phase[i], "/history/phase"),
+                         f.ToInt(step[i], "/history/step"),
+                         f.ToInt64(evaluations[i], "/history/evaluations"), best[i]});
 
   for (const std::string& name : f.Children("/postures")) d.postures.push_back(ReadPosture(f, name));
   d.has_identifiability = f.Exists("/identifiability");

@@ -39,11 +39,16 @@ class Hdf5File {
   void WriteInts(const std::string& dataset, const std::vector<hsize_t>& dims,
                  const std::int64_t* data);
   void WriteStrings(const std::string& dataset, const std::vector<std::string>& values);
-  // Reads a dataset; its shape must match `expected_rank` (dims returned).
+  // Reads a dataset; its shape must match `expected_rank` (dims returned). A shape that claims
+  // more values than the file stores is refused before anything is allocated for them.
   std::vector<double> ReadDoubles(const std::string& dataset, int expected_rank,
                                   std::vector<hsize_t>* dims) const;
   std::vector<std::int64_t> ReadInts(const std::string& dataset, int expected_rank,
                                      std::vector<hsize_t>* dims) const;
+  // A value read from `dataset` as an integer: a whole number within the type's range, else
+  // Error naming the dataset (casting any other double is undefined behaviour).
+  std::int64_t ToInt64(double value, const std::string& dataset) const;
+  int ToInt(double value, const std::string& dataset) const;
   std::vector<std::string> ReadStrings(const std::string& dataset) const;
 
   // String attributes on an object ("/" for the file).

@@ -13,9 +13,11 @@ namespace frfit {
 
 class YamlReader {
  public:
-  // Parses `path`; a missing file, a directory, a syntax error or a key given twice in one
-  // mapping (YAML forbids it; yaml-cpp would keep both, and readers disagree on which wins)
-  // throws Error naming the file.
+  // Parses `path`; a missing file, a directory, a syntax error, a key given twice in one
+  // mapping (YAML forbids it; yaml-cpp would keep both, and readers disagree on which wins), a
+  // document whose aliases expand past max(1 000 000, 2 × its bytes) nodes (a "billion laughs"
+  // bomb) or one nested more than 256 deep, aliases followed, throws Error naming the file.
+  // Every YAML input of frfit is read through here (docs/input-checks.md).
   static YAML::Node LoadFile(const std::string& path);
   // The same for text held in memory; `source` names it in messages.
   static YAML::Node LoadText(const std::string& text, const std::string& source);

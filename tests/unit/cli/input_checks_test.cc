@@ -136,6 +136,15 @@ std::vector<BadInput> Cases() {
        },
        {"info", "--model", "{dir}/model_urdf.yaml"},
        "expected XML elements nested at most 256 deep"},
+      {"UrdfPercentInAttribute",
+       [](const std::string& d) {
+         // liburdfdom would hand this origin (it does not parse) to printf as its format.
+         Edited(kData + "robot.urdf", d + "/robot.urdf", "<origin xyz=\"0 0 0\" rpy=\"0 0 0\"/>",
+                "<origin xyz=\"0 0 %s%n\" rpy=\"0 0 0\"/>");
+         Copy(kData + "model_urdf.yaml", d + "/model_urdf.yaml");
+       },
+       {"info", "--model", "{dir}/model_urdf.yaml"},
+       "robot.urdf: line 14: expected no '%' in attribute values (file names aside)"},
       {"UrdfGivenAsModel", nothing, {"info", "--model", kData + "robot.urdf"}, "write an overlay"},
       {"XacroGivenAsModel",
        [](const std::string& d) { Copy(kData + "robot.urdf", d + "/robot.urdf.xacro"); },
@@ -151,6 +160,47 @@ std::vector<BadInput> Cases() {
        },
        {"info", "--model", "{dir}/model_urdf.yaml"},
        "expected a joint that moves on its own"},
+      // --- documents that expand or nest without bound
+      // ---------------------------------------------
+      {"BillionLaughsModel",
+       [](const std::string& d) {
+         // Nine levels of nine aliases: 540 bytes that expand to 9^10 (3.5 billion) nodes.
+         std::string bomb = "lol0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+         for (int k = 1; k < 10; ++k) {
+           const std::string alias = "*a" + std::to_string(k - 1);
+           bomb += "lol" + std::to_string(k) + ": &a" + std::to_string(k) + " [" + alias;
+           for (int i = 1; i < 9; ++i) bomb += ", " + alias;
+           bomb += "]\n";
+         }
+         Edited(kData + "model.yaml", d + "/model.yaml", "name: paper_3dof\n",
+                "name: paper_3dof\n" + bomb);
+       },
+       {"simulate", "--model", "{dir}/model.yaml", "--posture", "milling", "--params",
+        kData + "params_table1.yaml", "--band", "1:2:1", "--out", "{dir}/frf.h5"},
+       "expected a document whose aliases expand to at most 1000000 nodes"},
+      {"FlowNested100000Deep",
+       [](const std::string& d) {
+         Edited(kData + "fit.yaml", d + "/fit.yaml", "parameters:\n",
+                "description: " + std::string(100000, '[') + std::string(100000, ']') +
+                    "\nparameters:\n");
+       },
+       {"fit", "--model", kData + "model.yaml", "--frf", kData + "frf_milling_inertance.h5",
+        "--config", "{dir}/fit.yaml"},
+       "expected YAML nested at most 256 deep (aliases followed)"},
+      {"AliasesNested300Deep",
+       [](const std::string& d) {
+         // Each anchor nests the previous one 100 deep: 300 levels from 800 bytes of text
+         // (yaml-cpp's parser stops near 500 levels of text, not of aliases).
+         std::string chain = "n0: &n0 x\n";
+         for (int k = 1; k <= 3; ++k)
+           chain += "n" + std::to_string(k) + ": &n" + std::to_string(k) + " " +
+                    std::string(100, '[') + "*n" + std::to_string(k - 1) + std::string(100, ']') +
+                    "\n";
+         Edited(kData + "params_table1.yaml", d + "/p.yaml", "parameters:\n", chain + "parameters:\n");
+       },
+       {"modal", "--model", kData + "model.yaml", "--posture", "milling", "--params",
+        "{dir}/p.yaml"},
+       "this document nests deeper (not read)"},
       // --- ambiguity
       // ----------------------------------------------------------------------------------
       {"DuplicateKeyInModel",
@@ -240,7 +290,11 @@ std::string Substitute(std::string text, const std::string& dir) {
   return text;
 }
 
-class InputChecks : public test::TempDirTest, public ::testing::WithParamInterface<BadInput> {};
+class InputChecks : public test::TempDirTest, public ::testing::WithParamInterface<BadInput> {
+ protected:
+  // Far above what any case takes (well under a second), even on a busy machine.
+  static constexpr int kSecondsPerCase = 60;
+};
 
 TEST_P(InputChecks, RefusedOnOneLineWithNothingWritten) {
   const BadInput& c = GetParam();
@@ -253,7 +307,12 @@ TEST_P(InputChecks, RefusedOnOneLineWithNothingWritten) {
     before[e.path().filename()] = test::ReadText(e.path());
   std::vector<std::string> args;
   for (const std::string& a : c.args) args.push_back(Substitute(a, dir));
-  const test::CliResult r = Run(args);
+  // Refused at once: a bad input is small, and one that expands without bound (nested YAML
+  // aliases) must not be worked through. timeout(1) kills a command that hangs: status 137.
+  const test::CliResult r = test::RunShell("timeout -s KILL " + std::to_string(kSecondsPerCase) +
+                                               " " + test::CliCommand(args),
+                                           Path("stdout.txt"), Path("stderr.txt"));
+  EXPECT_NE(r.status, 137) << "not refused within " << kSecondsPerCase << " s";
   EXPECT_NE(r.status, 0);
   EXPECT_GT(r.status, 0) << "killed by a signal";
   EXPECT_TRUE(r.out.empty()) << r.out;
