@@ -9,6 +9,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/model/model_yaml.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/output_path.h"
 #include "frfit/io/uff.h"
@@ -37,7 +38,8 @@ nlohmann::ordered_json Entries(const FrfSet& set) {
 }  // namespace
 
 int RunConvert(int argc, char** argv) {
-  const Args args("convert", argc, argv, {"posture", "sensor-node", "format", "mapping", "averages"},
+  const Args args("convert", argc, argv,
+                  {"posture", "model", "sensor-node", "format", "mapping", "averages"},
                   {"binary", "json"}, 2);
   const std::string cmd = "frfit convert";
   if (args.positional().size() != 2)
@@ -65,11 +67,17 @@ int RunConvert(int argc, char** argv) {
   if (from == Kind::kUff) {
     if (args.Flag("binary"))
       throw Error(cmd, "--binary", "only applies when writing UFF (HDF5 → UFF)");
-    if (!args.Has("posture"))
-      throw Error(cmd, "--posture", "missing (required when converting to HDF5: the FRF set names "
-                                    "the model posture it was measured at)");
     uff::ToFrfOptions options;
-    options.posture = args.Get("posture");
+    options.posture = args.Get("posture", "");  // a fit needs it; ema and report do not
+    if (args.Has("model")) {
+      if (options.posture.empty())
+        throw Error(cmd, "--model", "checks the --posture given; give --posture too");
+      const Model model = LoadModel(args.Get("model"));
+      if (model.FindPosture(options.posture) < 0)
+        throw Error(cmd, "--posture", "model '" + model.name + "' (" + args.Get("model") +
+                                          ") has no posture '" + options.posture + "' (it has " +
+                                          model.PostureNames() + ")");
+    }
     options.format = format;
     if (args.Has("mapping")) options.mapping = uff::ReadMapping(args.Get("mapping"));
     if (args.Has("averages")) {
@@ -88,6 +96,8 @@ int RunConvert(int argc, char** argv) {
       throw Error(cmd, "--averages", "only applies when reading UFF (UFF → HDF5)");
     if (args.Has("mapping"))
       throw Error(cmd, "--mapping", "only applies when reading UFF (UFF → HDF5)");
+    if (args.Has("model"))
+      throw Error(cmd, "--model", "only applies when reading UFF (UFF → HDF5)");
     set = ReadFrfSet(in);
     if (args.Has("posture") && args.Get("posture") != set.posture)
       throw Error(in, "posture", "the FRF set is for posture '" + set.posture + "', not '" +
@@ -105,7 +115,9 @@ int RunConvert(int argc, char** argv) {
     std::printf("%s\n", report.dump().c_str());
   } else {
     std::fprintf(stderr, "wrote %s: %d lines, %s (%s), posture %s\n", out.c_str(), set.num_lines(),
-                 ToString(set.format).c_str(), UnitsOf(set.format).c_str(), set.posture.c_str());
+                 ToString(set.format).c_str(), UnitsOf(set.format).c_str(),
+                 set.posture.empty() ? "not named (a fit needs one: convert again with --posture NAME)"
+                                     : set.posture.c_str());
   }
   return 0;
 }

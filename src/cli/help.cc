@@ -27,7 +27,10 @@ const std::vector<OptionText> kOptionHelp = {
      "fit configuration (docs/fit-config.md); default: the built-in settings"},
     {"posture", "NAME", "a posture of the model"},
     {"convert.posture", "NAME",
-     "the model posture the measurement was taken at (UFF -> HDF5, required)"},
+     "the model posture the measurement was taken at (UFF -> HDF5; a fit needs it, ema and "
+     "report do not; HDF5 -> UFF: must match the set's)"},
+    {"convert.model", "M.yaml",
+     "UFF -> HDF5: check that the model has --posture before writing"},
     {"q", "z2=70,...",
      "coordinates (degrees, metres) set on top of --posture, or on zeros without it"},
     {"params", "P.yaml|R.h5",

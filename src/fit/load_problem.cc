@@ -20,8 +20,15 @@ Problem LoadProblem(std::shared_ptr<const Model> model, const std::vector<std::s
         Warn(file, "/provenance@model",
              "the FRFs were synthesised from model '" + value + "', this fit uses model '" +
                  model->name + "' (" + model->source + ")");
+    if (measured.posture.empty())
+      throw Error(file, "/@posture",
+                  "names no posture (converted without --posture): give the posture it was "
+                  "measured at, frfit convert IN.uff OUT.h5 --posture NAME (model '" +
+                      model->name + "' has " + model->PostureNames() + ")");
     if (model->FindPosture(measured.posture) < 0)
-      throw Error(file, "/@posture", "model '" + model->name + "' has no posture '" + measured.posture + "'");
+      throw Error(file, "/@posture", "model '" + model->name + "' has no posture '" +
+                                         measured.posture + "' (it has " +
+                                         model->PostureNames() + ")");
     for (const ProblemPosture& other : problem.postures)
       if (other.posture.name == measured.posture)
         throw Error(file, "/@posture", "posture '" + measured.posture + "' is already given by " + other.source);

@@ -55,6 +55,12 @@ int Model::FindCoordinate(const std::string& n) const {
   return -1;
 }
 
+std::string Model::PostureNames() const {
+  std::string names;
+  for (const PostureSpec& p : postures) names += (names.empty() ? "" : ", ") + p.name;
+  return names.empty() ? "none" : names;
+}
+
 const PostureSpec& Model::posture(const std::string& n) const {
   const int index = FindPosture(n);
   if (index < 0) {

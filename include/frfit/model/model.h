@@ -134,6 +134,8 @@ struct Model {
   int FindCoordinate(const std::string& name) const;
   int FindFrame(const std::string& name) const;
   int FindPosture(const std::string& name) const;
+  // "milling, reach, folded": the named postures, for messages that ask for one.
+  std::string PostureNames() const;
   int FindParameter(const std::string& name) const;
   const PostureSpec& posture(const std::string& name) const;  // throws Error naming the model
   std::vector<double> InitialParameters() const;

@@ -70,6 +70,31 @@ TEST_F(UffCli, FitDrivenFromUff) {
   }
 }
 
+// A UFF converted without --posture serves the steps that need none (ema, report); a fit refuses
+// it naming the option to give and the model's postures; --model checks a posture at conversion.
+TEST_F(UffCli, PostureIsNeededByAFitOnly) {
+  ASSERT_EQ(Run({"convert", kFrf, Path("m.uff"), "--binary"}).status, 0);
+  Result r = Run({"convert", Path("m.uff"), Path("m.h5")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("posture not named (a fit needs one"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFrfSet(Path("m.h5")).posture, "");
+  r = Run({"ema", Path("m.h5"), "--json"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string model = kRoot + "/datasets/paper_3dof/model.yaml";
+  r = Run({"fit", "--model", model, "--frf", Path("m.h5"), "--config",
+           kRoot + "/datasets/paper_3dof/fit.yaml"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("names no posture (converted without --posture)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--posture NAME (model 'paper_3dof' has milling"), std::string::npos) << r.err;
+  r = Run({"convert", Path("m.uff"), Path("n.h5"), "--model", model, "--posture", "milling"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ReadFrfSet(Path("n.h5")).posture, "milling");
+  r = Run({"convert", Path("m.uff"), Path("o.h5"), "--model", model});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--model: checks the --posture given; give --posture too"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(UffCli, AsciiRoundTripAndFormatConversion) {
   const FrfSet original = ReadFrfSet(kFrf);
   ASSERT_EQ(Run({"convert", kFrf, Path("a.uff")}).status, 0);
@@ -122,7 +147,9 @@ TEST_F(UffCli, BadInputLeavesNoFile) {
   ExpectRefused(args(write("lie.uff", bin), Path("o4.h5")), Path("o4.h5"), "lie.uff: dataset 58b record 1.num_bytes");
   ExpectRefused(args(kUff + "sample_dataset58_psd.uff", Path("o5.h5")), Path("o5.h5"),
                 "dataset 58 record 1: is a power spectral density (function type 9), not an FRF");
-  ExpectRefused({"convert", kUff + "non_ascii_header.uff", Path("o6.h5")}, Path("o6.h5"), "--posture: missing");
+  ExpectRefused({"convert", kUff + "non_ascii_header.uff", Path("o6.h5"), "--model",
+                 kRoot + "/datasets/paper_3dof/model.yaml", "--posture", "bench"},
+                Path("o6.h5"), "--posture: model 'paper_3dof'");
   ExpectRefused({"convert", Path("missing.h5"), Path("o7.uff")}, Path("o7.uff"), "missing.h5");
   ExpectRefused({"convert", kFrf, Path("o8.txt")}, Path("o8.txt"), "expected one .uff/.unv and one .h5/.hdf5 file");
   std::ofstream(Path("badmap.yaml")) << "directions: {1: w}\n";
