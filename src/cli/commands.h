@@ -20,6 +20,7 @@ int RunFleet(int argc, char** argv);
 int RunReport(int argc, char** argv);
 int RunEma(int argc, char** argv);
 int RunDesign(int argc, char** argv);
+int RunExport(int argc, char** argv);
 
 class Args;
 

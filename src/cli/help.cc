@@ -109,6 +109,9 @@ const std::vector<OptionText> kOptionHelp = {
      "model postures to rank (default: every model posture the fit does not use)"},
     {"q-candidates", "'a:z2=60;b:..'",
      "candidate postures by coordinates (model file units; unspecified ones 0)"},
+    {"csv", "DIR",
+     "the directory to write the CSV files to (created if missing; files of the same names are "
+     "replaced; docs/export.md)"},
     {"json", "", "print one JSON object on stdout (errors stay one line on stderr)"},
 };
 

@@ -41,6 +41,7 @@ constexpr const char* kUsage =
     "Z]\n"
     "            [--min-contribution C]\n"
     "                                                             modes from measured FRFs\n"
+    "  export    IN.h5 --csv DIR [--json]                         CSV for other tools\n"
     "\n"
     "Every command prints one JSON object on stdout with --json; errors are one line on stderr\n"
     "starting with 'error:' and a non-zero exit status. See README.md.\n";
@@ -80,9 +81,10 @@ int main(int argc, char** argv) {
     if (command == "report") return frfit::cli::RunReport(argc - 2, argv + 2);
     if (command == "ema") return frfit::cli::RunEma(argc - 2, argv + 2);
     if (command == "design") return frfit::cli::RunDesign(argc - 2, argv + 2);
+    if (command == "export") return frfit::cli::RunExport(argc - 2, argv + 2);
     std::fprintf(stderr,
                  "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, fleet, "
-                 "convert, report, ema, design)\n",
+                 "convert, report, ema, design, export)\n",
                  command.c_str());
     return 2;
   } catch (const frfit::cli::HelpRequested& help) {

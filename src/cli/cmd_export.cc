@@ -1,0 +1,74 @@
+// frfit export: an FRF set, a fit result or an EMA result as CSV files in a directory, for
+// spreadsheets and tools that do not read HDF5 (docs/export.md).
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "commands.h"
+#include "frfit/common/error.h"
+#include "frfit/io/atomic_file.h"
+#include "frfit/io/output_path.h"
+#include "frfit/report/csv_export.h"
+
+namespace frfit::cli {
+namespace {
+
+// The directory the files go to: created when missing, refused when it names something else.
+void PrepareDirectory(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw Error("frfit export", "--csv",
+                "expected a directory (created if missing), got '" + dir + "', which is a file");
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw Error("frfit export", "--csv",
+                "expected a directory that can be created, got '" + dir + "' (" + ec.message() +
+                    ")");
+}
+
+nlohmann::ordered_json FileJson(const CsvTable& table, const std::string& path) {
+  return {{"name", table.name()},
+          {"path", path},
+          {"rows", table.rows()},
+          {"columns", table.headers()},
+          {"description", table.description()}};
+}
+
+}  // namespace
+
+int RunExport(int argc, char** argv) {
+  const Args args("export", argc, argv, {"csv"}, {"json"}, 1);
+  if (args.positional().size() != 1)
+    throw Error("frfit export", "IN.h5",
+                "expected exactly one frfit HDF5 file: an FRF set, a fit result or an EMA result "
+                "(usage: frfit export IN.h5 --csv DIR [--json])");
+  const std::string in = args.positional()[0];
+  const std::string dir = args.Get("csv");
+  // Everything is read and checked before the directory or any file is made.
+  const ExportKind kind = DetectExportKind(in);
+  const std::vector<CsvTable> tables = ExportTables(in, kind);
+  std::vector<std::string> paths;
+  for (const CsvTable& t : tables) {
+    paths.push_back((std::filesystem::path(dir) / t.name()).string());
+    RequireNotAnInput("frfit export", "--csv", paths.back(), {in});
+  }
+  PrepareDirectory(dir);
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < tables.size(); ++i) {
+    WriteTextFileAtomically(paths[i], tables[i].ToText());
+    std::fprintf(stderr, "wrote %s: %zu rows (%s)\n", paths[i].c_str(), tables[i].rows(),
+                 tables[i].description().c_str());
+    files.push_back(FileJson(tables[i], paths[i]));
+  }
+  if (args.Flag("json")) {
+    const nlohmann::ordered_json j = {
+        {"input", in}, {"kind", ToString(kind)}, {"csv", dir}, {"files", files}};
+    std::printf("%s\n", j.dump().c_str());
+  }
+  return 0;
+}
+
+}  // namespace frfit::cli

@@ -1,0 +1,396 @@
+#include "frfit/report/csv_export.h"
+
+#include <hdf5.h>
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "frfit/common/error.h"
+#include "frfit/io/ema_hdf5.h"
+#include "frfit/io/frf_hdf5.h"
+#include "frfit/io/hdf5_file.h"
+#include "frfit/modal/stabilisation.h"
+
+namespace frfit {
+namespace {
+
+constexpr const char* kKinds = "an frfit FRF set, fit result or EMA result";
+
+std::vector<std::string> Integers(size_t count, size_t first) {
+  std::vector<std::string> cells;
+  for (size_t i = 0; i < count; ++i) cells.push_back(std::to_string(first + i));
+  return cells;
+}
+
+// `prefix`_re and `prefix`_im of one entry over all lines of H ([line * 9 + entry]).
+void AddComplex(CsvTable* table, const std::string& prefix,
+                const std::vector<std::complex<double>>& H, int entry) {
+  std::vector<double> re, im;
+  for (size_t k = entry; k < H.size(); k += 9) {
+    re.push_back(H[k].real());
+    im.push_back(H[k].imag());
+  }
+  table->AddNumberColumn(prefix + "_re", re);
+  table->AddNumberColumn(prefix + "_im", im);
+}
+
+// One column per present entry of a per-entry real array ([line * 9 + entry]).
+void AddPerEntry(CsvTable* table, const std::array<bool, 9>& present,
+                 const std::vector<double>& values, const std::string& prefix,
+                 const std::string& suffix, double (*transform)(double)) {
+  for (int e = 0; e < 9; ++e) {
+    if (!present[e]) continue;
+    std::vector<double> column;
+    for (size_t k = e; k < values.size(); k += 9) column.push_back(transform(values[k]));
+    table->AddNumberColumn(prefix + EntryName(e) + suffix, column);
+  }
+}
+
+double Same(double v) { return v; }
+double Root(double v) { return std::sqrt(v); }
+
+// A posture name as part of a file name: letters, digits, '-' and '_' kept, others '_'.
+std::string FileNamePart(const std::string& name) {
+  std::string out = name.empty() ? "unnamed" : name;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  return out;
+}
+
+}  // namespace
+
+std::string ToString(ExportKind kind) {
+  return kind == ExportKind::kFrfSet      ? "frf_set"
+         : kind == ExportKind::kFitResult ? "fit_result"
+                                          : "ema_result";
+}
+
+std::string EntryColumn(int entry) { return "H_" + EntryName(entry); }
+
+ExportKind DetectExportKind(const std::string& path) {
+  // Hdf5File names a missing file or a directory; anything else that is not HDF5 (a YAML file,
+  // a UFF) is said here in the words of what was expected.
+  if (std::filesystem::is_regular_file(path) && std::ifstream(path).good() &&
+      H5Fis_hdf5(path.c_str()) <= 0)
+    throw Error(path, "", std::string("expected ") + kKinds + " (HDF5), got a file that is not HDF5");
+  const Hdf5File file(path, Hdf5File::Mode::kRead);
+  const std::string kind =
+      file.HasAttribute("/", "frfit_file") ? file.GetAttribute("/", "frfit_file") : "";
+  for (ExportKind k : {ExportKind::kFrfSet, ExportKind::kFitResult, ExportKind::kEmaResult})
+    if (kind == ToString(k)) return k;
+  throw Error(path, "/@frfit_file",
+              std::string("expected ") + kKinds +
+                  " (attribute frfit_file = frf_set, fit_result or ema_result), got " +
+                  (kind.empty() ? "no such attribute" : "'" + kind + "'"));
+}
+
+std::vector<CsvTable> FrfSetTables(const FrfSet& set) {
+  const std::string units = UnitsOf(set.format);
+  std::vector<CsvTable> tables;
+  CsvTable frf("frf.csv", "one row per frequency line; H_ij (response i, excitation j, sensor "
+                          "frame) real and imaginary part, " + ToString(set.format) + " in " +
+                              units);
+  frf.AddNumberColumn("frequency_hz", set.frequency_hz);
+  for (int e = 0; e < 9; ++e)
+    if (set.present[e]) AddComplex(&frf, EntryColumn(e), set.H, e);
+  tables.push_back(std::move(frf));
+  if (!set.noise_variance.empty()) {
+    CsvTable noise("frf_noise.csv",
+                   "one row per frequency line; 1σ of the complex noise, sqrt(E|ΔH|²), in " +
+                       units + " (noise model from the file's " +
+                       (set.noise_source == "coherence" ? "coherence" : "noise_variance") + ")");
+    noise.AddNumberColumn("frequency_hz", set.frequency_hz);
+    AddPerEntry(&noise, set.present, set.noise_variance, "H_", "_sigma", Root);
+    tables.push_back(std::move(noise));
+  }
+  if (!set.coherence.empty()) {
+    CsvTable coherence("frf_coherence.csv",
+                       "one row per frequency line; coherence γ² (0 to 1) from " +
+                           std::to_string(set.averages) + " averages");
+    coherence.AddNumberColumn("frequency_hz", set.frequency_hz);
+    AddPerEntry(&coherence, set.present, set.coherence, "coherence_", "", Same);
+    tables.push_back(std::move(coherence));
+  }
+  return tables;
+}
+
+namespace {
+
+// Every model parameter: fitted value, 1σ where it was fitted, start, bounds.
+CsvTable ParameterTable(const ReportData& d) {
+  std::map<std::string, const ParameterIdentifiability*> fitted;
+  for (const ParameterIdentifiability& q : d.identifiability.per_parameter) fitted[q.name] = &q;
+  const double nan = std::nan("");
+  std::vector<double> sigma, sigma_relative;
+  std::vector<std::string> free, at_bound;
+  for (size_t i = 0; i < d.parameter_names.size(); ++i) {
+    const auto it = fitted.find(d.parameter_names[i]);
+    const ParameterIdentifiability* q = it == fitted.end() ? nullptr : it->second;
+    sigma.push_back(q ? q->std_absolute : nan);
+    sigma_relative.push_back(q ? q->std_relative : nan);
+    at_bound.push_back(q ? ToString(q->at_bound) : "");
+    free.push_back(d.free[i] ? "1" : "0");
+  }
+  CsvTable t("parameters.csv",
+             "one row per model parameter; sigma: the fit's 1σ in the parameter's unit (empty "
+             "where not fitted), sigma_relative = sigma/|value|");
+  t.AddColumn("name", d.parameter_names);
+  t.AddColumn("unit", d.parameter_units);
+  t.AddNumberColumn("value", d.values);
+  t.AddNumberColumn("sigma", sigma);
+  t.AddNumberColumn("sigma_relative", sigma_relative);
+  t.AddNumberColumn("initial", d.initial);
+  t.AddNumberColumn("lower", d.min);
+  t.AddNumberColumn("upper", d.max);
+  t.AddColumn("free", free);
+  t.AddColumn("at_bound", at_bound);
+  return t;
+}
+
+// The modal comparison of every posture, one row per reference mode, columns as stored.
+CsvTable ModeTable(const ReportData& d) {
+  CsvTable t("modes.csv",
+             "one row per reference mode and posture: reference and fitted mode (damping as a "
+             "ratio), errors in percent, MAC, the fitted mode's 1σ; empty where not paired");
+  std::vector<std::string> posture, mode;
+  std::vector<double> c[9];
+  for (const ReportPosture& p : d.postures)
+    for (size_t m = 0; m < p.modes.size(); ++m) {
+      const ReportModalRow& r = p.modes[m];
+      posture.push_back(p.name);
+      mode.push_back(std::to_string(m + 1));
+      const double v[9] = {r.reference_frequency_hz, r.reference_damping_ratio,
+                           r.fitted_frequency_hz,    r.fitted_damping_ratio,
+                           r.frequency_error_percent, r.damping_error_percent,
+                           r.mac, r.fitted_frequency_sigma_hz, r.fitted_damping_sigma};
+      for (int k = 0; k < 9; ++k) c[k].push_back(v[k]);
+    }
+  t.AddColumn("posture", posture);
+  t.AddColumn("mode", mode);
+  const char* names[9] = {"reference_frequency_hz", "reference_damping_ratio",
+                          "fitted_frequency_hz",    "fitted_damping_ratio",
+                          "frequency_error_percent", "damping_error_percent",
+                          "mac", "fitted_frequency_sigma_hz", "fitted_damping_sigma"};
+  for (int k = 0; k < 9; ++k) t.AddNumberColumn(names[k], c[k]);
+  return t;
+}
+
+// Every reference mode against every fitted mode in the band (the stored /mac), long format.
+CsvTable MacTable(const ReportData& d) {
+  CsvTable t("mac.csv",
+             "one row per posture, reference mode and fitted mode in the band: their MAC "
+             "(reference_mode numbers the rows of modes.csv)");
+  std::vector<std::string> posture, reference, fitted;
+  std::vector<double> reference_hz, fitted_hz, mac;
+  for (const ReportPosture& p : d.postures) {
+    const size_t nf = p.mac_fitted_hz.size();
+    for (size_t r = 0; r < p.modes.size() && !p.mac.empty(); ++r)
+      for (size_t f = 0; f < nf; ++f) {
+        posture.push_back(p.name);
+        reference.push_back(std::to_string(r + 1));
+        fitted.push_back(std::to_string(f + 1));
+        reference_hz.push_back(p.modes[r].reference_frequency_hz);
+        fitted_hz.push_back(p.mac_fitted_hz[f]);
+        mac.push_back(p.mac[r * nf + f]);
+      }
+  }
+  t.AddColumn("posture", posture);
+  t.AddColumn("reference_mode", reference);
+  t.AddColumn("fitted_mode", fitted);
+  t.AddNumberColumn("reference_frequency_hz", reference_hz);
+  t.AddNumberColumn("fitted_frequency_hz", fitted_hz);
+  t.AddNumberColumn("mac", mac);
+  return t;
+}
+
+// A p×p matrix over the free parameters: a header of their names, each row led by its name.
+CsvTable SquareTable(const std::string& name, const std::string& description,
+                     const std::vector<std::string>& names, const std::vector<double>& values) {
+  CsvTable t(name, description);
+  const size_t p = names.size();
+  t.AddColumn("parameter", names);
+  for (size_t k = 0; k < p; ++k) {
+    std::vector<double> column;
+    for (size_t j = 0; j < p; ++j) column.push_back(values[j * p + k]);
+    t.AddNumberColumn(names[k], column);
+  }
+  return t;
+}
+
+// Correlation and covariance of the free parameters, the singular values and weak directions.
+void AddIdentifiabilityTables(const Identifiability& id, std::vector<CsvTable>* tables) {
+  std::vector<std::string> names;
+  std::vector<double> covariance;
+  const size_t p = id.per_parameter.size();
+  for (const ParameterIdentifiability& q : id.per_parameter) names.push_back(q.name);
+  // The file stores the correlation and each 1σ; Cov_jk = ρ_jk σ_j σ_k is the covariance they
+  // come from, in the parameters' own units.
+  for (size_t j = 0; j < p; ++j)
+    for (size_t k = 0; k < p; ++k)
+      covariance.push_back(id.correlation[j * p + k] * id.per_parameter[j].std_absolute *
+                           id.per_parameter[k].std_absolute);
+  tables->push_back(SquareTable("correlation.csv",
+                                "the free parameters' correlation ρ_jk (a ratio, 1 on the "
+                                "diagonal)", names, id.correlation));
+  tables->push_back(SquareTable("covariance.csv",
+                                "the free parameters' covariance ρ_jk σ_j σ_k, in unit_j·unit_k",
+                                names, covariance));
+  CsvTable sv("singular_values.csv",
+              "singular values of the relatively scaled, weighted Jacobian, largest first "
+              "(docs/identifiability.md)");
+  sv.AddColumn("index", Integers(id.singular_values.size(), 1));
+  sv.AddNumberColumn("singular_value", id.singular_values);
+  tables->push_back(std::move(sv));
+  CsvTable weak("weak_directions.csv",
+                "weakly determined parameter combinations, weakest first: the combination, its "
+                "singular value and relative 1σ");
+  std::vector<std::string> text;
+  std::vector<double> value, sigma;
+  for (const WeakDirection& w : id.weak_directions) {
+    text.push_back(w.description);
+    value.push_back(w.singular_value);
+    sigma.push_back(w.std_relative);
+  }
+  weak.AddColumn("direction", text);
+  weak.AddNumberColumn("singular_value", value);
+  weak.AddNumberColumn("sigma_relative", sigma);
+  tables->push_back(std::move(weak));
+}
+
+// One posture's measured and fitted FRFs, entry by entry.
+CsvTable PostureFrfTable(const ReportPosture& p, const std::string& file_name) {
+  CsvTable t(file_name,
+             "posture " + p.name + ": one row per frequency line the fit used; measured and "
+             "fitted H_ij, " + p.format + " in " + p.units);
+  t.AddNumberColumn("frequency_hz", p.frequency_hz);
+  for (int e = 0; e < 9; ++e) {
+    if (!p.present[e]) continue;
+    AddComplex(&t, EntryColumn(e) + "_measured", p.measured, e);
+    AddComplex(&t, EntryColumn(e) + "_fitted", p.fitted, e);
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<CsvTable> FitResultTables(const ReportData& d) {
+  std::vector<CsvTable> tables;
+  tables.push_back(ParameterTable(d));
+  tables.push_back(ModeTable(d));
+  bool any_mac = false;
+  for (const ReportPosture& p : d.postures) any_mac = any_mac || !p.mac_fitted_hz.empty();
+  if (any_mac) tables.push_back(MacTable(d));
+  if (d.has_identifiability) AddIdentifiabilityTables(d.identifiability, &tables);
+  // Posture names that differ only in characters a file name drops ("a b", "a_b") get "_2", ….
+  std::set<std::string> used;
+  for (const ReportPosture& p : d.postures) {
+    const std::string stem = "frf_" + FileNamePart(p.name);
+    std::string name = stem + ".csv";
+    for (int n = 2; !used.insert(name).second; ++n) name = stem + "_" + std::to_string(n) + ".csv";
+    tables.push_back(PostureFrfTable(p, name));
+  }
+  return tables;
+}
+
+namespace {
+
+// The chosen modes: every per-mode number EmaMode holds, and the sensor shape by axis.
+CsvTable EmaModeTable(const EmaResult& r) {
+  CsvTable t("modes.csv",
+             "one row per mode chosen from the stabilisation diagram; damping as a ratio, 1σ "
+             "empty where unknown; sensor shape φ with its largest component 1, empty on axes "
+             "no measured entry involves");
+  std::vector<double> f, fs, z, zs, explained, contribution, mpc, mpd, shape[6];
+  std::vector<std::string> stable, lowest;
+  for (const EmaMode& m : r.modes) {
+    f.push_back(m.mode.frequency_hz);
+    fs.push_back(m.frequency_sigma_hz);
+    z.push_back(m.mode.damping_ratio);
+    zs.push_back(m.damping_sigma);
+    explained.push_back(m.explained);
+    contribution.push_back(m.contribution);
+    mpc.push_back(m.mpc);
+    mpd.push_back(m.mpd_deg);
+    stable.push_back(std::to_string(m.stable_poles));
+    lowest.push_back(std::to_string(m.lowest_order));
+    for (int a = 0; a < 3; ++a) {
+      shape[2 * a].push_back(m.mode.sensor_shape(a).real());
+      shape[2 * a + 1].push_back(m.mode.sensor_shape(a).imag());
+    }
+  }
+  t.AddColumn("mode", Integers(r.modes.size(), 1));
+  t.AddNumberColumn("frequency_hz", f);
+  t.AddNumberColumn("frequency_sigma_hz", fs);
+  t.AddNumberColumn("damping_ratio", z);
+  t.AddNumberColumn("damping_sigma", zs);
+  t.AddNumberColumn("explained", explained);
+  t.AddNumberColumn("contribution", contribution);
+  t.AddNumberColumn("mpc", mpc);
+  t.AddNumberColumn("mpd_deg", mpd);
+  t.AddColumn("stable_poles", stable);
+  t.AddColumn("lowest_order", lowest);
+  const char* axes[3] = {"x", "y", "z"};
+  for (int a = 0; a < 6; ++a)
+    t.AddNumberColumn(std::string("sensor_shape_") + axes[a / 2] + (a % 2 ? "_im" : "_re"),
+                      shape[a]);
+  return t;
+}
+
+// The stabilisation diagram: every candidate pole of every order.
+CsvTable PoleTable(const EmaResult& r) {
+  CsvTable t("poles.csv",
+             "the stabilisation diagram, one row per candidate pole; stability o new, f "
+             "frequency, d frequency and damping, v frequency and vector, s stable");
+  std::vector<std::string> order, stability;
+  std::vector<double> f, z;
+  for (const StabilisationPole& p : r.poles) {
+    order.push_back(std::to_string(p.order));
+    f.push_back(p.frequency_hz);
+    z.push_back(p.damping_ratio);
+    stability.push_back(std::string(1, ToLetter(p.stability)));
+  }
+  t.AddColumn("order", order);
+  t.AddNumberColumn("frequency_hz", f);
+  t.AddNumberColumn("damping_ratio", z);
+  t.AddColumn("stability", stability);
+  return t;
+}
+
+}  // namespace
+
+std::vector<CsvTable> EmaResultTables(const EmaResult& r) {
+  std::vector<CsvTable> tables;
+  tables.push_back(EmaModeTable(r));
+  tables.push_back(PoleTable(r));
+  if (!r.measured.frequency_hz.empty()) {
+    CsvTable frf("frf.csv", "one row per frequency line used; measured and synthesized (modal "
+                            "model) H_ij, " + ToString(r.measured.format) + " in " +
+                                UnitsOf(r.measured.format));
+    frf.AddNumberColumn("frequency_hz", r.measured.frequency_hz);
+    for (int e = 0; e < 9; ++e) {
+      if (!r.measured.present[e]) continue;
+      AddComplex(&frf, EntryColumn(e) + "_measured", r.measured.H, e);
+      AddComplex(&frf, EntryColumn(e) + "_synthesized", r.synthesized.H, e);
+    }
+    tables.push_back(std::move(frf));
+  }
+  return tables;
+}
+
+std::vector<CsvTable> ExportTables(const std::string& path, ExportKind kind) {
+  switch (kind) {
+    case ExportKind::kFrfSet:
+      return FrfSetTables(ReadFrfSet(path));
+    case ExportKind::kFitResult:
+      return FitResultTables(ReadReportData(path));
+    case ExportKind::kEmaResult:
+      return EmaResultTables(ReadEmaResult(path));
+  }
+  throw Error(path, "", "unknown export kind");
+}
+
+}  // namespace frfit
