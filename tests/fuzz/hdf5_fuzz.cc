@@ -33,8 +33,11 @@
 #include "fuzz_harness.h"
 
 // A size HDF5 reads from a damaged file can ask malloc for exabytes: glibc then returns null and
-// HDF5 reports an error, where ASan would stop the process; make ASan answer as glibc does.
-extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
+// HDF5 reports an error, where ASan would stop the process; make ASan answer as glibc does. A
+// child past its time budget is sent SIGABRT, and ASan reports where it was (handle_abort).
+extern "C" const char* __asan_default_options() {
+  return "allocator_may_return_null=1:handle_abort=1";
+}
 
 namespace {
 
