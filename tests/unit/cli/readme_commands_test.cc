@@ -2,6 +2,7 @@
 // fresh clone (here a scratch directory holding the repository's datasets and this build, and
 // nothing else): a newcomer pastes them as they are. Only the "Two commands" block (tools/demo.sh,
 // tools/test.sh) is left out: test.sh is what runs this test, demo.sh would rebuild.
+#include <fnmatch.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -41,6 +42,22 @@ std::vector<std::string> CommandsOf(const std::string& readme) {
   return commands;
 }
 
+// Whether .gitignore's `patterns` ignore `name`, an entry of the repository root: a pattern is
+// matched as git matches one without a slash inside (anchored by a leading '/', a directory-only
+// pattern by a trailing '/').
+bool Ignored(const std::vector<std::string>& patterns, const std::string& name, bool directory) {
+  for (std::string p : patterns) {
+    if (p.empty() || p[0] == '#' || p[0] == '!') continue;
+    if (p.back() == '/') {
+      if (!directory) continue;
+      p.pop_back();
+    }
+    if (p[0] == '/') p.erase(0, 1);
+    if (p.find('/') == std::string::npos && fnmatch(p.c_str(), name.c_str(), 0) == 0) return true;
+  }
+  return false;
+}
+
 class ReadmeCommands : public test::TempDirTest {};
 
 TEST_F(ReadmeCommands, RunVerbatimFromAFreshClone) {
@@ -56,6 +73,16 @@ TEST_F(ReadmeCommands, RunVerbatimFromAFreshClone) {
                                              Path("stdout.txt"), Path("stderr.txt"));
     EXPECT_EQ(r.status, 0) << command << "\n" << r.err;
     if (r.status != 0) break;  // later commands use what this one writes
+  }
+  // What they wrote stays out of `git status` in a real clone: .gitignore names it.
+  std::vector<std::string> patterns;
+  std::istringstream gitignore(test::ReadText(std::string(FRFIT_SOURCE_DIR) + "/.gitignore"));
+  for (std::string line; std::getline(gitignore, line);) patterns.push_back(line);
+  for (const auto& entry : fs::directory_iterator(root)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "datasets" || name == "build") continue;
+    EXPECT_TRUE(Ignored(patterns, name, entry.is_directory()))
+        << "a README command wrote '" << name << "' in the repository root; .gitignore misses it";
   }
 }
 
