@@ -25,7 +25,8 @@ std::string Describe(const std::vector<std::pair<std::string, double>>& componen
     char number[32];
     std::snprintf(number, sizeof number, "%.2f", std::abs(c));
     if (text.empty())
-      text = (c < 0 ? "-" : "") + std::string(number) + " " + name;
+      // From a std::string: "-" + std::string&& trips GCC 12's -Wrestrict false positive (bug 105329).
+      text = std::string(c < 0 ? "-" : "") + number + " " + name;
     else
       text += (c < 0 ? " - " : " + ") + std::string(number) + " " + name;
   }

@@ -349,7 +349,8 @@ void AddReasons(ModelCheck* c) {
                          " times the noise variance");
   std::vector<std::string> correlated;
   for (const CorrelatedResidual& r : c->correlated)
-    correlated.push_back("H" + EntryName(r.entry) + " at " + r.posture);
+    // From a std::string: "H" + std::string&& trips GCC 12's -Wrestrict false positive (bug 105329).
+    correlated.push_back(std::string("H") + EntryName(r.entry) + " at " + r.posture);
   if (!correlated.empty()) {
     std::string list;
     for (const std::string& s : correlated) list += (list.empty() ? "" : ", ") + s;

@@ -81,7 +81,9 @@ std::string FrfPlot(const ReportPosture& p, int i, int j) {
   const Scale sm{static_cast<double>(dlo), static_cast<double>(dhi), mag_top + mag_h, mag_top, true};
   const Scale sp{-180.0, 180.0, phase_top + phase_h, phase_top};
 
-  const std::string name = "H" + std::string(kAxisNames[i]) + kAxisNames[j];
+  // Built from a std::string: "H" + std::string&& trips GCC 12's -Wrestrict false positive
+  // (bug 105329); so in the other labels and paths of this file.
+  const std::string name = std::string("H") + kAxisNames[i] + kAxisNames[j];
   std::ostringstream s;
   s << "<svg class=\"frf-plot\" id=\"frf-" << IdPart(p.name) << "-" << kAxisNames[i] << kAxisNames[j]
     << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
@@ -207,7 +209,7 @@ std::string ResidualPlot(const ReportPosture& p) {
       if (std::isfinite(db[e][k])) worst_db[e] = std::max(worst_db[e], std::abs(db[e][k]));
       if (std::isfinite(deg[e][k])) worst_deg[e] = std::max(worst_deg[e], std::abs(deg[e][k]));
     }
-    labels[e] = "H" + std::string(kAxisNames[e / 3]) + kAxisNames[e % 3] + " max " +
+    labels[e] = std::string("H") + kAxisNames[e / 3] + kAxisNames[e % 3] + " max " +
                 Num(worst_db[e], 2) + " dB, " + Num(worst_deg[e], 2) + "&#176;";
     longest = std::max(longest, labels[e].size() - 5);  // "&#176;" shows as one character
   }
@@ -352,8 +354,8 @@ static std::string BestCostCurve(const ReportData& d, const Scale& sx, const Sca
   for (const ReportHistoryRow& r : d.history) {
     if (!(r.best_cost > 0 && std::isfinite(r.best_cost))) continue;
     const double xs = sx(static_cast<double>(r.evaluations)), ys = sy(r.best_cost);
-    if (path.empty()) path = "M" + Coord(xs) + " " + Coord(ys);
-    else path += "H" + Coord(xs) + "V" + Coord(ys);
+    if (path.empty()) (((path = "M") += Coord(xs)) += ' ') += Coord(ys);
+    else (((path += "H") += Coord(xs)) += 'V') += Coord(ys);
     if (r.phase == 0 && InShortGaStretch(d, &r - d.history.data()))
       dots += "<circle class=\"ga-generation\" cx=\"" + Coord(xs) + "\" cy=\"" + Coord(ys) +
               "\" r=\"3.5\"><title>cycle " + std::to_string(r.cycle) + ", generation " +

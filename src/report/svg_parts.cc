@@ -87,7 +87,9 @@ std::string Path(const std::vector<double>& x, const std::vector<double>& y, con
   for (size_t i = 0; i < x.size(); ++i) {
     if (!std::isfinite(y[i])) { pen = false; continue; }
     if (pen && std::abs(y[i] - previous) > break_jump) pen = false;
-    d += (pen ? "L" : "M") + Coord(sx(x[i])) + " " + Coord(sy(y[i]));
+    // Appended piece by piece: "M" + std::string&& trips a -Wrestrict false positive of GCC 12
+    // (bug 105329) in std::string's inlined insert; so in the other SVG paths too.
+    (((d += pen ? "L" : "M") += Coord(sx(x[i]))) += ' ') += Coord(sy(y[i]));
     pen = true;
     previous = y[i];
   }
