@@ -86,6 +86,14 @@ std::string PathFrom(const std::string& directory, const fs::path& target) {
   return relative.empty() ? to.string() : relative.string();
 }
 
+// `text` as a single-quoted YAML scalar: a path may hold " #" (the rest would be a comment), ": "
+// or start with a character YAML reads otherwise ('&', '*', '[', ...).
+std::string YamlQuoted(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  return quoted + "'";
+}
+
 }  // namespace
 
 std::string FleetDescribeParameters(const std::vector<std::string>& names, const std::vector<double>& values) {
@@ -248,7 +256,8 @@ std::vector<std::string> GenerateFleet(const FleetGeneratorOptions& o) {
     manifest += "]\n";
     if (!o.previous_run.empty())
       manifest +=
-          "    previous: " + PathFrom(o.out, fs::path(o.previous_run) / (name + ".h5")) + "\n";
+          "    previous: " +
+          YamlQuoted(PathFrom(o.out, fs::path(o.previous_run) / (name + ".h5"))) + "\n";
     truth["robots"].push_back(robot);
   }
   WriteTextFileAtomically((fs::path(o.out) / "truth.json").string(), truth.dump(2) + "\n");

@@ -934,6 +934,23 @@ TEST_F(FleetFallbackTest, FleetResumesBitIdenticallyThroughTheFallbackPass) {
 // relative to itself, so night 2 still finds night 1's results (with the absolute paths it used to
 // write, every robot was skipped). Night 2's index names the run, when it started, the units, and
 // links night 1's index relatively; each robot's report links back to the index.
+// A previous run whose path YAML would read otherwise (" #" starts a comment, ": " a mapping, a
+// quote) is written quoted and read back as given.
+TEST_F(FleetTest, PreviousPathsWithYamlCharactersReadBackAsGiven) {
+  const std::string previous = Path("runs #1: it's");
+  std::string err;
+  ASSERT_EQ(Shell(Quote(kMakeFleet) + " --model " + Quote(kKuka) + " --params " + Quote(kKukaParams) +
+                      " --robots 1 --seed 7 --postures milling --night 2 --previous " +
+                      Quote(previous) + " --out " + Quote(Path("fleet")),
+                  &err),
+            0)
+      << err;
+  const FleetManifest manifest = LoadFleetManifest(Path("fleet/fleet.yaml"));
+  ASSERT_EQ(manifest.robots.size(), 1u);
+  EXPECT_EQ(fs::path(manifest.robots[0].previous).lexically_normal(),
+            fs::path(previous + "/robot_000.h5").lexically_normal());
+}
+
 TEST_F(FleetTest, FleetMovedWithItsRunsFindsThePreviousNightAndLinksIt) {
   std::ofstream(Path("tiny_fit.yaml")) << kTinyConfig;
   const std::string make =
@@ -953,7 +970,7 @@ TEST_F(FleetTest, FleetMovedWithItsRunsFindsThePreviousNightAndLinksIt) {
             0)
       << err;
   const std::string manifest = ReadText(Path("site/fleet2/fleet.yaml"));
-  EXPECT_NE(manifest.find("    previous: ../runs/night1/robot_001.h5\n"), std::string::npos)
+  EXPECT_NE(manifest.find("    previous: '../runs/night1/robot_001.h5'\n"), std::string::npos)
       << manifest;
   EXPECT_EQ(manifest.find("previous: /"), std::string::npos) << manifest;
 
