@@ -213,10 +213,14 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
     q.at_bound = BoundFlagAt(b, value[j]);
     id.per_parameter.push_back(q);
   }
+  // Symmetric to the last bit: the products above leave the covariance's two triangles a few
+  // ulps apart, and a user (or an exported CSV) reading ρ_jk and ρ_kj expects one number.
   id.correlation.assign(static_cast<size_t>(p) * p, 0.0);
   for (int j = 0; j < p; ++j)
-    for (int k = 0; k < p; ++k)
-      id.correlation[j * p + k] = covariance(j, k) / std::sqrt(covariance(j, j) * covariance(k, k));
+    for (int k = 0; k <= j; ++k)
+      id.correlation[j * p + k] = id.correlation[k * p + j] =
+          0.5 * (covariance(j, k) + covariance(k, j)) /
+          std::sqrt(covariance(j, j) * covariance(k, k));
 
   for (int i = 0; i < p; ++i) {  // ascending: weakest first
     WeakDirection w;

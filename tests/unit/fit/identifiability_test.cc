@@ -121,9 +121,11 @@ TEST_P(IdentifiabilityWeights, MatchesAnIndependentFiniteDifferenceJacobian) {
     EXPECT_NEAR(q.std_relative, std::sqrt(cov(c, c)), 1e-3 * std::sqrt(cov(c, c))) << q.name;
     EXPECT_NEAR(q.std_absolute, q.std_relative * std::abs(q.value), 1e-12 * q.std_absolute)
         << q.name;
-    for (int k = 0; k < p; ++k)
+    for (int k = 0; k < p; ++k) {
       EXPECT_NEAR(id.correlation[c * p + k], cov(c, k) / std::sqrt(cov(c, c) * cov(k, k)), 1e-3)
           << q.name << " / " << map.space().bounds(k).name;
+      EXPECT_EQ(id.correlation[c * p + k], id.correlation[k * p + c]);  // to the last bit
+    }
   }
 }
 
