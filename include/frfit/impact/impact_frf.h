@@ -1,0 +1,58 @@
+// From impact-test records to an FrfSet: trigger (continuous recordings), checks, DC removal,
+// windows, spectra, averaging per hammer axis, estimator, coherence, noise variance, format.
+// Options are plain values with defaults for an impact test; every hit ends with a verdict.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frfit/frf/frf_set.h"
+#include "frfit/impact/hit_checks.h"
+#include "frfit/impact/spectra.h"
+#include "frfit/impact/time_recording.h"
+#include "frfit/impact/trigger.h"
+#include "frfit/impact/windows.h"
+
+namespace frfit {
+
+struct ImpactOptions {
+  std::string posture;  // written to the set
+  // Band in Hz, both ends inclusive, on the record's lines k·fs/N. band_max_hz 0: fs/2.56 (the
+  // usual anti-alias limit); band_min_hz 0 still leaves out the 0 Hz line (no FRF at DC).
+  double band_min_hz = 0.0, band_max_hz = 0.0;
+  FrfEstimator estimator = FrfEstimator::kH1;
+  // Unset: the responses' own (acceleration → inertance, velocity → mobility, displacement →
+  // receptance); then every response must measure the same quantity.
+  std::optional<FrfFormat> format;
+  ForceWindowOptions force_window;
+  ExponentialWindowOptions exponential;
+  TriggerOptions trigger;
+  HitCheckOptions checks;
+  std::string Check() const;  // empty when valid, else "field: expected …"
+};
+
+struct HitVerdict {
+  int hit = 0;          // 0-based over all hits of all inputs, in input order
+  std::string source;   // the file and its hit number
+  int hammer_axis = 0;
+  double trigger_time_s = 0.0;  // in a continuous recording; 0 for triggered records
+  bool kept = false;
+  std::string reason;   // why rejected ("; "-joined when several); empty when kept
+};
+
+struct ImpactResult {
+  FrfSet set;  // H, present, coherence, averages (the fewest of any hammer axis), noise variance
+  std::vector<HitVerdict> verdicts;
+  std::vector<int> averages_per_axis;  // hits kept per hammer axis x, y, z
+  double exponential_tau_s = 0.0;      // +inf: no exponential window
+  int record_samples = 0;
+  double sample_rate_hz = 0.0;
+};
+
+// Throws Error (naming the recording's source) for input that cannot give FRFs: mixed sample
+// rates or record lengths, two responses on one axis of a hit, no hit kept for an axis.
+ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
+                          const ImpactOptions& options);
+
+}  // namespace frfit
