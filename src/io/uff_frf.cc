@@ -229,6 +229,12 @@ void WarnConversions(const std::string& src, const std::map<std::string, std::ve
 
 }  // namespace
 
+std::optional<UnitDimensions> ParseUnits(const std::string& label) {
+  Dim d;
+  if (Blank(label) || !UnitParser(label).Parse(&d)) return std::nullopt;
+  return UnitDimensions{d.L, d.T, d.F, d.scale};
+}
+
 DetectedUnits UnitsFromLabel(const std::string& numerator, const std::string& denominator) {
   DetectedUnits out;
   if (Blank(numerator)) return out;

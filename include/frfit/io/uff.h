@@ -106,6 +106,14 @@ struct DetectedUnits {
 // Parses a unit label such as "m/s^2/N", "(1/N)*(m/s²)", "g/N", "mm/N" into the FRF format it
 // denotes and the factor to SI; empty format when it is not motion over force.
 DetectedUnits UnitsFromLabel(const std::string& numerator, const std::string& denominator);
+// Dimensions of one quantity's units label ("N", "lbf", "m/s^2", "g", "mm/s", "m"): exponents of
+// length, time and force and the factor to SI; empty when the label is blank, NONE or not made of
+// the atoms UnitsFromLabel knows. Time records (io/uff_time.h) tell their channels by it.
+struct UnitDimensions {
+  int length = 0, time = 0, force = 0;
+  double scale = 1.0;
+};
+std::optional<UnitDimensions> ParseUnits(const std::string& label);
 // Combines the specific data types and the labels of one record (throws when they disagree).
 DetectedUnits DetectUnits(const Function58& f, const std::string& source, const std::string& where);
 
