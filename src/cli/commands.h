@@ -21,6 +21,7 @@ int RunReport(int argc, char** argv);
 int RunEma(int argc, char** argv);
 int RunDesign(int argc, char** argv);
 int RunExport(int argc, char** argv);
+int RunFrf(int argc, char** argv);
 
 class Args;
 

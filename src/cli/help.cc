@@ -112,6 +112,34 @@ const std::vector<OptionText> kOptionHelp = {
     {"csv", "DIR",
      "the directory to write the CSV files to (created if missing; files of the same names are "
      "replaced; docs/export.md)"},
+    {"frf.out", "FRF.h5",
+     "the FRF set to write: H, coherence, averages, noise variance (docs/file-formats.md)"},
+    {"frf.posture", "NAME", "the model posture the hits were measured at (default: empty)"},
+    {"frf.band", "F0:F1",
+     "keep the record's lines between F0 and F1 Hz (default: above 0 Hz up to sample rate/2.56)"},
+    {"estimator", "h1|h2|hv",
+     "FRF estimator over the averaged hits: h1 (noise on the responses; default), h2 (noise on "
+     "the force), hv (total least squares between them)"},
+    {"frf.format", "F",
+     "receptance, mobility or inertance (default: the responses' own: acceleration gives "
+     "inertance)"},
+    {"exponential-window", "none|tau=S|end=R",
+     "window exp(-t/tau) on force and responses, by tau in s or its value R at the record's end "
+     "(default none); adds 1/(tau·omega) to each mode's damping ratio, printed on stderr"},
+    {"force-window", "none|MARGIN:TAPER",
+     "force window: 1 from MARGIN s before to MARGIN s after the pulse, cosine taper of TAPER s "
+     "(default 0.002:0.002)"},
+    {"trigger", "LEVEL",
+     "force level in N that starts a hit in a continuous recording (default 0: 10 % of its "
+     "largest force)"},
+    {"pretrigger", "S", "seconds kept before the trigger, the DC reference (default 0.05)"},
+    {"record-seconds", "S",
+     "length of each hit cut from a continuous recording (required for one; triggered records "
+     "keep theirs)"},
+    {"max-force-drop-db", "N",
+     "reject a hit whose force spectrum falls more than N dB inside the band (default 20)"},
+    {"double-hit-fraction", "F",
+     "reject a hit with a second force peak above F times the first (default 0.1)"},
     {"json", "", "print one JSON object on stdout (errors stay one line on stderr)"},
 };
 

@@ -42,6 +42,12 @@ constexpr const char* kUsage =
     "            [--min-contribution C]\n"
     "                                                             modes from measured FRFs\n"
     "  export    IN.h5 --csv DIR [--json]                         CSV for other tools\n"
+    "  frf       IN.h5 [IN2.h5 ...] --out FRF.h5 [--posture NAME] [--band F0:F1] [--json]\n"
+    "            [--estimator h1|h2|hv] [--format receptance|mobility|inertance]\n"
+    "            [--exponential-window none|tau=S|end=R] [--force-window none|MARGIN:TAPER]\n"
+    "            [--trigger LEVEL] [--pretrigger S] [--record-seconds S]\n"
+    "            [--max-force-drop-db N] [--double-hit-fraction F]\n"
+    "                                                             FRFs from impact-test hits\n"
     "\n"
     "Every command prints one JSON object on stdout with --json; errors are one line on stderr\n"
     "starting with 'error:' and a non-zero exit status. See README.md.\n";
@@ -82,9 +88,10 @@ int main(int argc, char** argv) {
     if (command == "ema") return frfit::cli::RunEma(argc - 2, argv + 2);
     if (command == "design") return frfit::cli::RunDesign(argc - 2, argv + 2);
     if (command == "export") return frfit::cli::RunExport(argc - 2, argv + 2);
+    if (command == "frf") return frfit::cli::RunFrf(argc - 2, argv + 2);
     std::fprintf(stderr,
                  "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, fleet, "
-                 "convert, report, ema, design, export)\n",
+                 "convert, report, ema, design, export, frf)\n",
                  command.c_str());
     return 2;
   } catch (const frfit::cli::HelpRequested& help) {

@@ -250,7 +250,11 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
       Warn(v.source, "hits", "every hit of hammer axis " + std::string(1, "xyz"[v.hammer_axis]) +
                                  " was rejected: its column of the FRF matrix is missing");
     }
-  set.noise_source = "coherence";
+  // "coherence" when every column has the same averages: the file then stores γ² and n, and the
+  // variance follows from them exactly; otherwise the per-column variance is stored as such.
+  bool equal_averages = true;
+  for (int a : result.averages_per_axis) equal_averages &= a == 0 || a == set.averages;
+  set.noise_source = equal_averages ? "coherence" : "variance";
   set.provenance = {{"generator", "frfit frf (impact test)"},
                     {"estimator", ToString(options.estimator)},
                     {"exponential_window_tau_s", FormatDouble(result.exponential_tau_s)},
