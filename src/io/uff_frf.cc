@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -156,6 +157,29 @@ std::string Where(int record, bool binary) {
   return std::string("dataset 58") + (binary ? "b" : "") + " record " + std::to_string(record);
 }
 
+// The averages frfit writes into ID line 5 ("averages N") of its coherence records (ID line 4
+// "frfit VERSION"); other writers' free-text ID lines are not interpreted. Records that disagree
+// are refused.
+template <typename Item>
+std::optional<int> AveragesWrittenByFrfit(const std::string& src, const std::vector<Item>& coherences) {
+  std::optional<int> found;
+  std::string first;
+  for (const Item& c : coherences) {
+    const auto& id = c.f->id_lines;
+    if (id[3].rfind("frfit ", 0) != 0 || id[4].rfind("averages ", 0) != 0) continue;
+    char* end = nullptr;
+    const long n = std::strtol(id[4].c_str() + 9, &end, 10);
+    if (*end != '\0' || n < 1 || n > 1000000)
+      Fail(src, c.where + ".record 5", "expected 'averages N' with N in [1, 1000000], got '" + id[4] + "'");
+    if (found && *found != n)
+      Fail(src, c.where + ".record 5", "says averages " + std::to_string(n) + " but " + first +
+                                           " says " + std::to_string(*found));
+    if (!found) first = c.where;
+    found = static_cast<int>(n);
+  }
+  return found;
+}
+
 // Each coherence record onto the entry of the FRF with its response and reference DOFs (the
 // directions' signs do not matter to a coherence), on the FRFs' abscissa; then the noise model.
 // Every FRF needs its coherence: a set whose entries had different noise models would weigh some
@@ -165,7 +189,8 @@ void AddCoherences(const std::string& src, const std::vector<Item>& coherences,
                    const std::vector<Item>& frfs, const ToFrfOptions& options,
                    const Function58& first, FrfSet* set) {
   if (coherences.empty()) return;
-  const std::optional<int> averages = options.averages ? options.averages : options.mapping.averages;
+  std::optional<int> averages = options.averages ? options.averages : options.mapping.averages;
+  if (!averages) averages = AveragesWrittenByFrfit(src, coherences);
   if (!averages)
     Fail(src, coherences.front().where,
          "is a coherence (function type 6), and dataset 58 does not say over how many averages: "

@@ -100,6 +100,25 @@ std::vector<Function58> FromFrfSet(const FrfSet& set, long node, bool binary) {
     for (int k = 0; k < L; ++k) f.y[k] = set.H[k * 9 + e];
     out.push_back(std::move(f));
   }
+  // The coherence of each entry as a type-6 record of its DOFs. Dataset 58 has no field for the
+  // averages behind it; ID line 5 says "averages N", which the reader takes from records whose ID
+  // line 4 names frfit (docs/uff.md).
+  if (!set.coherence.empty()) {
+    const size_t frfs = out.size();
+    for (size_t r = 0; r < frfs; ++r) {
+      Function58 c = out[r];
+      const int e = static_cast<int>(c.function_id) - 1;
+      c.id_lines[0] = "frfit coherence of H_" + EntryName(e);
+      c.id_lines[4] = "averages " + std::to_string(set.averages);
+      c.function_type = 6;
+      c.function_id = 10 + e;
+      c.ordinate_type = 4;
+      c.ordinate = {0, 0, 0, 0, "Coherence", "NONE"};
+      c.denominator = {0, 0, 0, 0, "NONE", "NONE"};
+      for (int k = 0; k < L; ++k) c.y[k] = {set.coherence[k * 9 + e], 0.0};
+      out.push_back(std::move(c));
+    }
+  }
   return out;
 }
 

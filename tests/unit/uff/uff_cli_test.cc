@@ -3,6 +3,7 @@
 // gives one "error:" line naming file/record/field, a non-zero exit and no output file.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -93,6 +94,30 @@ TEST_F(UffCli, PostureIsNeededByAFitOnly) {
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("--model: checks the --posture given; give --posture too"), std::string::npos)
       << r.err;
+}
+
+// HDF5 → UFF → HDF5 keeps the coherence and its averages (written as type-6 records, the
+// averages in their ID line 5), so the noise model survives the round trip without --averages.
+TEST_F(UffCli, CoherenceAndAveragesSurviveTheRoundTrip) {
+  FrfSet set = ReadFrfSet(kFrf);
+  set.noise_variance.clear();
+  set.noise_source.clear();
+  set.coherence.assign(set.H.size(), 0.0);
+  for (int k = 0; k < set.num_lines(); ++k)
+    for (int e = 0; e < 9; ++e)
+      if (set.present[e]) set.coherence[k * 9 + e] = 0.5 + 0.49 * std::cos(0.01 * k + e);
+  set.averages = 12;
+  WriteFrfSet(Path("c.h5"), set);
+  Result r = Run({"convert", Path("c.h5"), Path("c.uff"), "--binary"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = Run({"convert", Path("c.uff"), Path("back.h5"), "--posture", set.posture, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["records"], 18);
+  const FrfSet back = ReadFrfSet(Path("back.h5"));
+  ExpectEqualSets(back, set);
+  EXPECT_EQ(back.averages, 12);
+  EXPECT_EQ(back.coherence, set.coherence);
+  EXPECT_EQ(back.noise_source, "coherence");
 }
 
 TEST_F(UffCli, AsciiRoundTripAndFormatConversion) {

@@ -90,5 +90,59 @@ TEST(UffCoherence, RefusedWithoutAveragesWithoutItsFrfOrForOnlySomeFrfs) {
   EXPECT_NE(ErrorOf(only, options).find("no FRF"), std::string::npos) << ErrorOf(only, options);
 }
 
+// A set with coherence written by frfit: one type-6 record per FRF after the FRFs, ID line 5
+// "averages N"; read back without --averages, with coherence and noise model as written (58b bit
+// for bit, ASCII to 13 digits); --averages overrides; disagreeing records are refused.
+TEST(UffCoherence, WrittenWithTheSetAndReadBackWithItsAverages) {
+  FrfSet set = Direct();
+  set.coherence.assign(set.H.size(), 0.0);
+  for (int k = 0; k < 20; ++k)
+    for (int i = 0; i < 3; ++i) set.coherence[k * 9 + 4 * i] = 0.99 - 0.013 * k - 0.1 * i;
+  set.averages = 7;
+  NoiseFromCoherence(&set, "set");
+  for (bool binary : {true, false}) {
+    const std::vector<Function58> records = FromFrfSet(set, 1, binary);
+    ASSERT_EQ(records.size(), 6u);
+    EXPECT_EQ(records[4].function_type, 6);
+    EXPECT_EQ(records[4].id_lines[4], "averages 7");
+    EXPECT_EQ(records[4].response_direction, 2);
+    EXPECT_EQ(records[4].reference_direction, 2);
+    ToFrfOptions options;
+    options.posture = "milling";
+    const FrfSet read = ToFrfSet(Parse(Format(records), "test.uff"), options);
+    EXPECT_EQ(read.averages, 7);
+    EXPECT_EQ(read.noise_source, "coherence");
+    ASSERT_EQ(read.coherence.size(), set.coherence.size());
+    for (size_t k = 0; k < set.coherence.size(); ++k) {
+      if (binary) {
+        EXPECT_EQ(read.coherence[k], set.coherence[k]) << k;
+        EXPECT_EQ(read.noise_variance[k], set.noise_variance[k]) << k;
+      } else {
+        EXPECT_NEAR(read.coherence[k], set.coherence[k], 1e-12) << k;
+        if (std::isinf(set.noise_variance[k]))  // an entry not measured: γ² = 0
+          EXPECT_EQ(read.noise_variance[k], set.noise_variance[k]) << k;
+        else
+          EXPECT_NEAR(read.noise_variance[k], set.noise_variance[k], 1e-11 * set.noise_variance[k]) << k;
+      }
+    }
+    options.averages = 3;  // given explicitly: it wins over the ID line
+    EXPECT_EQ(ToFrfSet(Parse(Format(records), "test.uff"), options).averages, 3);
+  }
+  std::vector<Function58> records = FromFrfSet(set, 1, false);
+  records[5].id_lines[4] = "averages 8";
+  ToFrfOptions options;
+  options.posture = "milling";
+  EXPECT_EQ(ErrorOf(records, options),
+            "test.uff: dataset 58 record 6.record 5: says averages 8 but dataset 58 record 4 says 7");
+  records[5].id_lines[4] = "averages many";
+  EXPECT_EQ(ErrorOf(records, options),
+            "test.uff: dataset 58 record 6.record 5: expected 'averages N' with N in [1, 1000000], "
+            "got 'averages many'");
+  // Another writer's ID lines are not read: its averages must be given.
+  records = FromFrfSet(set, 1, false);
+  for (Function58& f : records) f.id_lines[3] = "Test.Lab";
+  EXPECT_NE(ErrorOf(records, options).find("--averages"), std::string::npos) << ErrorOf(records, options);
+}
+
 }  // namespace
 }  // namespace frfit::uff
