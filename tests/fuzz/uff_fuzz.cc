@@ -18,6 +18,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/io/uff.h"
+#include "frfit/io/uff_time.h"
 
 namespace {
 
@@ -113,6 +114,10 @@ void Exercise(const std::string& bytes, long* parsed, long* sets) {
   uff::ToFrfOptions o;
   o.posture = "fuzz";
   o.mapping.directions[0] = {2, 1};
+  try {  // the same records read as an impact test's time data (io/uff_time.h)
+    uff::ToTimeRecordings(file, o.mapping);
+  } catch (const Error&) {
+  }
   FrfSet set;
   try {
     set = uff::ToFrfSet(file, o);
