@@ -55,6 +55,27 @@ const std::vector<OptionText> kOptionHelp = {
      "cpu backend threads (default: all cores; more are clamped with a warning); results do not "
      "depend on it"},
     {"simulate.out", "FRF.h5", "the FRF set to write (required)"},
+    {"map.params", "R.h5|P.yaml",
+     "parameters: a fit result (its covariance gives every value's 1σ) or a parameter file; "
+     "default: the model's initial values"},
+    {"map.grid", "'z2=30:120:1,...'",
+     "coordinates swept, START:STOP:STEP each in the model file's units (degrees, metres), on "
+     "top of --posture/--q; the first varies slowest (required; docs/posture-map.md)"},
+    {"map.max-hz", "F",
+     "modes up to F Hz, and the band (0, F] of the least stiffness (default 100)"},
+    {"map.threads", "N", "postures computed in parallel (default: all cores)"},
+    {"map.out", "MAP.h5", "write the map (docs/file-formats.md, \"Posture map\")"},
+    {"lobes.params", "R.h5|P.yaml",
+     "parameters: a fit result (its covariance gives the 5..95 % band) or a parameter file; "
+     "default: the model's initial values"},
+    {"lobes.cut", "CUT.yaml",
+     "the cut: teeth, immersion, cutting coefficients, axes, spindle speeds (docs/lobes.md)"},
+    {"lobes.samples", "N",
+     "parameter sets drawn from the fit's covariance for the band (default 200 with a fit "
+     "result; 0: no band)"},
+    {"lobes.seed", "N", "seed of the --samples draws (default 1)"},
+    {"lobes.frf-out", "FRF.csv",
+     "also write the cutting-plane receptance the lobes were computed from, as CSV"},
     {"fit.out", "RESULT.h5",
      "the result file to write (docs/file-formats.md); also names the default checkpoint"},
     {"report.out", "REPORT.html", "the report to write, a .html name (-o is the same); required"},

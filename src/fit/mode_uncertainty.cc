@@ -11,8 +11,9 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// gᵀ Cov g with Cov_ab = σ_a σ_b ρ_ab over the free parameters of `id`; NaN when not finite.
-double Variance(const std::vector<double>& g, const Identifiability& id) {
+}  // namespace
+
+double PropagatedVariance(const std::vector<double>& g, const Identifiability& id) {
   const size_t p = g.size();
   double variance = 0.0;
   for (size_t a = 0; a < p; ++a)
@@ -22,7 +23,16 @@ double Variance(const std::vector<double>& g, const Identifiability& id) {
   return std::isfinite(variance) && variance >= 0.0 ? variance : kNaN;
 }
 
-}  // namespace
+std::vector<int> FreeParameterIndices(const Model& model, const Identifiability& id) {
+  const size_t p = id.per_parameter.size();
+  if (p == 0 || id.correlation.size() != p * p) return {};
+  std::vector<int> index(p);
+  for (size_t j = 0; j < p; ++j) {
+    index[j] = model.FindParameter(id.per_parameter[j].name);
+    if (index[j] < 0) return {};
+  }
+  return index;
+}
 
 std::vector<ModeSigma> PropagateModeSigmas(const Posture& posture, const Model& model,
                                            const std::vector<double>& parameters,
@@ -32,13 +42,9 @@ std::vector<ModeSigma> PropagateModeSigmas(const Posture& posture, const Model& 
       ModeEigenvalueDerivatives(posture, coefficients);
   const std::vector<Mode> modes = ComputeModes(posture, coefficients);
   std::vector<ModeSigma> out(modes.size(), ModeSigma{kNaN, kNaN});
-  const int p = static_cast<int>(id.per_parameter.size());
-  if (p == 0 || id.correlation.size() != static_cast<size_t>(p) * p) return out;
-  std::vector<int> index(p);
-  for (int j = 0; j < p; ++j) {
-    index[j] = model.FindParameter(id.per_parameter[j].name);
-    if (index[j] < 0) return out;
-  }
+  const std::vector<int> index = FreeParameterIndices(model, id);
+  if (index.empty()) return out;
+  const int p = static_cast<int>(index.size());
   const std::vector<double> coefficient_jacobian =
       CoefficientJacobian(model, parameters, posture.q);
   const int stride = 3 * posture.n + 1;
@@ -57,8 +63,8 @@ std::vector<ModeSigma> PropagateModeSigmas(const Posture& posture, const Model& 
       g_frequency[j] = d.imag() / (2.0 * M_PI);
       g_damping[j] = (-b * b * d.real() + a * b * d.imag()) / r3;
     }
-    out[k].frequency_hz = std::sqrt(Variance(g_frequency, id));
-    out[k].damping_ratio = std::sqrt(Variance(g_damping, id));
+    out[k].frequency_hz = std::sqrt(PropagatedVariance(g_frequency, id));
+    out[k].damping_ratio = std::sqrt(PropagatedVariance(g_damping, id));
   }
   return out;
 }

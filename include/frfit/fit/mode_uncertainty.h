@@ -21,6 +21,14 @@ struct ModeSigma {
 // One per mode of ComputeModes at `posture` with `parameters` (Model::parameters order), in its
 // order. NaN for every mode when `id` has no finite covariance, or names a parameter the model
 // lacks (a result of another model).
+// gᵀ Cov g: the variance of a quantity whose derivatives by the free parameters of `id` (in its
+// order) are g, Cov_ab = σ_a σ_b ρ_ab; NaN when not finite.
+double PropagatedVariance(const std::vector<double>& g, const Identifiability& id);
+
+// The Model::parameters index of each free parameter of `id`, in its order; empty when `id` has
+// no finite covariance or names a parameter the model lacks (a result of another model).
+std::vector<int> FreeParameterIndices(const Model& model, const Identifiability& id);
+
 std::vector<ModeSigma> PropagateModeSigmas(const Posture& posture, const Model& model,
                                            const std::vector<double>& parameters,
                                            const Identifiability& id);

@@ -1,0 +1,68 @@
+// The identified model predicted over a grid of postures (frfit map): at each posture the modes
+// below a frequency with their 1σ, and the tool tip's least dynamic stiffness per sensor axis and
+// over all directions, with its 1σ. The fit's covariance is carried to each posture linearised
+// (fit/mode_uncertainty.h), so one pass over the grid gives values and σ together.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "frfit/fit/identifiability.h"
+#include "frfit/model/model.h"
+
+namespace frfit {
+
+// One coordinate swept by the grid: values start, start + step, ... up to stop (inclusive within
+// 1e-9·step), in the model file's units (degrees for angles), set on top of the base posture.
+struct GridAxis {
+  std::string coordinate;
+  int index = -1;              // into Model coordinates
+  std::vector<double> values;  // model file units
+};
+
+// Parses "z2=30:120:1,z3=-160:-40:2"; Error naming `what` on an unknown coordinate, a range that
+// is empty or not finite, a step <= 0, a coordinate given twice, or more than `max_points` points.
+std::vector<GridAxis> ParseGrid(const std::string& text, const Model& model, const std::string& what,
+                                long max_points = 10000000);
+
+// Every point of the grid, the first axis varying slowest: coordinates (rad / m) of each.
+std::vector<std::vector<double>> GridPostures(const Model& model, const std::vector<double>& base_q,
+                                              const std::vector<GridAxis>& axes);
+
+struct MapMode {
+  double frequency_hz = 0.0, damping_ratio = 0.0;
+  double frequency_sigma_hz = 0.0, damping_ratio_sigma = 0.0;  // NaN without a covariance
+  std::vector<std::string> dominant_dofs;  // DOFs moving at least half as much as the largest
+};
+
+// The tool tip's least dynamic stiffness over the band (0, max_hz]: min over ω of 1/|H_ii(ω)| per
+// sensor axis i (receptance), and min over ω of 1/σ_max(H(ω)) over every direction, with the
+// direction (a unit vector in sensor axes) that gives way most there.
+struct ToolTipStiffness {
+  std::array<double, 3> axis_n_per_m{};      // per sensor axis x, y, z
+  std::array<double, 3> axis_at_hz{};        // where the minimum is
+  std::array<double, 3> axis_sigma_n_per_m{};  // 1σ from the fit's covariance; NaN without one
+  double least_n_per_m = 0.0;
+  double least_at_hz = 0.0;
+  std::array<double, 3> least_direction{};  // unit vector, sensor axes, largest component > 0
+};
+
+struct MapPoint {
+  std::vector<double> q;  // every coordinate, rad / m
+  std::vector<MapMode> modes;
+  ToolTipStiffness stiffness;
+};
+
+struct MapOptions {
+  double max_hz = 100.0;
+  int threads = 1;
+};
+
+// The map over `postures` (GridPostures). `id` with an empty per_parameter: no σ (NaN).
+std::vector<MapPoint> ComputePostureMap(const Model& model, const std::vector<double>& parameters,
+                                        const Identifiability& id,
+                                        const std::vector<std::vector<double>>& postures,
+                                        const MapOptions& options);
+
+}  // namespace frfit

@@ -1,0 +1,124 @@
+// frfit map: the identified model's modes and tool-tip stiffness over a grid of postures, with
+// their 1σ from the fit's covariance (predict/posture_map.h).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "args.h"
+#include "commands.h"
+#include "frfit/common/error.h"
+#include "frfit/io/map_hdf5.h"
+#include "frfit/io/output_path.h"
+#include "frfit/model/model_yaml.h"
+#include "frfit/predict/posture_map.h"
+
+namespace frfit::cli {
+namespace {
+
+nlohmann::ordered_json Number(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json PointJson(const Model& model, const std::vector<GridAxis>& axes,
+                                 const MapPoint& p) {
+  nlohmann::ordered_json q, modes = nlohmann::ordered_json::array();
+  for (const GridAxis& a : axes) q[a.coordinate] = CoordinateToFileUnits(model, a.index, p.q[a.index]);
+  for (const MapMode& m : p.modes)
+    modes.push_back({{"frequency_hz", m.frequency_hz},
+                     {"frequency_hz_std", Number(m.frequency_sigma_hz)},
+                     {"damping_ratio", m.damping_ratio},
+                     {"damping_ratio_std", Number(m.damping_ratio_sigma)},
+                     {"dominant_dofs", m.dominant_dofs}});
+  const ToolTipStiffness& s = p.stiffness;
+  nlohmann::ordered_json axis_std = nlohmann::ordered_json::array();
+  for (double v : s.axis_sigma_n_per_m) axis_std.push_back(Number(v));
+  return {{"q", q},
+          {"modes", modes},
+          {"stiffness",
+           {{"axis_n_per_m", s.axis_n_per_m},
+            {"axis_n_per_m_std", axis_std},
+            {"axis_at_hz", s.axis_at_hz},
+            {"least_n_per_m", s.least_n_per_m},
+            {"least_at_hz", s.least_at_hz},
+            {"least_direction", s.least_direction}}}};
+}
+
+// The text summary: the grid, and where the tool tip is least and most stiff.
+void PrintSummary(const Model& model, const std::vector<GridAxis>& axes,
+                  const std::vector<MapPoint>& points, double seconds) {
+  size_t weakest = 0, stiffest = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (points[i].stiffness.least_n_per_m < points[weakest].stiffness.least_n_per_m) weakest = i;
+    if (points[i].stiffness.least_n_per_m > points[stiffest].stiffness.least_n_per_m) stiffest = i;
+  }
+  auto where = [&](size_t i) {
+    std::string text;
+    for (const GridAxis& a : axes) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.6g", CoordinateToFileUnits(model, a.index, points[i].q[a.index]));
+      text += (text.empty() ? "" : ", ") + a.coordinate + "=" + value;
+    }
+    return text;
+  };
+  std::printf("%zu postures in %.2f s\n", points.size(), seconds);
+  for (const auto& [label, i] : {std::pair<const char*, size_t>{"least stiff", weakest},
+                                 std::pair<const char*, size_t>{"most stiff ", stiffest}}) {
+    const ToolTipStiffness& s = points[i].stiffness;
+    std::printf("  %s at %s: %.4g N/m at %.2f Hz along (%.2f, %.2f, %.2f)\n", label, where(i).c_str(),
+                s.least_n_per_m, s.least_at_hz, s.least_direction[0], s.least_direction[1],
+                s.least_direction[2]);
+  }
+}
+
+}  // namespace
+
+int RunMap(int argc, char** argv) {
+  const Args args("map", argc, argv,
+                  {"model", "posture", "q", "params", "grid", "max-hz", "out", "threads"}, {"json"});
+  const std::string cmd = "frfit map";
+  if (!args.Has("grid")) throw Error(cmd, "--grid", "missing (e.g. --grid 'z2=30:120:1,z3=-160:-40:2')");
+  const ModelContext ctx = LoadModelContext(args);
+  MapOptions options;
+  options.max_hz = args.GetDouble("max-hz", 100.0);
+  if (!(options.max_hz > 0.0)) throw Error(cmd, "--max-hz", "expected a frequency > 0 Hz");
+  options.threads = args.GetThreads();
+  if (options.threads == 0) options.threads = std::max(1u, std::thread::hardware_concurrency());
+  // Ten million postures take hours and a few GB of results: more is a typo in a step.
+  const std::vector<GridAxis> axes = ParseGrid(args.Get("grid"), ctx.model, "--grid", 10000000);
+  const std::string out = args.Get("out", "");
+  if (!out.empty()) {
+    std::vector<std::string> inputs = ctx.model.files;
+    inputs.push_back(args.Get("params", ""));
+    RequireNotAnInput(cmd, "--out", out, inputs);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<MapPoint> points = ComputePostureMap(
+      ctx.model, ctx.parameters, ctx.identifiability, GridPostures(ctx.model, ctx.q, axes), options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!out.empty())
+    WritePostureMap(out, ctx.model,
+                    {ctx.model.name, ctx.model.source, ctx.parameters_source, ctx.posture_name,
+                     options.max_hz, axes, points});
+  if (args.Flag("json")) {
+    nlohmann::ordered_json j;
+    j["model"] = ctx.model.name;
+    j["base_posture"] = ctx.posture_name;
+    j["parameters_source"] = ctx.parameters_source;
+    j["max_hz"] = options.max_hz;
+    j["sigma"] = ctx.identifiability.per_parameter.empty() ? "none (parameters without a covariance)"
+                                                          : "linearised from the fit's covariance";
+    j["points"] = nlohmann::ordered_json::array();
+    for (const MapPoint& p : points) j["points"].push_back(PointJson(ctx.model, axes, p));
+    j["wall_seconds"] = seconds;
+    if (!out.empty()) j["out"] = out;
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    PrintSummary(ctx.model, axes, points, seconds);
+  }
+  if (!out.empty()) std::fprintf(stderr, "wrote %s: %zu postures\n", out.c_str(), points.size());
+  return 0;
+}
+
+}  // namespace frfit::cli

@@ -1,0 +1,104 @@
+#include "frfit/io/map_hdf5.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "frfit/common/error.h"
+#include "frfit/io/hdf5_file.h"
+#include "frfit/model/model_yaml.h"
+
+namespace frfit {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// [points][width] of `value(point, k)`, NaN where a point has fewer than `width` entries.
+template <class Value>
+std::vector<double> Padded(const std::vector<MapPoint>& points, size_t width, Value value) {
+  std::vector<double> out(points.size() * width, kNaN);
+  for (size_t p = 0; p < points.size(); ++p)
+    for (size_t k = 0; k < width; ++k) value(points[p], k, &out[p * width + k]);
+  return out;
+}
+
+void WriteModes(Hdf5File* f, const std::vector<MapPoint>& points) {
+  size_t width = 0;
+  std::vector<std::int64_t> count;
+  for (const MapPoint& p : points) {
+    width = std::max(width, p.modes.size());
+    count.push_back(static_cast<std::int64_t>(p.modes.size()));
+  }
+  const hsize_t np = points.size(), nm = width;
+  f->CreateGroup("/modes");
+  f->WriteInts("/modes/count", {np}, count.data());
+  auto field = [&](const char* name, double MapMode::*member) {
+    const std::vector<double> v = Padded(points, width, [&](const MapPoint& p, size_t k, double* out) {
+      if (k < p.modes.size()) *out = p.modes[k].*member;
+    });
+    f->WriteDoubles(std::string("/modes/") + name, {np, nm}, v.data());
+  };
+  field("frequency_hz", &MapMode::frequency_hz);
+  field("damping_ratio", &MapMode::damping_ratio);
+  field("frequency_sigma_hz", &MapMode::frequency_sigma_hz);
+  field("damping_ratio_sigma", &MapMode::damping_ratio_sigma);
+}
+
+void WriteStiffness(Hdf5File* f, const std::vector<MapPoint>& points) {
+  const hsize_t np = points.size();
+  f->CreateGroup("/stiffness");
+  auto triple = [&](const char* name, std::array<double, 3> ToolTipStiffness::*member) {
+    const std::vector<double> v = Padded(points, 3, [&](const MapPoint& p, size_t k, double* out) {
+      *out = (p.stiffness.*member)[k];
+    });
+    f->WriteDoubles(std::string("/stiffness/") + name, {np, 3}, v.data());
+  };
+  triple("axis_n_per_m", &ToolTipStiffness::axis_n_per_m);
+  triple("axis_at_hz", &ToolTipStiffness::axis_at_hz);
+  triple("axis_sigma_n_per_m", &ToolTipStiffness::axis_sigma_n_per_m);
+  triple("least_direction", &ToolTipStiffness::least_direction);
+  auto single = [&](const char* name, double ToolTipStiffness::*member) {
+    const std::vector<double> v = Padded(points, 1, [&](const MapPoint& p, size_t, double* out) {
+      *out = p.stiffness.*member;
+    });
+    f->WriteDoubles(std::string("/stiffness/") + name, {np}, v.data());
+  };
+  single("least_n_per_m", &ToolTipStiffness::least_n_per_m);
+  single("least_at_hz", &ToolTipStiffness::least_at_hz);
+}
+
+}  // namespace
+
+void WritePostureMap(const std::string& path, const Model& model, const PostureMapFile& map) {
+  Hdf5File f(path, Hdf5File::Mode::kCreate);
+  f.SetAttribute("/", "frfit_file", "posture_map");
+  f.SetAttribute("/", "frfit_version", FRFIT_VERSION);
+  f.SetAttribute("/", "model", map.model_name);
+  f.SetAttribute("/", "model_file", map.model_file);
+  f.SetAttribute("/", "parameters_source", map.parameters_source);
+  f.SetAttribute("/", "base_posture", map.base_posture);
+  f.SetAttribute("/", "max_hz", FormatDouble(map.max_hz));
+  // The swept coordinates in the model file's units (what --grid gave), then every coordinate of
+  // every point in SI (rad / m), as Linearize takes them.
+  std::vector<std::string> swept;
+  for (const GridAxis& a : map.axes) swept.push_back(a.coordinate);
+  f.WriteStrings("/grid_coordinates", swept);
+  const hsize_t np = map.points.size(), na = map.axes.size();
+  std::vector<double> grid(np * na);
+  for (size_t p = 0; p < np; ++p)
+    for (size_t a = 0; a < na; ++a)
+      grid[p * na + a] = CoordinateToFileUnits(model, map.axes[a].index, map.points[p].q[map.axes[a].index]);
+  f.WriteDoubles("/grid", {np, na}, grid.data());
+  std::vector<std::string> names;
+  for (const Dof& dof : model.dofs) names.push_back(dof.name);
+  names.insert(names.end(), model.rigid_coordinates.begin(), model.rigid_coordinates.end());
+  f.WriteStrings("/coordinate_names", names);
+  const hsize_t nc = names.size();
+  std::vector<double> q(np * nc);
+  for (size_t p = 0; p < np; ++p) std::copy(map.points[p].q.begin(), map.points[p].q.end(), q.begin() + p * nc);
+  f.WriteDoubles("/q", {np, nc}, q.data());
+  WriteModes(&f, map.points);
+  WriteStiffness(&f, map.points);
+  f.Save();
+}
+
+}  // namespace frfit

@@ -1,0 +1,160 @@
+#include "frfit/predict/posture_map.h"
+
+#include <Eigen/SVD>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "frfit/fit/mode_uncertainty.h"
+#include "frfit/modal/modal.h"
+#include "frfit/model/joint_coefficients.h"
+#include "frfit/posture/posture.h"
+#include "tool_tip_receptance.h"
+
+namespace frfit {
+namespace {
+
+using Cplx = std::complex<double>;
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Where the tool tip may give way most: 0 Hz (the static compliance), the band's top, and the
+// peak of `magnitude` near each mode in the band (within ±3 half-power bandwidths).
+double LeastStiffFrequency(const std::function<double(double)>& magnitude,
+                           const Eigen::VectorXcd& lambda, double max_hz) {
+  double best = 0.0, best_value = magnitude(0.0);
+  auto consider = [&](double f) {
+    const double value = magnitude(f);
+    if (value > best_value) best = f, best_value = value;
+  };
+  consider(max_hz);
+  for (int r = 0; r < lambda.size(); ++r) {
+    const double f = lambda(r).imag() / (2.0 * M_PI), width = std::abs(lambda(r).real()) / (2.0 * M_PI);
+    if (!(f > 0.0) || f - 3.0 * width > max_hz) continue;
+    const double low = std::max(0.0, f - 3.0 * width), high = std::min(max_hz, f + 3.0 * width);
+    if (high > low) consider(PeakFrequency(magnitude, low, high));
+  }
+  return best;
+}
+
+// ∂k/∂θ of the stiffness k = 1/|H_ii(ω)| at its minimum ω (where ∂|H_ii|/∂ω = 0, so ω stays):
+// ∂H/∂c = −Gᵀ(∂Z/∂c)G with G = Z⁻¹B (Z is symmetric), ∂Z/∂c of linearize.cc's TangentStiffness
+// and TangentDamping: e_j e_jᵀ for k_j, iω e_j e_jᵀ for the viscous d_j, i e_j e_jᵀ for the
+// hysteretic η_j k_j, iω M for α. Chained with ∂c/∂θ over the free parameters `index`.
+std::vector<double> StiffnessGradient(const Posture& posture, const JointCoefficients& c,
+                                      const std::vector<double>& coefficient_jacobian, int np,
+                                      const std::vector<int>& index, int axis, double frequency_hz) {
+  const int n = posture.n;
+  const double w = 2.0 * M_PI * frequency_hz;
+  const Cplx iw(0.0, w);
+  const Eigen::MatrixXcd Z = -w * w * posture.mass.cast<Cplx>() + iw * TangentDamping(posture, c).cast<Cplx>() +
+                             TangentStiffness(posture, c);
+  const Eigen::VectorXcd g = Z.partialPivLu().solve(posture.sensor_basis.col(axis).cast<Cplx>());
+  const Cplx h = (posture.sensor_basis.col(axis).cast<Cplx>().transpose() * g)(0, 0);
+  std::vector<Cplx> dh(3 * n + 1);
+  for (int j = 0; j < n; ++j) {
+    dh[j] = -g(j) * g(j);
+    dh[n + j] = iw * dh[j];
+    dh[2 * n + j] = Cplx(0.0, 1.0) * dh[j];
+  }
+  dh[3 * n] = -iw * (g.transpose() * posture.mass.cast<Cplx>() * g)(0, 0);
+  const double magnitude = std::abs(h);
+  std::vector<double> gradient(index.size(), 0.0);
+  for (size_t p = 0; p < index.size(); ++p) {
+    Cplx d = 0.0;
+    for (int row = 0; row <= 3 * n; ++row)
+      d += dh[row] * coefficient_jacobian[static_cast<size_t>(row) * np + index[p]];
+    gradient[p] = -(std::conj(h) * d).real() / (magnitude * magnitude * magnitude);
+  }
+  return gradient;
+}
+
+ToolTipStiffness Stiffness(const Posture& posture, const JointCoefficients& c, const Model& model,
+                           const std::vector<double>& parameters, const Identifiability& id,
+                           double max_hz) {
+  const ToolTipReceptance receptance(posture, c);
+  ToolTipStiffness out;
+  const std::vector<int> index = FreeParameterIndices(model, id);
+  const std::vector<double> jacobian =
+      index.empty() ? std::vector<double>() : CoefficientJacobian(model, parameters, posture.q);
+  for (int i = 0; i < 3; ++i) {
+    // Searched on |H_ii|²: the same maximum, without a square root per evaluation.
+    auto magnitude = [&](double f) { return receptance.DiagonalNorm(i, f); };
+    const double f = LeastStiffFrequency(magnitude, receptance.eigenvalues(), max_hz);
+    out.axis_at_hz[i] = f;
+    out.axis_n_per_m[i] = 1.0 / std::abs(receptance.At(f)(i, i));
+    out.axis_sigma_n_per_m[i] =
+        index.empty() ? kNaN
+                      : std::sqrt(PropagatedVariance(
+                            StiffnessGradient(posture, c, jacobian, model.num_parameters(), index, i, f), id));
+  }
+  auto largest = [&](double f) { return receptance.LargestSingularValueSquared(f); };
+  out.least_at_hz = LeastStiffFrequency(largest, receptance.eigenvalues(), max_hz);
+  const Eigen::JacobiSVD<Eigen::Matrix3cd> svd(receptance.At(out.least_at_hz), Eigen::ComputeFullV);
+  out.least_n_per_m = 1.0 / svd.singularValues()(0);
+  // The direction: the right singular vector, turned so that its largest component is real and
+  // positive; what is left imaginary is the part of the motion out of phase.
+  Eigen::Vector3cd v = svd.matrixV().col(0);
+  int k = 0;
+  v.cwiseAbs().maxCoeff(&k);
+  v *= std::polar(1.0, -std::arg(v(k)));
+  const Eigen::Vector3d direction = v.real().normalized();
+  for (int a = 0; a < 3; ++a) out.least_direction[a] = direction(a);
+  return out;
+}
+
+MapPoint ComputePoint(const Model& model, const std::vector<double>& parameters, const Identifiability& id,
+                      const std::vector<double>& q, double max_hz) {
+  MapPoint point;
+  point.q = q;
+  const Posture posture = Linearize(model, q, "map");
+  const JointCoefficients c = Coefficients(model, parameters, q);
+  const std::vector<Mode> modes = AnalyseModes(posture, c).modes;
+  const std::vector<ModeSigma> sigma = PropagateModeSigmas(posture, model, parameters, id);
+  for (size_t k = 0; k < modes.size(); ++k) {
+    if (modes[k].frequency_hz > max_hz) break;  // sorted by frequency
+    MapMode m{modes[k].frequency_hz, modes[k].damping_ratio, sigma[k].frequency_hz,
+              sigma[k].damping_ratio, {}};
+    for (int j = 0; j < posture.n; ++j)
+      if (std::abs(modes[k].shape(j)) >= 0.5) m.dominant_dofs.push_back(model.dofs[j].name);
+    point.modes.push_back(std::move(m));
+  }
+  point.stiffness = Stiffness(posture, c, model, parameters, id, max_hz);
+  return point;
+}
+
+}  // namespace
+
+std::vector<MapPoint> ComputePostureMap(const Model& model, const std::vector<double>& parameters,
+                                        const Identifiability& id,
+                                        const std::vector<std::vector<double>>& postures,
+                                        const MapOptions& options) {
+  std::vector<MapPoint> points(postures.size());
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  // Each posture is independent: threads take the next one until none is left; the first error
+  // (a posture-dependent stiffness law giving k <= 0 there, say) stops the map.
+  auto work = [&] {
+    for (size_t i; (i = next++) < postures.size();) {
+      try {
+        points[i] = ComputePoint(model, parameters, id, postures[i], options.max_hz);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = postures.size();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < std::max(1, options.threads); ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return points;
+}
+
+}  // namespace frfit

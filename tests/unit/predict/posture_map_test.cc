@@ -1,0 +1,150 @@
+// frfit map's library (predict/posture_map.h): the modal form of the tool-tip receptance against the
+// direct solve, the least stiffness against a dense scan of the direct solve, its 1σ against
+// finite differences of the map itself, and the grid's parsing. The command line is in
+// cli/map_cli_test.cc.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "../../../src/predict/tool_tip_receptance.h"
+#include "frfit/common/error.h"
+#include "frfit/frf/synthesize.h"
+#include "frfit/model/joint_coefficients.h"
+#include "frfit/model/model_yaml.h"
+#include "frfit/predict/posture_map.h"
+
+namespace frfit {
+namespace {
+
+const std::string kKuka = std::string(FRFIT_SOURCE_DIR) + "/datasets/kuka_kr90/";
+
+struct Kuka {
+  Model model = LoadModel(kKuka + "model.yaml");
+  std::vector<double> parameters = LoadParameters(kKuka + "params_from34.yaml", model);
+  std::vector<double> q = model.posture("milling").q;
+};
+
+TEST(ToolTipReceptance, EqualsTheDirectSolve) {
+  const Kuka k;
+  const Posture posture = Linearize(k.model, k.q, "milling");
+  const JointCoefficients c = Coefficients(k.model, k.parameters, k.q);
+  const ToolTipReceptance modal(posture, c);
+  const std::vector<double> f = {0.0, 3.3, 7.91, 12.5, 25.0, 60.0};
+  const FrfSet direct = Synthesize(posture, c, f, FrfFormat::kReceptance);
+  for (size_t l = 0; l < f.size(); ++l) {
+    const Eigen::Matrix3cd h = modal.At(f[l]);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        EXPECT_LT(std::abs(h(i, j) - direct.at(static_cast<int>(l), i, j)),
+                  1e-9 * h.cwiseAbs().maxCoeff())
+            << f[l] << " Hz, entry " << i << j;
+  }
+}
+
+TEST(PostureMap, LeastStiffnessIsTheMinimumOfADenseScan) {
+  const Kuka k;
+  const double max_hz = 40.0;
+  const std::vector<MapPoint> map = ComputePostureMap(k.model, k.parameters, Identifiability{}, {k.q},
+                                                      {max_hz, 1});
+  ASSERT_EQ(map.size(), 1u);
+  const Posture posture = Linearize(k.model, k.q, "milling");
+  const FrfSet scan = Synthesize(posture, Coefficients(k.model, k.parameters, k.q),
+                                 MakeBand(0.0, max_hz, 0.002, "scan"), FrfFormat::kReceptance);
+  for (int i = 0; i < 3; ++i) {
+    double largest = 0.0, at = 0.0;
+    for (int l = 0; l < scan.num_lines(); ++l)
+      if (std::abs(scan.at(l, i, i)) > largest) largest = std::abs(scan.at(l, i, i)), at = scan.frequency_hz[l];
+    const double stiffness = map[0].stiffness.axis_n_per_m[i];
+    // The map's minimum is refined past the scan's 2 mHz: never above it, and close.
+    EXPECT_LE(stiffness, 1.0 / largest * (1 + 1e-12)) << "axis " << i;
+    EXPECT_GT(stiffness, 1.0 / largest * (1 - 2e-3)) << "axis " << i;
+    EXPECT_NEAR(map[0].stiffness.axis_at_hz[i], at, 0.01) << "axis " << i;
+    EXPECT_TRUE(std::isnan(map[0].stiffness.axis_sigma_n_per_m[i]));
+  }
+  EXPECT_LE(map[0].stiffness.least_n_per_m, *std::min_element(map[0].stiffness.axis_n_per_m.begin(),
+                                                               map[0].stiffness.axis_n_per_m.end()));
+  double norm = 0.0;
+  for (double d : map[0].stiffness.least_direction) norm += d * d;
+  EXPECT_NEAR(norm, 1.0, 1e-12);
+}
+
+// σ of the least stiffness per axis against finite differences of the map itself (which moves
+// the frequency of the minimum too): the linearisation holds the frequency, which is exact to
+// first order at a minimum.
+TEST(PostureMap, StiffnessSigmaMatchesFiniteDifferences) {
+  const Kuka k;
+  Identifiability id;
+  const std::vector<std::string> free = {"k_x1", "k_y2", "k_z2", "k_x3", "d_z2"};
+  for (size_t a = 0; a < free.size(); ++a) {
+    ParameterIdentifiability p;
+    p.name = free[a];
+    p.value = k.parameters[k.model.FindParameter(free[a])];
+    p.std_absolute = 0.02 * p.value;
+    id.per_parameter.push_back(p);
+  }
+  const size_t p = free.size();
+  id.correlation.assign(p * p, 0.0);
+  for (size_t a = 0; a < p; ++a)
+    for (size_t b = 0; b < p; ++b) id.correlation[a * p + b] = a == b ? 1.0 : 0.3;
+  const MapOptions options{60.0, 1};
+  const MapPoint at = ComputePostureMap(k.model, k.parameters, id, {k.q}, options)[0];
+  for (int i = 0; i < 3; ++i) {
+    std::vector<double> g(p);
+    for (size_t a = 0; a < p; ++a) {
+      std::vector<double> up = k.parameters, down = k.parameters;
+      const int index = k.model.FindParameter(free[a]);
+      const double h = 1e-5 * up[index];
+      up[index] += h, down[index] -= h;
+      const double su = ComputePostureMap(k.model, up, Identifiability{}, {k.q}, options)[0].stiffness.axis_n_per_m[i];
+      const double sd = ComputePostureMap(k.model, down, Identifiability{}, {k.q}, options)[0].stiffness.axis_n_per_m[i];
+      g[a] = (su - sd) / (2 * h);
+    }
+    double variance = 0.0;
+    for (size_t a = 0; a < p; ++a)
+      for (size_t b = 0; b < p; ++b)
+        variance += g[a] * g[b] * id.per_parameter[a].std_absolute * id.per_parameter[b].std_absolute *
+                    id.correlation[a * p + b];
+    EXPECT_NEAR(at.stiffness.axis_sigma_n_per_m[i], std::sqrt(variance), 1e-4 * std::sqrt(variance))
+        << "axis " << i;
+  }
+}
+
+TEST(PostureGrid, ParsesRangesInFileUnitsFirstAxisSlowest) {
+  const Kuka k;
+  const std::vector<GridAxis> axes = ParseGrid("z2=30:50:10,z3=-100:-95:5", k.model, "--grid");
+  ASSERT_EQ(axes.size(), 2u);
+  EXPECT_EQ(axes[0].values, (std::vector<double>{30, 40, 50}));
+  EXPECT_EQ(axes[1].values, (std::vector<double>{-100, -95}));
+  const auto postures = GridPostures(k.model, k.q, axes);
+  ASSERT_EQ(postures.size(), 6u);
+  const int z2 = k.model.FindCoordinate("z2"), z3 = k.model.FindCoordinate("z3");
+  EXPECT_DOUBLE_EQ(postures[1][z2], 30 * M_PI / 180);
+  EXPECT_DOUBLE_EQ(postures[1][z3], -95 * M_PI / 180);
+  EXPECT_DOUBLE_EQ(postures[2][z2], 40 * M_PI / 180);
+  for (size_t c = 0; c < k.q.size(); ++c)
+    if (static_cast<int>(c) != z2 && static_cast<int>(c) != z3) EXPECT_EQ(postures[5][c], k.q[c]);
+}
+
+TEST(PostureGrid, RefusesBadRanges) {
+  const Kuka k;
+  auto refused = [&](const std::string& grid, const std::string& expected) {
+    try {
+      ParseGrid(grid, k.model, "--grid", 1000);
+      ADD_FAILURE() << grid << ": accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  refused("w9=0:1:1", "--grid: w9: unknown coordinate of model");
+  refused("z2=0:10", "--grid: z2: expected START:STOP:STEP, got '0:10'");
+  refused("z2=10:0:1", "expected STOP >= START and STEP > 0");
+  refused("z2=0:10:0", "expected STOP >= START and STEP > 0");
+  refused("z2=0:x:1", "--grid: z2: expected a finite number, got 'x'");
+  refused("z2=0:10:1,z2=0:1:1", "--grid: z2: given twice");
+  refused("z2=0:100:1,z3=0:100:1", "expected at most 1000 postures, the grid has 10201");
+  refused("z2", "--grid: 'z2': expected NAME=START:STOP:STEP");
+}
+
+}  // namespace
+}  // namespace frfit
