@@ -1,6 +1,7 @@
 // frfit frf: impact-test time data (HDF5 time recordings, docs/file-formats.md) to an FRF set
 // with coherence, averages and noise variance, every hit kept or rejected with its reason
 // (library: impact/impact_frf.h).
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "frfit/impact/impact_frf.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/time_hdf5.h"
+#include "frfit/io/uff_time.h"
 
 namespace frfit::cli {
 namespace {
@@ -137,6 +139,13 @@ nlohmann::ordered_json ToJson(const ImpactResult& r, const ImpactOptions& o,
   return j;
 }
 
+// UFF dataset 58 time records (docs/uff.md, "Time records") by extension, as convert tells them.
+bool IsUff(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".uff" || ext == ".unv" || ext == ".uf" || ext == ".58";
+}
+
 }  // namespace
 
 int RunFrf(int argc, char** argv) {
@@ -158,7 +167,7 @@ int RunFrf(int argc, char** argv) {
   // Every input is read and checked before anything is computed or written.
   std::vector<TimeRecording> recordings;
   for (const std::string& path : args.positional())
-    for (TimeRecording& r : ReadTimeRecordings(path)) {
+    for (TimeRecording& r : IsUff(path) ? uff::ReadTimeRecordings(path) : ReadTimeRecordings(path)) {
       if (r.hit < 0 && !(options.trigger.record_s > 0.0))
         throw Error(path, "/samples",
                     "expected --record-seconds S to split this continuous recording into hits");

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -333,6 +335,22 @@ TEST(UffTime, SharedFilesRefusedWithTheirReason) {
             kData + "TestLab_161_164_18_15_82.uff: no dataset 58 (function) to read a time record "
                     "from; the file holds datasets 151 (header), 164 (units), 18 (coordinate systems), "
                     "15 (nodes), 82 (trace lines)");
+}
+
+// frfit frf reads .uff inputs with this reader: a time history without force gives its one line.
+TEST(UffTime, FrfCommandReadsUff) {
+  const std::string err = std::string(::testing::TempDir()) + "/uff_time_frf.err";
+  const std::string out = std::string(::testing::TempDir()) + "/uff_time_frf.h5";
+  const std::string cmd = std::string("'") + FRFIT_CLI_PATH + "' frf '" + kData +
+                          "binary8byte.uff' --out '" + out + "' >/dev/null 2>'" + err + "'";
+  EXPECT_NE(std::system(cmd.c_str()), 0);
+  std::ifstream in(err);
+  std::string line, rest;
+  std::getline(in, line);
+  EXPECT_FALSE(std::getline(in, rest)) << rest;
+  EXPECT_EQ(line, "error: " + kData + "binary8byte.uff: no force channel: the time records hold "
+                  "acceleration in 'g' (record 1); an impact test needs the hammer's force "
+                  "(ordinate specific data type 13, or units N, kN or lbf)");
 }
 
 }  // namespace
