@@ -2,6 +2,7 @@
 // model orders, the stable ones chosen from the stabilisation diagram, shapes by LSFD
 // (docs/ema.md).
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "frfit/common/warning.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/impact/windows.h"
 #include "frfit/modal/ema.h"
 
 namespace frfit::cli {
@@ -121,6 +123,26 @@ void WarnChangedOptions(const EmaOptions& asked, const EmaResult& r) {
              std::to_string(r.min_stable_poles));
 }
 
+// FRFs from frfit frf under an exponential window exp(−t/τ) hold every pole moved by −1/τ (the
+// window's added damping, 1/(τ·ω)); the modes get it back so that their damping is the
+// structure's. The frequency (Im λ) is unchanged. Returns τ (+inf: no window recorded).
+double CorrectExponentialWindow(const FrfSet& set, EmaResult* r) {
+  double tau = std::numeric_limits<double>::infinity();
+  for (const auto& [key, value] : set.provenance)
+    if (key == "exponential_window_tau_s") tau = std::strtod(value.c_str(), nullptr);
+  if (!(tau > 0.0) || !std::isfinite(tau)) return std::numeric_limits<double>::infinity();
+  for (EmaMode& m : r->modes) {
+    const double before = m.mode.damping_ratio;
+    m.mode.eigenvalue += 1.0 / tau;
+    m.mode.damping_ratio = -m.mode.eigenvalue.real() / std::abs(m.mode.eigenvalue);
+    std::fprintf(stderr,
+                 "ema: mode at %.4g Hz: damping ratio %.4g %% measured, %.4g %% after removing "
+                 "the exponential window's (tau %.6g s)\n",
+                 m.mode.frequency_hz, 100 * before, 100 * m.mode.damping_ratio, tau);
+  }
+  return tau;
+}
+
 }  // namespace
 
 int RunEma(int argc, char** argv) {
@@ -169,12 +191,15 @@ int RunEma(int argc, char** argv) {
                 "expected a path in an existing directory, got '" + out + "'");
 
   const FrfSet set = ReadFrfSet(frf);
-  const EmaResult r = EstimateModes(set, options, frf);
+  EmaResult r = EstimateModes(set, options, frf);
+  const double window_tau_s = CorrectExponentialWindow(set, &r);
   WarnChangedOptions(options, r);
   if (!out.empty()) WriteEmaResult(out, r);
 
   if (args.Flag("json")) {
-    std::printf("%s\n", ToJson(r, out).dump().c_str());
+    nlohmann::ordered_json j = ToJson(r, out);
+    j["exponential_window_tau_s"] = Number(window_tau_s);
+    std::printf("%s\n", j.dump().c_str());
     return 0;
   }
   std::printf("frfit ema %s: posture %s, %s [%s], %d lines %g-%g Hz\n", frf.c_str(),
