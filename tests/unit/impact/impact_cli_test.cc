@@ -115,7 +115,7 @@ TEST_F(ImpactCli, AContinuousRecordingWithoutARecordLengthIsRefusedWithNothingWr
 
 // Records too short for the responses to decay need the exponential window; frfit ema on the
 // result removes the damping it added (recorded in the set's provenance) and lands within 5 % of
-// the true damping ratios, where the uncorrected ones are 50-150 % too high.
+// the true damping ratios, where the uncorrected ones are 75-130 % too high.
 TEST_F(ImpactCli, EmaOnWindowedFrfsGivesTheTrueDampingAfterTheCorrection) {
   Rng rng(4);
   std::vector<std::string> args;
