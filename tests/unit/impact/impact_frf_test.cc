@@ -169,6 +169,24 @@ TEST(ImpactFrf, TheTriggerFindsEveryHitOfAContinuousRecording) {
     EXPECT_NEAR(hits[h].trigger_time_s, pulse_starts[h] + rise, 1.5 / 1024) << "hit " << h;
     EXPECT_EQ(hits[h].record.channels[0].samples.size(), 5120u);
   }
+  // The FRFs from the split recording meet the same accuracy as from triggered records.
+  ImpactOptions options;
+  options.band_max_hz = 60.0;
+  options.trigger = trigger;
+  const ImpactResult r = EstimateFrfs({continuous}, options);
+  for (const HitVerdict& v : r.verdicts) EXPECT_TRUE(v.kept) << v.source << ": " << v.reason;
+  EXPECT_EQ(r.set.averages, 6);
+  int lines = 0, close = 0;
+  for (int l = 0; l < r.set.num_lines(); ++l)
+    for (int i = 0; i < 3; ++i) {
+      if (r.set.coherence[l * 9 + EntryIndex(i, 2)] < 0.95) continue;
+      const auto ratio = r.set.at(l, i, 2) / test::TrueReceptance(modes, i, 2, r.set.frequency_hz[l]);
+      ++lines;
+      close += std::abs(20 * std::log10(std::abs(ratio))) <= 0.5 &&
+               std::abs(std::arg(ratio)) * 180 / std::numbers::pi <= 3.0;
+    }
+  EXPECT_GT(lines, r.set.num_lines());
+  EXPECT_GE(close, 0.8 * lines) << close << " of " << lines;
   // The last hit cut short by the recording's end is reported, not dropped.
   for (auto& c : continuous.channels)
     c.samples.resize(std::lround((pulse_starts.back() + 3.0) * 1024));
