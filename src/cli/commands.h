@@ -14,6 +14,7 @@ namespace frfit::cli {
 int RunInfo(int argc, char** argv);
 int RunModal(int argc, char** argv);
 int RunSimulate(int argc, char** argv);
+int RunLobes(int argc, char** argv);
 int RunMap(int argc, char** argv);
 int RunFit(int argc, char** argv);
 int RunConvert(int argc, char** argv);

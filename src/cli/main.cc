@@ -20,6 +20,8 @@ constexpr const char* kUsage =
     "  simulate  --model M.yaml --posture NAME [--q z2=70,..] [--params P.yaml] --band F0:F1:DF\n"
     "            --format receptance|mobility|inertance --out FRF.h5 [--noise REL[:FLOOR]]\n"
     "            [--seed N] [--noise-model variance|none] [--json]\n"
+    "  lobes     --model M.yaml --posture NAME [--q z2=70,..] --params R.h5|P.yaml --cut CUT.yaml\n"
+    "            [--samples N] [--seed N] [--frf-out FRF.csv] [--json]  milling stability lobes\n"
     "  map       --model M.yaml --posture NAME [--q z2=70,..] [--params R.h5|P.yaml]\n"
     "            --grid 'z2=30:120:1,z3=-160:-40:2' [--max-hz F] [--threads N] [--out MAP.h5]\n"
     "            [--json]                     modes and tool-tip stiffness over postures, with 1σ\n"
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
     if (command == "info") return frfit::cli::RunInfo(argc - 2, argv + 2);
     if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);
     if (command == "simulate") return frfit::cli::RunSimulate(argc - 2, argv + 2);
+    if (command == "lobes") return frfit::cli::RunLobes(argc - 2, argv + 2);
     if (command == "fit") return frfit::cli::RunFit(argc - 2, argv + 2);
     if (command == "convert") return frfit::cli::RunConvert(argc - 2, argv + 2);
     if (command == "map") return frfit::cli::RunMap(argc - 2, argv + 2);

@@ -236,7 +236,7 @@ TEST_F(CliTest, CommandHelpPrintsThatCommandsUsage) {
 TEST_F(CliTest, CommandHelpListsEveryOptionWithWhatItDoes) {
   for (const std::string command :
        {"info", "modal", "simulate", "fit", "convert", "fleet", "report", "ema", "design", "export",
-        "frf", "map"}) {
+        "frf", "map", "lobes"}) {
     const Result bad = Run({command, "--no-such-option"});
     const size_t list = bad.err.find("expected one of:");
     ASSERT_NE(list, std::string::npos) << bad.err;
