@@ -21,10 +21,10 @@ nlohmann::ordered_json Number(double v) {
   return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::ordered_json PointJson(const Model& model, const std::vector<GridAxis>& axes,
-                                 const MapPoint& p) {
+nlohmann::ordered_json PointJson(const std::vector<GridAxis>& axes, size_t index, const MapPoint& p) {
   nlohmann::ordered_json q, modes = nlohmann::ordered_json::array();
-  for (const GridAxis& a : axes) q[a.coordinate] = CoordinateToFileUnits(model, a.index, p.q[a.index]);
+  const std::vector<double> values = GridValues(axes, index);
+  for (size_t a = 0; a < axes.size(); ++a) q[axes[a].coordinate] = values[a];
   for (const MapMode& m : p.modes)
     modes.push_back({{"frequency_hz", m.frequency_hz},
                      {"frequency_hz_std", Number(m.frequency_sigma_hz)},
@@ -46,7 +46,7 @@ nlohmann::ordered_json PointJson(const Model& model, const std::vector<GridAxis>
 }
 
 // The text summary: the grid, and where the tool tip is least and most stiff.
-void PrintSummary(const Model& model, const std::vector<GridAxis>& axes,
+void PrintSummary(const std::vector<GridAxis>& axes,
                   const std::vector<MapPoint>& points, double seconds) {
   size_t weakest = 0, stiffest = 0;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -55,11 +55,9 @@ void PrintSummary(const Model& model, const std::vector<GridAxis>& axes,
   }
   auto where = [&](size_t i) {
     std::string text;
-    for (const GridAxis& a : axes) {
-      char value[32];
-      std::snprintf(value, sizeof value, "%.6g", CoordinateToFileUnits(model, a.index, points[i].q[a.index]));
-      text += (text.empty() ? "" : ", ") + a.coordinate + "=" + value;
-    }
+    const std::vector<double> values = GridValues(axes, i);
+    for (size_t a = 0; a < axes.size(); ++a)
+      text += (text.empty() ? "" : ", ") + axes[a].coordinate + "=" + FormatDouble(values[a]);
     return text;
   };
   std::printf("%zu postures in %.2f s\n", points.size(), seconds);
@@ -110,12 +108,12 @@ int RunMap(int argc, char** argv) {
     j["sigma"] = ctx.identifiability.per_parameter.empty() ? "none (parameters without a covariance)"
                                                           : "linearised from the fit's covariance";
     j["points"] = nlohmann::ordered_json::array();
-    for (const MapPoint& p : points) j["points"].push_back(PointJson(ctx.model, axes, p));
+    for (size_t i = 0; i < points.size(); ++i) j["points"].push_back(PointJson(axes, i, points[i]));
     j["wall_seconds"] = seconds;
     if (!out.empty()) j["out"] = out;
     std::printf("%s\n", j.dump().c_str());
   } else {
-    PrintSummary(ctx.model, axes, points, seconds);
+    PrintSummary(axes, points, seconds);
   }
   if (!out.empty()) std::fprintf(stderr, "wrote %s: %zu postures\n", out.c_str(), points.size());
   return 0;

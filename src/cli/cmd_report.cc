@@ -14,6 +14,7 @@
 #include "frfit/io/output_path.h"
 #include "frfit/report/ema_report.h"
 #include "frfit/report/html_report.h"
+#include "frfit/report/map_report.h"
 
 namespace frfit::cli {
 
@@ -42,15 +43,17 @@ int RunReport(int argc, char** argv) {
     throw Error("frfit report", "--out",
                 "expected a .html path (the report is one HTML page; for a PDF, print it from a "
                 "browser), got '" + out + "'");
-  // An EMA result (frfit ema --out) gets its own page; anything else must be a fit result.
-  bool ema = false;
+  // An EMA result (frfit ema --out) and a posture map (frfit map --out) get pages of their own;
+  // anything else must be a fit result.
+  std::string kind;
   {
     const Hdf5File file(result, Hdf5File::Mode::kRead);
-    ema = file.HasAttribute("/", "frfit_file") &&
-          file.GetAttribute("/", "frfit_file") == "ema_result";
+    if (file.HasAttribute("/", "frfit_file")) kind = file.GetAttribute("/", "frfit_file");
   }
-  if (ema)
+  if (kind == "ema_result")
     WriteEmaReport(result, out);
+  else if (kind == "posture_map")
+    WriteMapReport(result, out);
   else
     WriteReport(result, out);
   if (args.Flag("json")) {

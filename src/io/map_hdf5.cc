@@ -84,9 +84,10 @@ void WritePostureMap(const std::string& path, const Model& model, const PostureM
   f.WriteStrings("/grid_coordinates", swept);
   const hsize_t np = map.points.size(), na = map.axes.size();
   std::vector<double> grid(np * na);
-  for (size_t p = 0; p < np; ++p)
-    for (size_t a = 0; a < na; ++a)
-      grid[p * na + a] = CoordinateToFileUnits(model, map.axes[a].index, map.points[p].q[map.axes[a].index]);
+  for (size_t p = 0; p < np; ++p) {
+    const std::vector<double> values = GridValues(map.axes, p);
+    std::copy(values.begin(), values.end(), grid.begin() + p * na);
+  }
   f.WriteDoubles("/grid", {np, na}, grid.data());
   std::vector<std::string> names;
   for (const Dof& dof : model.dofs) names.push_back(dof.name);
@@ -99,6 +100,77 @@ void WritePostureMap(const std::string& path, const Model& model, const PostureM
   WriteModes(&f, map.points);
   WriteStiffness(&f, map.points);
   f.Save();
+}
+
+namespace {
+
+// A [P][width] dataset, refused unless its first dimension is P.
+std::vector<double> Rows(const Hdf5File& f, const std::string& name, size_t points, size_t* width) {
+  std::vector<hsize_t> dims;
+  std::vector<double> v = f.ReadDoubles(name, 2, &dims);
+  if (dims[0] != points)
+    throw Error(f.path(), name, "expected " + std::to_string(points) + " rows, got " + std::to_string(dims[0]));
+  *width = dims[1];
+  return v;
+}
+
+std::vector<double> Column(const Hdf5File& f, const std::string& name, size_t points) {
+  std::vector<hsize_t> dims;
+  std::vector<double> v = f.ReadDoubles(name, 1, &dims);
+  if (dims[0] != points)
+    throw Error(f.path(), name, "expected " + std::to_string(points) + " values, got " + std::to_string(dims[0]));
+  return v;
+}
+
+}  // namespace
+
+PostureMapData ReadPostureMap(const std::string& path) {
+  const Hdf5File f(path, Hdf5File::Mode::kRead);
+  f.RequireFileKind("posture_map", "a posture map (frfit map --out)");
+  PostureMapData d;
+  d.model_name = f.GetAttribute("/", "model");
+  d.parameters_source = f.GetAttribute("/", "parameters_source");
+  d.base_posture = f.GetAttribute("/", "base_posture");
+  d.max_hz = f.GetAttribute("/", "max_hz");
+  d.coordinates = f.ReadStrings("/grid_coordinates");
+  std::vector<hsize_t> dims;
+  const std::vector<double> grid = f.ReadDoubles("/grid", 2, &dims);
+  const size_t np = dims[0];
+  if (dims[1] != d.coordinates.size() || d.coordinates.empty())
+    throw Error(path, "/grid", "expected one column per grid coordinate");
+  for (size_t p = 0; p < np; ++p) d.grid.emplace_back(grid.begin() + p * dims[1], grid.begin() + (p + 1) * dims[1]);
+  size_t width = 0, three = 0;
+  const std::vector<double> f_hz = Rows(f, "/modes/frequency_hz", np, &width);
+  const std::vector<double> z = Rows(f, "/modes/damping_ratio", np, &width);
+  const std::vector<double> f_sigma = Rows(f, "/modes/frequency_sigma_hz", np, &width);
+  const std::vector<double> z_sigma = Rows(f, "/modes/damping_ratio_sigma", np, &width);
+  const std::vector<std::int64_t> count = f.ReadInts("/modes/count", 1, &dims);
+  const std::vector<double> axis = Rows(f, "/stiffness/axis_n_per_m", np, &three);
+  const std::vector<double> axis_sigma = Rows(f, "/stiffness/axis_sigma_n_per_m", np, &three);
+  const std::vector<double> axis_at = Rows(f, "/stiffness/axis_at_hz", np, &three);
+  const std::vector<double> direction = Rows(f, "/stiffness/least_direction", np, &three);
+  if (three != 3) throw Error(path, "/stiffness", "expected 3 columns (x, y, z)");
+  const std::vector<double> least = Column(f, "/stiffness/least_n_per_m", np);
+  const std::vector<double> least_at = Column(f, "/stiffness/least_at_hz", np);
+  if (count.size() != np) throw Error(path, "/modes/count", "expected one count per posture");
+  d.points.resize(np);
+  for (size_t p = 0; p < np; ++p) {
+    if (count[p] < 0 || static_cast<size_t>(count[p]) > width)
+      throw Error(path, "/modes/count", "expected 0 to " + std::to_string(width) + " modes");
+    for (size_t k = 0; k < static_cast<size_t>(count[p]); ++k)
+      d.points[p].modes.push_back({f_hz[p * width + k], z[p * width + k], f_sigma[p * width + k],
+                                   z_sigma[p * width + k], {}});
+    ToolTipStiffness& s = d.points[p].stiffness;
+    for (int i = 0; i < 3; ++i) {
+      s.axis_n_per_m[i] = axis[3 * p + i];
+      s.axis_sigma_n_per_m[i] = axis_sigma[3 * p + i];
+      s.axis_at_hz[i] = axis_at[3 * p + i];
+      s.least_direction[i] = direction[3 * p + i];
+    }
+    s.least_n_per_m = least[p];
+    s.least_at_hz = least_at[p];
+  }
+  return d;
 }
 
 }  // namespace frfit

@@ -68,6 +68,15 @@ std::vector<GridAxis> ParseGrid(const std::string& text, const Model& model, con
   return axes;
 }
 
+std::vector<double> GridValues(const std::vector<GridAxis>& axes, size_t index) {
+  std::vector<double> values(axes.size());
+  for (size_t a = axes.size(); a-- > 0;) {  // the last axis varies fastest
+    values[a] = axes[a].values[index % axes[a].values.size()];
+    index /= axes[a].values.size();
+  }
+  return values;
+}
+
 std::vector<std::vector<double>> GridPostures(const Model& model, const std::vector<double>& base_q,
                                               const std::vector<GridAxis>& axes) {
   std::vector<std::vector<double>> out = {base_q};

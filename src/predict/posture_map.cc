@@ -1,6 +1,6 @@
 #include "frfit/predict/posture_map.h"
 
-#include <Eigen/SVD>
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -93,11 +93,13 @@ ToolTipStiffness Stiffness(const Posture& posture, const JointCoefficients& c, c
   }
   auto largest = [&](double f) { return receptance.LargestSingularValueSquared(f); };
   out.least_at_hz = LeastStiffFrequency(largest, receptance.eigenvalues(), max_hz);
-  const Eigen::JacobiSVD<Eigen::Matrix3cd> svd(receptance.At(out.least_at_hz), Eigen::ComputeFullV);
-  out.least_n_per_m = 1.0 / svd.singularValues()(0);
-  // The direction: the right singular vector, turned so that its largest component is real and
-  // positive; what is left imaginary is the part of the motion out of phase.
-  Eigen::Vector3cd v = svd.matrixV().col(0);
+  // The direction: the right singular vector of the largest singular value (HᴴH's eigenvector),
+  // turned so that its largest component is real and positive; what is left imaginary is the part
+  // of the motion out of phase.
+  const Eigen::Matrix3cd h = receptance.At(out.least_at_hz);
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3cd> gram(h.adjoint() * h);
+  out.least_n_per_m = 1.0 / std::sqrt(gram.eigenvalues()(2));
+  Eigen::Vector3cd v = gram.eigenvectors().col(2);
   int k = 0;
   v.cwiseAbs().maxCoeff(&k);
   v *= std::polar(1.0, -std::arg(v(k)));

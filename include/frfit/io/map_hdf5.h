@@ -19,4 +19,15 @@ struct PostureMapFile {
 // Written atomically; Error naming the file on failure.
 void WritePostureMap(const std::string& path, const Model& model, const PostureMapFile& map);
 
+// What a report draws from a map file, read back without the model: each posture's swept
+// coordinates (file units), modes and stiffness. Error naming the file and dataset on anything
+// that is not a posture map of consistent shapes.
+struct PostureMapData {
+  std::string model_name, parameters_source, base_posture, max_hz;
+  std::vector<std::string> coordinates;    // swept, in --grid's order
+  std::vector<std::vector<double>> grid;   // [posture][coordinate], file units
+  std::vector<MapPoint> points;            // q left empty
+};
+PostureMapData ReadPostureMap(const std::string& path);
+
 }  // namespace frfit

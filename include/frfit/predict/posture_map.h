@@ -30,6 +30,10 @@ std::vector<GridAxis> ParseGrid(const std::string& text, const Model& model, con
 std::vector<std::vector<double>> GridPostures(const Model& model, const std::vector<double>& base_q,
                                               const std::vector<GridAxis>& axes);
 
+// The swept coordinates' values (file units, as --grid gave them) of point `index` of
+// GridPostures: exact, where converting its q back from radians would not be.
+std::vector<double> GridValues(const std::vector<GridAxis>& axes, size_t index);
+
 struct MapMode {
   double frequency_hz = 0.0, damping_ratio = 0.0;
   double frequency_sigma_hz = 0.0, damping_ratio_sigma = 0.0;  // NaN without a covariance
