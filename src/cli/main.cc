@@ -20,11 +20,11 @@ constexpr const char* kUsage =
     "  simulate  --model M.yaml --posture NAME [--q z2=70,..] [--params P.yaml] --band F0:F1:DF\n"
     "            --format receptance|mobility|inertance --out FRF.h5 [--noise REL[:FLOOR]]\n"
     "            [--seed N] [--noise-model variance|none] [--json]\n"
-    "  lobes     --model M.yaml --posture NAME [--q z2=70,..] --params R.h5|P.yaml --cut CUT.yaml\n"
-    "            [--samples N] [--seed N] [--frf-out FRF.csv] [--json]  milling stability lobes\n"
     "  map       --model M.yaml --posture NAME [--q z2=70,..] [--params R.h5|P.yaml]\n"
     "            --grid 'z2=30:120:1,z3=-160:-40:2' [--max-hz F] [--threads N] [--out MAP.h5]\n"
     "            [--json]                     modes and tool-tip stiffness over postures, with 1σ\n"
+    "  lobes     --model M.yaml --posture NAME [--q z2=70,..] --params R.h5|P.yaml --cut CUT.yaml\n"
+    "            [--samples N] [--seed N] [--frf-out FRF.csv] [--json]  milling stability lobes\n"
     "  fit       --model M.yaml --frf FRF.h5[,FRF2.h5...] [--config FIT.yaml] [--seed N]\n"
     "            [--backend cpu|cuda|auto] [--threads N] [--out RESULT.h5] [--checkpoint C.json]\n"
     "            [--checkpoint-seconds S] [--resume C.json] [--progress|--quiet]\n"
@@ -86,10 +86,10 @@ int main(int argc, char** argv) {
     if (command == "info") return frfit::cli::RunInfo(argc - 2, argv + 2);
     if (command == "modal") return frfit::cli::RunModal(argc - 2, argv + 2);
     if (command == "simulate") return frfit::cli::RunSimulate(argc - 2, argv + 2);
+    if (command == "map") return frfit::cli::RunMap(argc - 2, argv + 2);
     if (command == "lobes") return frfit::cli::RunLobes(argc - 2, argv + 2);
     if (command == "fit") return frfit::cli::RunFit(argc - 2, argv + 2);
     if (command == "convert") return frfit::cli::RunConvert(argc - 2, argv + 2);
-    if (command == "map") return frfit::cli::RunMap(argc - 2, argv + 2);
     if (command == "fleet") return frfit::cli::RunFleet(argc - 2, argv + 2);
     if (command == "report") return frfit::cli::RunReport(argc - 2, argv + 2);
     if (command == "ema") return frfit::cli::RunEma(argc - 2, argv + 2);
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
     if (command == "frf") return frfit::cli::RunFrf(argc - 2, argv + 2);
     std::fprintf(stderr,
                  "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, fleet, "
-                 "convert, report, ema, design, export, frf)\n",
+                 "convert, report, ema, design, export, frf, map, lobes)\n",
                  command.c_str());
     return 2;
   } catch (const frfit::cli::HelpRequested& help) {
