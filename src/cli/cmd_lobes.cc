@@ -125,6 +125,7 @@ int RunLobes(int argc, char** argv) {
     out["samples"] = band.samples;
     if (band.samples > 0) {
       out["seed"] = band.seed;
+      out["samples_clamped"] = band.clamped;
       out["critical_depth_m_p05"] = Number(band.critical_depth_m_p05);
       out["critical_depth_m_p95"] = Number(band.critical_depth_m_p95);
       out["depth_limit_m_p05"] = Numbers(band.depth_limit_m_p05);
@@ -156,8 +157,11 @@ int RunLobes(int argc, char** argv) {
                 cut.speed_max_rpm);
   if (band.samples > 0)
     std::printf("  5..95 %% over %d parameter sets from the fit's covariance (seed %lu): %.4g..%.4g mm\n",
-                band.samples, static_cast<unsigned long>(band.seed), 1e3 * band.critical_depth_m_p05,
-                1e3 * band.critical_depth_m_p95);
+                band.samples, static_cast<unsigned long>(band.seed),
+                1e3 * band.critical_depth_m_p05, 1e3 * band.critical_depth_m_p95);
+  if (band.clamped > 0)
+    std::printf("  (%d of %d sets had a parameter beyond the model's bounds, clamped to them)\n",
+                band.clamped, band.samples);
   std::printf("  lobe  min depth [mm]  at [rpm]  chatter [Hz]\n");
   int clipped = 0;
   for (const LobeMinimum& m : lobes.lobes) {

@@ -116,8 +116,22 @@ LobeBand SampleLobeBand(const Model& model, const Posture& posture,
   for (int s = 0; s < samples; ++s) {
     for (int a = 0; a < p; ++a) z[a] = rng.Normal();
     const Eigen::VectorXd eps = root * z;
+    // A parameter the data barely see has a 1σ of several 100 % (docs/identifiability.md): a draw
+    // along it can leave the model's bounds by orders of magnitude (a damping 1e4 times its
+    // value made the eigensolver fail). The fit could not have returned such a value; the draw is
+    // clamped to the bounds the fit searched, and counted.
     std::vector<double> theta = parameters;
-    for (int a = 0; a < p; ++a) theta[index[a]] = parameters[index[a]] * std::exp(eps[a]);
+    bool clamped = false;
+    for (int a = 0; a < p; ++a) {
+      double v = parameters[index[a]] * std::exp(eps[a]);
+      const Bounds& bounds = model.parameters[index[a]].bounds;
+      if (bounds.min < bounds.max && !(v >= bounds.min && v <= bounds.max)) {
+        v = std::isnan(v) ? parameters[index[a]] : std::clamp(v, bounds.min, bounds.max);
+        clamped = true;
+      }
+      theta[index[a]] = v;
+    }
+    if (clamped) ++band.clamped;
     const JointCoefficients coefficients = Coefficients(model, theta, posture.q);
     const StabilityLobes lobes =
         ComputeStabilityLobes(ToolTipFrf(posture, coefficients, cut), options);

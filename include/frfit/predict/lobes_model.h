@@ -32,9 +32,11 @@ LobeOptions LobeOptionsFor(const CutConfig& cut);
 // The lobes of parameter sets drawn from the fit's Gaussian, in the relative parameter space the
 // covariance is given in (docs/identifiability.md): ε ~ N(0, D ρ D) with D = diag(1σ_rel), each
 // free parameter θ_j = θ̂_j · exp(ε_j) (positive, and θ̂(1 + ε) to first order). Parameters the
-// covariance does not name keep their value. Seeded (common/rng.h), same numbers everywhere.
+// covariance does not name keep their value. A draw outside the model's bounds is clamped to them
+// (the fit searched no further) and counted (LobeBand::clamped). Seeded (common/rng.h), same numbers everywhere.
 struct LobeBand {
-  int samples = 0;
+  int samples = 0;   // drawn
+  int clamped = 0;   // of them, with a parameter clamped to the model's bounds
   std::uint64_t seed = 1;
   std::vector<double> depth_limit_m_p05, depth_limit_m_p95;  // per speed of the grid
   double critical_depth_m_p05 = 0.0, critical_depth_m_p95 = 0.0;
