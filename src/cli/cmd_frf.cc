@@ -13,6 +13,7 @@
 #include "frfit/common/error.h"
 #include "frfit/impact/impact_frf.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/io/output_path.h"
 #include "frfit/io/time_hdf5.h"
 #include "frfit/io/uff_time.h"
 
@@ -162,6 +163,7 @@ int RunFrf(int argc, char** argv) {
   const std::string out = args.Get("out");
   if (out.empty() || !std::filesystem::is_directory(std::filesystem::absolute(out).parent_path()))
     throw Error(kCommand, "--out", "expected a path in an existing directory, got '" + out + "'");
+  RequireNotAnInput(kCommand, "--out", out, args.positional());  // the recordings are the data
   const ImpactOptions options = ParseOptions(args);
 
   // Every input is read and checked before anything is computed or written.

@@ -4,6 +4,7 @@
 // are listed for users in docs/input-checks.md, which the last test keeps in step.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "frfit/io/hdf5_file.h"
+#include "frfit/io/time_hdf5.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -53,6 +55,39 @@ std::function<void(const std::string&)> UrdfMass(const std::string& mass) {
            "<mass value=\"" + mass + "\"/>");
     Copy(kData + "model_urdf.yaml", dir + "/model_urdf.yaml");
   };
+}
+
+// The bundled impact records of hammer axis `axis` ("x", "y", "z"), edited by `edit` and written
+// to `to` with frfit's own writer (docs/file-formats.md, "Time recordings").
+void EditedHits(const std::string& axis, const std::string& to,
+                const std::function<void(std::vector<TimeRecording>*)>& edit) {
+  std::vector<TimeRecording> hits = ReadTimeRecordings(kData + "hits_" + axis + ".h5");
+  edit(&hits);
+  WriteTimeRecordings(to, hits);
+}
+
+// A time recording of one hit written dataset by dataset, with channel quantities the library's
+// types cannot hold (an unknown word, two forces).
+void RawTimeFile(const std::string& path, const std::vector<std::string>& quantities) {
+  Hdf5File f(path, Hdf5File::Mode::kCreate);
+  f.SetAttribute("/", "frfit_file", "time_recording");
+  f.SetAttribute("/", "recording", "hits");
+  const double rate = 1024.0;
+  f.WriteDoubles("/sample_rate_hz", {1}, &rate);
+  f.CreateGroup("/channels");
+  std::vector<std::string> names;
+  std::vector<std::int64_t> axes;
+  for (size_t c = 0; c < quantities.size(); ++c) {
+    names.push_back("ch" + std::to_string(c));
+    axes.push_back(c == 0 ? 2 : static_cast<std::int64_t>(c - 1));
+  }
+  f.WriteStrings("/channels/name", names);
+  f.WriteStrings("/channels/quantity", quantities);
+  f.WriteInts("/channels/axis", {quantities.size()}, axes.data());
+  std::vector<double> samples(quantities.size() * 64);
+  for (size_t k = 0; k < samples.size(); ++k) samples[k] = std::sin(0.1 * static_cast<double>(k));
+  f.WriteDoubles("/samples", {1, quantities.size(), 64}, samples.data());
+  f.Save();
 }
 
 std::vector<BadInput> Cases() {
@@ -282,6 +317,84 @@ std::vector<BadInput> Cases() {
        },
        with(fit, {"--frf", "{dir}/frf.h5"}),
        "/present[1][1]: expected 0 (not measured) or 1 (measured), got 2"},
+      // --- frfit frf: impact-test time recordings
+      // ---------------------------------------------------------
+      {"FrfOutIsARecording",
+       [](const std::string& d) { Copy(kData + "hits_z.h5", d + "/hits_z.h5"); },
+       {"frf", "{dir}/hits_z.h5", "--out", "{dir}/hits_z.h5"},
+       "writing it would destroy it"},
+      {"FrfContinuousWithoutRecordSeconds",
+       [](const std::string& d) {
+         EditedHits("z", d + "/rec.h5", [](std::vector<TimeRecording>* h) {
+           h->resize(1);
+           h->front().hit = -1;
+         });
+       },
+       {"frf", "{dir}/rec.h5", "--out", "{dir}/frf.h5"},
+       "/samples: expected --record-seconds S to split this continuous recording into hits"},
+      {"FrfEveryHitRejected",
+       [](const std::string& d) {
+         EditedHits("x", d + "/hits_x.h5",
+                    [](std::vector<TimeRecording>* h) { *h = {(*h)[2]}; });  // the double hit
+       },
+       {"frf", "{dir}/hits_x.h5", "--out", "{dir}/frf.h5"},
+       "hits: expected at least one hit that passes the checks, got none (first reason: double "
+       "hit: a second force peak of"},
+      {"FrfBandWithoutLines",
+       nothing,
+       {"frf", kData + "hits_z.h5", "--band", "40.05:40.1", "--out", "{dir}/frf.h5"},
+       "band: expected at least one line k·0.16 Hz inside the band, got none"},
+      {"FrfHitsOfDifferentLengths",
+       [](const std::string& d) {
+         EditedHits("y", d + "/hits_y.h5", [](std::vector<TimeRecording>* h) {
+           for (TimeRecording& r : *h)
+             for (TimeChannel& c : r.channels) c.samples.resize(600);
+         });
+       },
+       {"frf", kData + "hits_z.h5", "{dir}/hits_y.h5", "--out", "{dir}/frf.h5"},
+       "samples: expected records of 640 samples at 102.4 Hz like the first hit, got 600 at "
+       "102.4 Hz"},
+      {"FrfMixedQuantitiesWithoutFormat",
+       [](const std::string& d) {
+         EditedHits("y", d + "/hits_y.h5", [](std::vector<TimeRecording>* h) {
+           for (TimeRecording& r : *h)
+             for (TimeChannel& c : r.channels)
+               if (c.quantity == ChannelQuantity::kAcceleration) c.quantity = ChannelQuantity::kVelocity;
+         });
+       },
+       {"frf", kData + "hits_z.h5", "{dir}/hits_y.h5", "--out", "{dir}/frf.h5"},
+       "format: expected responses of one quantity when no format is asked for, got mobility "
+       "and inertance FRFs"},
+      {"FrfUnknownQuantity",
+       [](const std::string& d) {
+         RawTimeFile(d + "/t.h5", {"force", "acceleration", "pressure", "acceleration"});
+       },
+       {"frf", "{dir}/t.h5", "--out", "{dir}/frf.h5"},
+       "/channels/quantity[2]: expected force, acceleration, velocity or displacement, got "
+       "\"pressure\""},
+      {"FrfTwoForceChannels",
+       [](const std::string& d) {
+         RawTimeFile(d + "/t.h5", {"force", "force", "acceleration", "acceleration"});
+       },
+       {"frf", "{dir}/t.h5", "--out", "{dir}/frf.h5"},
+       "channels: expected exactly one force channel, got 2"},
+      {"FrfEstimatorH3",
+       nothing,
+       {"frf", kData + "hits_z.h5", "--estimator", "h3", "--out", "{dir}/frf.h5"},
+       "frfit frf: --estimator: expected h1, h2 or hv, got 'h3'"},
+      {"FrfExponentialWindowEndOne",
+       nothing,
+       {"frf", kData + "hits_z.h5", "--exponential-window", "end=1", "--out", "{dir}/frf.h5"},
+       "frfit frf: --exponential-window: expected none, tau=SECONDS or end=R (0 < R < 1), got "
+       "'end=1'"},
+      {"FrfDoubleHitFractionOne",
+       nothing,
+       {"frf", kData + "hits_z.h5", "--double-hit-fraction", "1", "--out", "{dir}/frf.h5"},
+       "frfit frf: --double-hit-fraction: expected a fraction in (0, 1)"},
+      {"FrfOutInAMissingDirectory",
+       nothing,
+       {"frf", kData + "hits_z.h5", "--out", "{dir}/no/frf.h5"},
+       "frfit frf: --out: expected a path in an existing directory"},
   };
 }
 
