@@ -6,6 +6,8 @@
 #include <cmath>
 #include <functional>
 
+#include "frfit/common/error.h"
+
 namespace frfit {
 
 std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& coefficients) {
@@ -33,7 +35,16 @@ FirstOrder SolveFirstOrder(const Posture& posture, const JointCoefficients& coef
   A.topRightCorner(n, n).setIdentity();
   A.bottomLeftCorner(n, n) = -out.mass_lu.solve(K);
   A.bottomRightCorner(n, n) = -out.mass_lu.solve(C);
+  // A coefficient near the largest double (a sampled or typed 1e300) overflows M⁻¹K or M⁻¹C: the
+  // eigensolver then returns NaN vectors, and normalising a shape by its largest entry indexed
+  // out of range. Refused here, for every caller.
+  if (!A.allFinite())
+    throw Error("posture " + posture.name, "modes",
+                "the state matrix is not finite: a stiffness or damping coefficient is too large "
+                "(or not a number) for double precision");
   out.solver.compute(A);
+  if (out.solver.info() != Eigen::Success || !out.solver.eigenvectors().allFinite())
+    throw Error("posture " + posture.name, "modes", "the eigenvalue problem did not converge");
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "frfit/common/error.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
@@ -83,6 +84,39 @@ TEST(ModeFrequencyDerivatives, KukaMatchesCentralDifferences) {
 TEST(ModeFrequencyDerivatives, ThreeJointRobotMatchesCentralDifferences) {
   ExpectDerivativesMatchDifferences(kRoot + "/datasets/paper_3dof/model.yaml",
                                     kRoot + "/datasets/paper_3dof/params_table1.yaml", "milling");
+}
+
+}  // namespace
+}  // namespace frfit
+
+namespace frfit {
+namespace {
+
+// A coefficient that overflows the state matrix (1e300 N·m·s/rad, from a typed parameter file or
+// a draw far out of a wide covariance) is refused with an Error naming the posture: the
+// eigensolver returned NaN vectors, and normalising a mode shape by its largest entry indexed out
+// of range (a segmentation fault).
+TEST(ModalAnalysis, CoefficientsBeyondDoublePrecisionAreRefused) {
+  const Model model = LoadModel(kRoot + "/datasets/kuka_kr90/model.yaml");
+  const Posture posture = Linearize(model, "milling");
+  JointCoefficients c = Coefficients(model, model.InitialParameters(), posture.q);
+  for (const auto& [viscous, message] :
+       {std::pair<double, const char*>{1e300, "the eigenvalue problem did not converge"},
+        {INFINITY, "the state matrix is not finite"}})
+  for (auto* analyse : {+[](const Posture& p, const JointCoefficients& k) { AnalyseModes(p, k); },
+                        +[](const Posture& p, const JointCoefficients& k) { ModeEigenvalueDerivatives(p, k); }}) {
+    try {
+      c.viscous[1] = viscous;
+      analyse(posture, c);
+      ADD_FAILURE() << "accepted " << viscous;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("posture milling: modes: ") + message),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  c.viscous[1] = 1e30;  // large, but representable: still analysed
+  EXPECT_FALSE(AnalyseModes(posture, c).modes.empty());
 }
 
 }  // namespace
