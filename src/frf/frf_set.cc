@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "frfit/common/error.h"
+#include "frfit/common/warning.h"
 
 namespace frfit {
 
@@ -51,13 +52,23 @@ void ValidateNoise(const FrfSet& set, const std::string& source) {
 }  // namespace
 
 double VarianceFromCoherence(std::complex<double> h, double coherence, int averages) {
+  if (averages < kMinAveragesForNoise)
+    throw Error("coherence", "averages", "expected at least " + std::to_string(kMinAveragesForNoise) +
+                                             " averages for a noise variance, got " + std::to_string(averages));
   if (coherence <= 0.0) return std::numeric_limits<double>::infinity();
-  return (1.0 - coherence) / (averages * coherence) * std::norm(h);
+  return (1.0 - coherence) / ((averages - 2) * coherence) * std::norm(h);
 }
 
 void NoiseFromCoherence(FrfSet* set, const std::string& source) {
   if (set->coherence.empty() || !set->noise_variance.empty()) return;
   Validate(*set, source);  // the coherence's shape and range before it is used
+  if (set->averages < kMinAveragesForNoise) {
+    Warn(source, "averages",
+         "coherence from " + std::to_string(set->averages) + " average" + (set->averages == 1 ? "" : "s") +
+             " gives no noise variance (at least " + std::to_string(kMinAveragesForNoise) +
+             " are needed); a fit estimates the noise from the FRFs");
+    return;
+  }
   set->noise_variance.resize(set->H.size());
   for (size_t i = 0; i < set->H.size(); ++i)
     set->noise_variance[i] = VarianceFromCoherence(set->H[i], set->coherence[i], set->averages);

@@ -233,7 +233,8 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
         set.coherence[l * 9 + e] = g;
         // Each column has its own number of averages; the file's /averages (the fewest) alone
         // would overstate the noise of the better-averaged columns.
-        set.noise_variance[l * 9 + e] = VarianceFromCoherence(h, g, a.hits);
+        if (a.hits >= kMinAveragesForNoise)
+          set.noise_variance[l * 9 + e] = VarianceFromCoherence(h, g, a.hits);
       }
     }
   }
@@ -255,6 +256,15 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
   bool equal_averages = true;
   for (int a : result.averages_per_axis) equal_averages &= a == 0 || a == set.averages;
   set.noise_source = equal_averages ? "coherence" : "variance";
+  if (set.averages < kMinAveragesForNoise) {
+    // Too few hits for a variance from the coherence (frf/frf_set.h): none, and the fit estimates it.
+    set.noise_variance.clear();
+    set.noise_source.clear();
+    Warn(recordings.front().source, "hits",
+         "only " + std::to_string(set.averages) + " hit" + (set.averages == 1 ? "" : "s") +
+             " kept along an axis: no noise variance from the coherence (at least " +
+             std::to_string(kMinAveragesForNoise) + " are needed); a fit estimates the noise");
+  }
   set.provenance = {{"generator", "frfit frf (impact test)"},
                     {"estimator", ToString(options.estimator)},
                     {"exponential_window_tau_s", FormatDouble(result.exponential_tau_s)},

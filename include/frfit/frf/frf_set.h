@@ -53,13 +53,19 @@ FrfSet ConvertFormat(const FrfSet& set, FrfFormat to);
 // variance and coherence.
 FrfSet SelectLines(const FrfSet& set, const std::vector<int>& lines);
 
-// The complex noise variance of an H1 estimate from its coherence γ² and n averages:
-// (1 − γ²)/(n γ²)·|H|², i.e. (1 − γ²)/(2 n γ²)·|H|² in each of the magnitude's relative error
-// and the phase (Bendat & Piersol, Random Data, 4th ed., Table 9.6). γ² = 0 gives +inf.
+// The complex noise variance of an H1 estimate from its estimated coherence γ² and n averages,
+// as a fit weighs by it: (1 − γ²)/((n − 2) γ²)·|H|². Bendat & Piersol (Random Data, 4th ed.,
+// Table 9.6) give (1 − γ²)/(n γ²) for the true γ²; from the measured one, the residual variance
+// has n − 1 complex degrees of freedom (one fitted: H), and a weight 1/σ² of such an estimate is
+// biased high by (n − 1)/(n − 2): with n − 2 the fit's χ² has mean 1 (docs/decisions.md; with 5
+// averages the plain formula made every fit a misfit, reduced χ² ≈ 1.7). n < 3 leaves 1/σ²
+// without a mean: kMinAveragesForNoise. γ² = 0 gives +inf.
+inline constexpr int kMinAveragesForNoise = 3;
 double VarianceFromCoherence(std::complex<double> h, double coherence, int averages);
 
 // Sets the noise model from set->coherence and set->averages (noise_source "coherence"), unless
-// the set has a variance already. Validates the coherence first; Error names `source`.
+// the set has a variance already. Validates the coherence first; Error names `source`. With
+// fewer than kMinAveragesForNoise averages it sets none and warns: the fit estimates the noise.
 void NoiseFromCoherence(FrfSet* set, const std::string& source);
 
 }  // namespace frfit

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <filesystem>
+#include <random>
 #include <string>
 
 #include "frfit/common/error.h"
@@ -85,6 +86,36 @@ TEST(MeasurementNoise, ParseRefusesWhatIsNoNoise) {
     EXPECT_THROW(ParseMeasurementNoise(bad, "--noise"), Error) << bad;
 }
 
+// The variance from a measured coherence is what a fit divides by: |Ĥ − H|²/σ̂² must average 1
+// over many H1 estimates of n averages (force spectra that vary from hit to hit, complex normal
+// output noise), or χ² says "misfit" about a right model. The plain (1 − γ²)/(n γ²) averages
+// n/(n − 2) there: 1.67 for 5 averages.
+TEST(CoherenceNoise, WeightedResidualOfAnH1EstimateAveragesOne) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal;
+  const std::complex<double> h(2.0, -1.0);
+  for (int n : {3, 5, 10}) {
+    double sum = 0.0, plain = 0.0;
+    const int trials = 40000;
+    for (int t = 0; t < trials; ++t) {
+      std::complex<double> sxy = 0.0;
+      double sxx = 0.0, syy = 0.0;
+      for (int k = 0; k < n; ++k) {
+        const std::complex<double> x(1.0 + 0.3 * normal(rng), 0.3 * normal(rng));
+        const std::complex<double> y = h * x + 0.8 * std::complex<double>(normal(rng), normal(rng));
+        sxy += std::conj(x) * y, sxx += std::norm(x), syy += std::norm(y);
+      }
+      const std::complex<double> estimate = sxy / sxx;
+      const double coherence = std::norm(sxy) / (sxx * syy);
+      sum += std::norm(estimate - h) / VarianceFromCoherence(estimate, coherence, n);
+      plain += std::norm(estimate - h) / ((1.0 - coherence) / (n * coherence) * std::norm(estimate));
+    }
+    EXPECT_NEAR(sum / trials, 1.0, 0.03) << n << " averages";
+    EXPECT_NEAR(plain / trials, n / (n - 2.0), 0.05 * n / (n - 2.0)) << n << " averages";
+  }
+  EXPECT_THROW(VarianceFromCoherence(h, 0.9, 2), Error);
+}
+
 TEST(NoiseModelFiles, VarianceAndCoherenceRoundTripThroughHdf5) {
   const std::string dir = testing::TempDir() + "/noise_model_files";
   std::filesystem::create_directories(dir);
@@ -95,7 +126,8 @@ TEST(NoiseModelFiles, VarianceAndCoherenceRoundTripThroughHdf5) {
   EXPECT_EQ(back.noise_variance, set.noise_variance);
   EXPECT_EQ(back.noise_source, "variance");
 
-  // Coherence: the variance of an H1 estimate, (1 − γ²)/(n γ²)·|H|², written out here.
+  // Coherence: the variance of an H1 estimate as a fit weighs by it, (1 − γ²)/((n − 2) γ²)·|H|²,
+  // written out here.
   FrfSet coherent = PaperFrfs(0.2);
   coherent.coherence.assign(coherent.H.size(), 0.0);
   for (size_t i = 0; i < coherent.H.size(); ++i) coherent.coherence[i] = 0.5 + 0.4 * std::sin(0.1 * i) * std::sin(0.1 * i);
@@ -107,7 +139,7 @@ TEST(NoiseModelFiles, VarianceAndCoherenceRoundTripThroughHdf5) {
   ASSERT_EQ(read.noise_variance.size(), coherent.H.size());
   for (size_t i = 0; i < coherent.H.size(); i += 37) {
     const double g = coherent.coherence[i];
-    EXPECT_DOUBLE_EQ(read.noise_variance[i], (1.0 - g) / (5.0 * g) * std::norm(coherent.H[i])) << i;
+    EXPECT_DOUBLE_EQ(read.noise_variance[i], (1.0 - g) / (3.0 * g) * std::norm(coherent.H[i])) << i;
   }
 }
 

@@ -61,7 +61,7 @@ TEST(UffCoherence, PairedByDofsWithTheirNoiseModel) {
       const double g = 0.95 - 0.1 * i - 0.01 * k;  // the record of H_ii, written above
       const size_t at = static_cast<size_t>(k) * 9 + 4 * i;
       EXPECT_NEAR(read.coherence[at], g, 1e-6) << i << " " << k;
-      EXPECT_NEAR(read.noise_variance[at] / ((1 - g) / (4 * g) * std::norm(read.H[at])), 1.0, 1e-5);
+      EXPECT_NEAR(read.noise_variance[at] / ((1 - g) / ((4 - 2) * g) * std::norm(read.H[at])), 1.0, 1e-5);
     }
 }
 
