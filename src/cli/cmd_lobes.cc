@@ -43,98 +43,67 @@ std::string FrfCsv(const CuttingPlaneFrf& frf) {
   return text;
 }
 
-}  // namespace
-
-int RunLobes(int argc, char** argv) {
-  const Args args("lobes", argc, argv,
-                  {"model", "posture", "q", "params", "cut", "samples", "seed", "frf-out"},
-                  {"json"});
-  const CutConfig cut = LoadCutConfig(args.Get("cut"));
-  const long samples_given = args.GetInt("samples", -1);
-  if (args.Has("samples") && (samples_given < 0 || samples_given > 100000))
-    throw Error("frfit lobes", "--samples", "expected an integer from 0 to 100000");
-  const long seed = args.GetInt("seed", 1);
-  if (seed < 0) throw Error("frfit lobes", "--seed", "expected an integer >= 0");
-  const ModelContext ctx = LoadModelContext(args);
-  const bool has_sigma = !ctx.identifiability.per_parameter.empty();
-  if (samples_given > 0 && !has_sigma)
-    throw Error("frfit lobes", "--samples",
-                "needs a fit result with a covariance as --params (" + ctx.parameters_source +
-                    " has none)");
-  if (!has_sigma && args.Has("seed"))
-    throw Error("frfit lobes", "--seed", "only applies with a fit result's covariance (--params R.h5)");
-  const int samples = has_sigma ? static_cast<int>(samples_given < 0 ? 200 : samples_given) : 0;
-  if (args.Has("frf-out")) {
-    std::vector<std::string> inputs = ctx.model.files;
-    inputs.push_back(args.Get("params", ""));
-    inputs.push_back(args.Get("cut"));
-    RequireNotAnInput("frfit lobes", "--frf-out", args.Get("frf-out"), inputs);
-  }
-
-  const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
-  const CuttingPlaneFrf frf =
-      ToolTipFrf(posture, Coefficients(ctx.model, ctx.parameters, ctx.q), cut);
-  const LobeOptions options = LobeOptionsFor(cut);
-  const StabilityLobes lobes = ComputeStabilityLobes(frf, options);
-  const LobeBand band = samples > 0 ? SampleLobeBand(ctx.model, posture, ctx.parameters,
-                                                     ctx.identifiability, cut, samples,
-                                                     static_cast<std::uint64_t>(seed))
-                                    : LobeBand{};
-  if (args.Has("frf-out")) WriteTextFileAtomically(args.Get("frf-out"), FrfCsv(frf));
+// Everything `--json` carries: the cut, the FRF's lines, the envelope, each lobe's minimum, and
+// the band over sampled parameter sets when there is one.
+nlohmann::ordered_json LobesJson(const ModelContext& ctx, const CutConfig& cut, const LobeOptions& options,
+                                 const CuttingPlaneFrf& frf, const StabilityLobes& lobes,
+                                 const LobeBand& band) {
   const char* axes = "xyz";
-  if (args.Flag("json")) {
-    nlohmann::ordered_json out;
-    out["model"] = ctx.model.name;
-    out["posture"] = ctx.posture_name;
-    out["parameters_source"] = ctx.parameters_source;
-    out["cut"] = cut.source;
-    out["milling"] = cut.Milling();
-    out["teeth"] = cut.teeth;
-    out["entry_angle_deg"] = cut.entry_angle_deg;
-    out["exit_angle_deg"] = cut.exit_angle_deg;
-    out["kt_n_per_m2"] = cut.kt_n_per_m2;
-    out["kr_ratio"] = cut.kr_ratio;
-    out["feed_axis"] = std::string(1, axes[cut.feed_axis]);
-    out["normal_axis"] = std::string(1, axes[cut.normal_axis]);
-    out["tool_axis"] = std::string(1, axes[cut.tool_axis]);
-    out["directional_factors"] = {{"xx", options.alpha.xx},
-                                  {"xy", options.alpha.xy},
-                                  {"yx", options.alpha.yx},
-                                  {"yy", options.alpha.yy}};
-    out["frf_lines"] = frf.num_lines();
-    out["frf_f0_hz"] = frf.frequency_hz.front();
-    out["frf_f1_hz"] = frf.frequency_hz.back();
-    out["critical_depth_m"] = Number(lobes.critical_depth_m);
-    out["critical_spindle_speed_rpm"] = Number(lobes.critical_spindle_speed_rpm);
-    out["critical_chatter_frequency_hz"] = Number(lobes.critical_chatter_frequency_hz);
-    out["absolute_critical_depth_m"] = Number(lobes.absolute_critical_depth_m);
-    out["absolute_chatter_frequency_hz"] = Number(lobes.absolute_chatter_frequency_hz);
-    out["lobes_computed"] = lobes.lobes_computed;
-    out["lobes_truncated"] = lobes.lobes_truncated;
-    nlohmann::ordered_json minima = nlohmann::ordered_json::array();
-    for (const LobeMinimum& m : lobes.lobes)
-      minima.push_back({{"k", m.k},
-                        {"depth_m", m.depth_m},
-                        {"spindle_speed_rpm", m.spindle_speed_rpm},
-                        {"chatter_frequency_hz", m.chatter_frequency_hz},
-                        {"clipped", m.clipped}});
-    out["lobes"] = minima;
-    out["spindle_speed_rpm"] = lobes.spindle_speed_rpm;
-    out["depth_limit_m"] = Numbers(lobes.depth_limit_m);
-    out["chatter_frequency_hz"] = Numbers(lobes.chatter_frequency_hz);
-    out["samples"] = band.samples;
-    if (band.samples > 0) {
-      out["seed"] = band.seed;
-      out["samples_clamped"] = band.clamped;
-      out["critical_depth_m_p05"] = Number(band.critical_depth_m_p05);
-      out["critical_depth_m_p95"] = Number(band.critical_depth_m_p95);
-      out["depth_limit_m_p05"] = Numbers(band.depth_limit_m_p05);
-      out["depth_limit_m_p95"] = Numbers(band.depth_limit_m_p95);
-    }
-    if (args.Has("frf-out")) out["frf_out"] = args.Get("frf-out");
-    std::printf("%s\n", out.dump().c_str());
-    return 0;
+  nlohmann::ordered_json out;
+  out["model"] = ctx.model.name;
+  out["posture"] = ctx.posture_name;
+  out["parameters_source"] = ctx.parameters_source;
+  out["cut"] = cut.source;
+  out["milling"] = cut.Milling();
+  out["teeth"] = cut.teeth;
+  out["entry_angle_deg"] = cut.entry_angle_deg;
+  out["exit_angle_deg"] = cut.exit_angle_deg;
+  out["kt_n_per_m2"] = cut.kt_n_per_m2;
+  out["kr_ratio"] = cut.kr_ratio;
+  out["feed_axis"] = std::string(1, axes[cut.feed_axis]);
+  out["normal_axis"] = std::string(1, axes[cut.normal_axis]);
+  out["tool_axis"] = std::string(1, axes[cut.tool_axis]);
+  out["directional_factors"] = {{"xx", options.alpha.xx},
+                                {"xy", options.alpha.xy},
+                                {"yx", options.alpha.yx},
+                                {"yy", options.alpha.yy}};
+  out["frf_lines"] = frf.num_lines();
+  out["frf_f0_hz"] = frf.frequency_hz.front();
+  out["frf_f1_hz"] = frf.frequency_hz.back();
+  out["critical_depth_m"] = Number(lobes.critical_depth_m);
+  out["critical_spindle_speed_rpm"] = Number(lobes.critical_spindle_speed_rpm);
+  out["critical_chatter_frequency_hz"] = Number(lobes.critical_chatter_frequency_hz);
+  out["absolute_critical_depth_m"] = Number(lobes.absolute_critical_depth_m);
+  out["absolute_chatter_frequency_hz"] = Number(lobes.absolute_chatter_frequency_hz);
+  out["lobes_computed"] = lobes.lobes_computed;
+  out["lobes_truncated"] = lobes.lobes_truncated;
+  nlohmann::ordered_json minima = nlohmann::ordered_json::array();
+  for (const LobeMinimum& m : lobes.lobes)
+    minima.push_back({{"k", m.k},
+                      {"depth_m", m.depth_m},
+                      {"spindle_speed_rpm", m.spindle_speed_rpm},
+                      {"chatter_frequency_hz", m.chatter_frequency_hz},
+                      {"clipped", m.clipped}});
+  out["lobes"] = minima;
+  out["spindle_speed_rpm"] = lobes.spindle_speed_rpm;
+  out["depth_limit_m"] = Numbers(lobes.depth_limit_m);
+  out["chatter_frequency_hz"] = Numbers(lobes.chatter_frequency_hz);
+  out["samples"] = band.samples;
+  if (band.samples > 0) {
+    out["seed"] = band.seed;
+    out["samples_clamped"] = band.clamped;
+    out["critical_depth_m_p05"] = Number(band.critical_depth_m_p05);
+    out["critical_depth_m_p95"] = Number(band.critical_depth_m_p95);
+    out["depth_limit_m_p05"] = Numbers(band.depth_limit_m_p05);
+    out["depth_limit_m_p95"] = Numbers(band.depth_limit_m_p95);
   }
+  return out;
+}
+
+// The text summary: the critical depth, its band, and each lobe's minimum.
+void PrintLobes(const ModelContext& ctx, const CutConfig& cut, const CuttingPlaneFrf& frf,
+                const StabilityLobes& lobes, const LobeBand& band) {
+  const char* axes = "xyz";
   std::printf("model %s, posture %s, parameters: %s\n", ctx.model.name.c_str(),
               ctx.posture_name.c_str(), ctx.parameters_source.c_str());
   std::printf(
@@ -178,6 +147,53 @@ int RunLobes(int argc, char** argv) {
     std::printf("  (lobes k >= %d not traced; raise the range's minimum speed)\n",
                 lobes.lobes_computed);
   std::printf("  the envelope per speed: --json (depth_limit_m)\n");
+}
+
+}  // namespace
+
+int RunLobes(int argc, char** argv) {
+  const Args args("lobes", argc, argv,
+                  {"model", "posture", "q", "params", "cut", "samples", "seed", "frf-out"},
+                  {"json"});
+  const CutConfig cut = LoadCutConfig(args.Get("cut"));
+  const long samples_given = args.GetInt("samples", -1);
+  if (args.Has("samples") && (samples_given < 0 || samples_given > 100000))
+    throw Error("frfit lobes", "--samples", "expected an integer from 0 to 100000");
+  const long seed = args.GetInt("seed", 1);
+  if (seed < 0) throw Error("frfit lobes", "--seed", "expected an integer >= 0");
+  const ModelContext ctx = LoadModelContext(args);
+  const bool has_sigma = !ctx.identifiability.per_parameter.empty();
+  if (samples_given > 0 && !has_sigma)
+    throw Error("frfit lobes", "--samples",
+                "needs a fit result with a covariance as --params (" + ctx.parameters_source +
+                    " has none)");
+  if (!has_sigma && args.Has("seed"))
+    throw Error("frfit lobes", "--seed", "only applies with a fit result's covariance (--params R.h5)");
+  const int samples = has_sigma ? static_cast<int>(samples_given < 0 ? 200 : samples_given) : 0;
+  if (args.Has("frf-out")) {
+    std::vector<std::string> inputs = ctx.model.files;
+    inputs.push_back(args.Get("params", ""));
+    inputs.push_back(args.Get("cut"));
+    RequireNotAnInput("frfit lobes", "--frf-out", args.Get("frf-out"), inputs);
+  }
+
+  const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
+  const CuttingPlaneFrf frf =
+      ToolTipFrf(posture, Coefficients(ctx.model, ctx.parameters, ctx.q), cut);
+  const LobeOptions options = LobeOptionsFor(cut);
+  const StabilityLobes lobes = ComputeStabilityLobes(frf, options);
+  const LobeBand band = samples > 0 ? SampleLobeBand(ctx.model, posture, ctx.parameters,
+                                                     ctx.identifiability, cut, samples,
+                                                     static_cast<std::uint64_t>(seed))
+                                    : LobeBand{};
+  if (args.Has("frf-out")) WriteTextFileAtomically(args.Get("frf-out"), FrfCsv(frf));
+  if (args.Flag("json")) {
+    nlohmann::ordered_json out = LobesJson(ctx, cut, options, frf, lobes, band);
+    if (args.Has("frf-out")) out["frf_out"] = args.Get("frf-out");
+    std::printf("%s\n", out.dump().c_str());
+  } else {
+    PrintLobes(ctx, cut, frf, lobes, band);
+  }
   return 0;
 }
 
