@@ -12,6 +12,7 @@
 #include "frfit/io/map_hdf5.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/model_yaml.h"
+#include "frfit/predict/cut_config.h"
 #include "frfit/predict/posture_map.h"
 
 namespace frfit::cli {
@@ -21,7 +22,8 @@ nlohmann::ordered_json Number(double v) {
   return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::ordered_json PointJson(const std::vector<GridAxis>& axes, size_t index, const MapPoint& p) {
+nlohmann::ordered_json PointJson(const std::vector<GridAxis>& axes, size_t index, const MapPoint& p,
+                                 bool with_cut) {
   nlohmann::ordered_json q, modes = nlohmann::ordered_json::array();
   const std::vector<double> values = GridValues(axes, index);
   for (size_t a = 0; a < axes.size(); ++a) q[axes[a].coordinate] = values[a];
@@ -34,15 +36,21 @@ nlohmann::ordered_json PointJson(const std::vector<GridAxis>& axes, size_t index
   const ToolTipStiffness& s = p.stiffness;
   nlohmann::ordered_json axis_std = nlohmann::ordered_json::array();
   for (double v : s.axis_sigma_n_per_m) axis_std.push_back(Number(v));
-  return {{"q", q},
-          {"modes", modes},
-          {"stiffness",
-           {{"axis_n_per_m", s.axis_n_per_m},
-            {"axis_n_per_m_std", axis_std},
-            {"axis_at_hz", s.axis_at_hz},
-            {"least_n_per_m", s.least_n_per_m},
-            {"least_at_hz", s.least_at_hz},
-            {"least_direction", s.least_direction}}}};
+  nlohmann::ordered_json point = {{"q", q},
+                                  {"modes", modes},
+                                  {"stiffness",
+                                   {{"axis_n_per_m", s.axis_n_per_m},
+                                    {"axis_n_per_m_std", axis_std},
+                                    {"axis_at_hz", s.axis_at_hz},
+                                    {"least_n_per_m", s.least_n_per_m},
+                                    {"least_at_hz", s.least_at_hz},
+                                    {"least_direction", s.least_direction}}}};
+  // +inf (no lobe in the speed range) has no JSON number: null, as elsewhere.
+  if (with_cut)
+    point["stability"] = {{"critical_depth_m", Number(p.stability.critical_depth_m)},
+                          {"critical_spindle_speed_rpm", Number(p.stability.critical_spindle_speed_rpm)},
+                          {"absolute_critical_depth_m", Number(p.stability.absolute_critical_depth_m)}};
+  return point;
 }
 
 // The text summary: the grid, and where the tool tip is least and most stiff.
@@ -61,6 +69,13 @@ void PrintSummary(const std::vector<GridAxis>& axes,
     return text;
   };
   std::printf("%zu postures in %.2f s\n", points.size(), seconds);
+  size_t shallowest = 0;
+  for (size_t i = 0; i < points.size(); ++i)
+    if (points[i].stability.critical_depth_m < points[shallowest].stability.critical_depth_m) shallowest = i;
+  if (std::isfinite(points[shallowest].stability.critical_depth_m))
+    std::printf("  the cut chatters first at %s: critical depth %.4g mm at %.0f rpm\n", where(shallowest).c_str(),
+                1e3 * points[shallowest].stability.critical_depth_m,
+                points[shallowest].stability.critical_spindle_speed_rpm);
   for (const auto& [label, i] : {std::pair<const char*, size_t>{"least stiff", weakest},
                                  std::pair<const char*, size_t>{"most stiff ", stiffest}}) {
     const ToolTipStiffness& s = points[i].stiffness;
@@ -74,7 +89,8 @@ void PrintSummary(const std::vector<GridAxis>& axes,
 
 int RunMap(int argc, char** argv) {
   const Args args("map", argc, argv,
-                  {"model", "posture", "q", "params", "grid", "max-hz", "out", "threads"}, {"json"});
+                  {"model", "posture", "q", "params", "grid", "max-hz", "out", "threads", "cut"},
+                  {"json"});
   const std::string cmd = "frfit map";
   if (!args.Has("grid")) throw Error(cmd, "--grid", "missing (e.g. --grid 'z2=30:120:1,z3=-160:-40:2')");
   const ModelContext ctx = LoadModelContext(args);
@@ -85,10 +101,16 @@ int RunMap(int argc, char** argv) {
   if (options.threads == 0) options.threads = std::max(1u, std::thread::hardware_concurrency());
   // Ten million postures take hours and a few GB of results: more is a typo in a step.
   const std::vector<GridAxis> axes = ParseGrid(args.Get("grid"), ctx.model, "--grid", 10000000);
+  CutConfig cut;
+  if (args.Has("cut")) {
+    cut = LoadCutConfig(args.Get("cut"));
+    options.cut = &cut;
+  }
   const std::string out = args.Get("out", "");
   if (!out.empty()) {
     std::vector<std::string> inputs = ctx.model.files;
     inputs.push_back(args.Get("params", ""));
+    inputs.push_back(args.Get("cut", ""));
     RequireNotAnInput(cmd, "--out", out, inputs);
   }
   const auto start = std::chrono::steady_clock::now();
@@ -98,7 +120,7 @@ int RunMap(int argc, char** argv) {
   if (!out.empty())
     WritePostureMap(out, ctx.model,
                     {ctx.model.name, ctx.model.source, ctx.parameters_source, ctx.posture_name,
-                     options.max_hz, axes, points});
+                     options.max_hz, axes, points, options.cut ? cut.source : ""});
   if (args.Flag("json")) {
     nlohmann::ordered_json j;
     j["model"] = ctx.model.name;
@@ -108,7 +130,9 @@ int RunMap(int argc, char** argv) {
     j["sigma"] = ctx.identifiability.per_parameter.empty() ? "none (parameters without a covariance)"
                                                           : "linearised from the fit's covariance";
     j["points"] = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < points.size(); ++i) j["points"].push_back(PointJson(axes, i, points[i]));
+    if (options.cut) j["cut"] = cut.source;
+    for (size_t i = 0; i < points.size(); ++i)
+      j["points"].push_back(PointJson(axes, i, points[i], options.cut != nullptr));
     j["wall_seconds"] = seconds;
     if (!out.empty()) j["out"] = out;
     std::printf("%s\n", j.dump().c_str());

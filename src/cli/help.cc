@@ -65,6 +65,9 @@ const std::vector<OptionText> kOptionHelp = {
      "modes up to F Hz, and the band (0, F] of the least stiffness (default 100)"},
     {"map.threads", "N", "postures computed in parallel (default: all cores)"},
     {"map.out", "MAP.h5", "write the map (docs/file-formats.md, \"Posture map\")"},
+    {"map.cut", "CUT.yaml",
+     "also the critical depth of this milling cut at every posture, as frfit lobes gives it "
+     "(docs/lobes.md)"},
     {"lobes.params", "R.h5|P.yaml",
      "parameters: a fit result (its covariance gives the 5..95 % band) or a parameter file; "
      "default: the model's initial values"},

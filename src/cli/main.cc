@@ -22,7 +22,7 @@ constexpr const char* kUsage =
     "            [--seed N] [--noise-model variance|none] [--json]\n"
     "  map       --model M.yaml --posture NAME [--q z2=70,..] [--params R.h5|P.yaml]\n"
     "            --grid 'z2=30:120:1,z3=-160:-40:2' [--max-hz F] [--threads N] [--out MAP.h5]\n"
-    "            [--json]                     modes and tool-tip stiffness over postures, with 1σ\n"
+    "            [--cut CUT.yaml] [--json]    modes and tool-tip stiffness over postures, with 1σ\n"
     "  lobes     --model M.yaml --posture NAME [--q z2=70,..] --params R.h5|P.yaml --cut CUT.yaml\n"
     "            [--samples N] [--seed N] [--frf-out FRF.csv] [--json]  milling stability lobes\n"
     "  fit       --model M.yaml --frf FRF.h5[,FRF2.h5...] [--config FIT.yaml] [--seed N]\n"

@@ -66,6 +66,21 @@ void WriteStiffness(Hdf5File* f, const std::vector<MapPoint>& points) {
   single("least_at_hz", &ToolTipStiffness::least_at_hz);
 }
 
+void WriteStability(Hdf5File* f, const std::vector<MapPoint>& points, const std::string& cut) {
+  const hsize_t np = points.size();
+  f->CreateGroup("/stability");
+  f->SetAttribute("/stability", "cut", cut);
+  auto single = [&](const char* name, double MapStability::*member) {
+    const std::vector<double> v = Padded(points, 1, [&](const MapPoint& p, size_t, double* out) {
+      *out = p.stability.*member;
+    });
+    f->WriteDoubles(std::string("/stability/") + name, {np}, v.data());
+  };
+  single("critical_depth_m", &MapStability::critical_depth_m);
+  single("critical_spindle_speed_rpm", &MapStability::critical_spindle_speed_rpm);
+  single("absolute_critical_depth_m", &MapStability::absolute_critical_depth_m);
+}
+
 }  // namespace
 
 void WritePostureMap(const std::string& path, const Model& model, const PostureMapFile& map) {
@@ -99,6 +114,7 @@ void WritePostureMap(const std::string& path, const Model& model, const PostureM
   f.WriteDoubles("/q", {np, nc}, q.data());
   WriteModes(&f, map.points);
   WriteStiffness(&f, map.points);
+  if (!map.cut.empty()) WriteStability(&f, map.points, map.cut);
   f.Save();
 }
 
@@ -169,6 +185,13 @@ PostureMapData ReadPostureMap(const std::string& path) {
     }
     s.least_n_per_m = least[p];
     s.least_at_hz = least_at[p];
+  }
+  if (f.Exists("/stability")) {
+    d.cut = f.GetAttribute("/stability", "cut");
+    const std::vector<double> depth = Column(f, "/stability/critical_depth_m", np);
+    const std::vector<double> speed = Column(f, "/stability/critical_spindle_speed_rpm", np);
+    const std::vector<double> any = Column(f, "/stability/absolute_critical_depth_m", np);
+    for (size_t p = 0; p < np; ++p) d.points[p].stability = {depth[p], speed[p], any[p]};
   }
   return d;
 }

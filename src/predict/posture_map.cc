@@ -13,6 +13,7 @@
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/posture/posture.h"
+#include "frfit/predict/lobes_model.h"
 #include "tool_tip_receptance.h"
 
 namespace frfit {
@@ -108,8 +109,14 @@ ToolTipStiffness Stiffness(const Posture& posture, const JointCoefficients& c, c
   return out;
 }
 
+MapStability Stability(const Posture& posture, const JointCoefficients& c, const CutConfig& cut) {
+  const StabilityLobes lobes = ComputeStabilityLobes(ToolTipFrf(posture, c, cut), LobeOptionsFor(cut));
+  return {lobes.critical_depth_m, lobes.critical_spindle_speed_rpm, lobes.absolute_critical_depth_m};
+}
+
 MapPoint ComputePoint(const Model& model, const std::vector<double>& parameters, const Identifiability& id,
-                      const std::vector<double>& q, double max_hz) {
+                      const std::vector<double>& q, const MapOptions& options) {
+  const double max_hz = options.max_hz;
   MapPoint point;
   point.q = q;
   const Posture posture = Linearize(model, q, "map");
@@ -125,6 +132,7 @@ MapPoint ComputePoint(const Model& model, const std::vector<double>& parameters,
     point.modes.push_back(std::move(m));
   }
   point.stiffness = Stiffness(posture, c, model, parameters, id, max_hz);
+  if (options.cut) point.stability = Stability(posture, c, *options.cut);
   return point;
 }
 
@@ -143,7 +151,7 @@ std::vector<MapPoint> ComputePostureMap(const Model& model, const std::vector<do
   auto work = [&] {
     for (size_t i; (i = next++) < postures.size();) {
       try {
-        points[i] = ComputePoint(model, parameters, id, postures[i], options.max_hz);
+        points[i] = ComputePoint(model, parameters, id, postures[i], options);
       } catch (...) {
         const std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();

@@ -21,12 +21,12 @@ struct Quantity {
   std::function<double(const MapPoint&)> value, sigma;
 };
 
-std::vector<Quantity> Quantities() {
+std::vector<Quantity> Quantities(bool with_cut) {
   auto weakest_axis = [](const MapPoint& p) {
     const auto& k = p.stiffness.axis_n_per_m;
     return static_cast<int>(std::min_element(k.begin(), k.end()) - k.begin());
   };
-  return {
+  std::vector<Quantity> out = {
       {"least-stiffness", "least dynamic stiffness over every direction", "N/m",
        [](const MapPoint& p) { return p.stiffness.least_n_per_m; },
        [](const MapPoint&) { return std::nan(""); }},
@@ -40,6 +40,11 @@ std::vector<Quantity> Quantities() {
        [](const MapPoint& p) { return p.modes.empty() ? std::nan("") : p.modes[0].frequency_hz; },
        [](const MapPoint& p) { return p.modes.empty() ? std::nan("") : p.modes[0].frequency_sigma_hz; }},
   };
+  if (with_cut)
+    out.push_back({"critical-depth", "critical depth of cut over the speed range", "mm",
+                   [](const MapPoint& p) { return 1e3 * p.stability.critical_depth_m; },
+                   [](const MapPoint&) { return std::nan(""); }});
+  return out;
 }
 
 // A sequential colour map (dark blue → green → yellow, as viridis), t in [0, 1].
@@ -176,7 +181,8 @@ std::string RenderMapReportHtml(const PostureMapData& d, const std::string& map_
     << "</td></tr><tr><th>base posture</th><td>" << HtmlEscape(d.base_posture)
     << "</td></tr><tr><th>postures</th><td id=\"map-postures\" data-value=\"" << d.points.size() << "\">"
     << d.points.size() << "</td></tr><tr><th>modes up to</th><td>" << HtmlEscape(d.max_hz)
-    << " Hz</td></tr></table>\n</header>\n";
+    << " Hz</td></tr>" << (d.cut.empty() ? "" : "<tr><th>cut</th><td>" + HtmlEscape(d.cut) + "</td></tr>")
+    << "</table>\n</header>\n";
   const bool two = d.coordinates.size() >= 2;
   const std::vector<size_t> slice = Slice(d, two ? 2 : 1);
   if (d.coordinates.size() > (two ? 2u : 1u)) {
@@ -188,7 +194,7 @@ std::string RenderMapReportHtml(const PostureMapData& d, const std::string& map_
   s << "<section id=\"map\">\n<h2>" << (two ? "Over " + d.coordinates[0] + " and " + d.coordinates[1]
                                             : "Along " + d.coordinates[0])
     << "</h2>\n";
-  for (const Quantity& q : Quantities()) s << (two ? HeatMap(d, slice, q) : Curve(d, slice, q));
+  for (const Quantity& q : Quantities(!d.cut.empty())) s << (two ? HeatMap(d, slice, q) : Curve(d, slice, q));
   s << "</section>\n<footer>Written by frfit " << FRFIT_VERSION << " <code>report</code> from "
     << HtmlEscape(map_path) << ".</footer>\n</body>\n</html>\n";
   return s.str();

@@ -14,6 +14,7 @@ struct PostureMapFile {
   double max_hz = 0.0;
   std::vector<GridAxis> axes;
   std::vector<MapPoint> points;
+  std::string cut;  // the cut file of points' stability; empty: none
 };
 
 // Written atomically; Error naming the file on failure.
@@ -23,7 +24,7 @@ void WritePostureMap(const std::string& path, const Model& model, const PostureM
 // coordinates (file units), modes and stiffness. Error naming the file and dataset on anything
 // that is not a posture map of consistent shapes.
 struct PostureMapData {
-  std::string model_name, parameters_source, base_posture, max_hz;
+  std::string model_name, parameters_source, base_posture, max_hz, cut;  // cut: "" without
   std::vector<std::string> coordinates;    // swept, in --grid's order
   std::vector<std::vector<double>> grid;   // [posture][coordinate], file units
   std::vector<MapPoint> points;            // q left empty

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "frfit/fit/identifiability.h"
 #include "frfit/model/model.h"
+#include "frfit/predict/cut_config.h"
 
 namespace frfit {
 
@@ -52,15 +54,25 @@ struct ToolTipStiffness {
   std::array<double, 3> least_direction{};  // unit vector, sensor axes, largest component > 0
 };
 
+// With a cut (frfit map --cut): the milling stability of that cut at the posture, as frfit lobes
+// computes it (docs/lobes.md). NaN without a cut; +inf where no lobe reaches the speed range.
+struct MapStability {
+  double critical_depth_m = std::numeric_limits<double>::quiet_NaN();  // min over the range
+  double critical_spindle_speed_rpm = std::numeric_limits<double>::quiet_NaN();
+  double absolute_critical_depth_m = std::numeric_limits<double>::quiet_NaN();  // at any speed
+};
+
 struct MapPoint {
   std::vector<double> q;  // every coordinate, rad / m
   std::vector<MapMode> modes;
   ToolTipStiffness stiffness;
+  MapStability stability;
 };
 
 struct MapOptions {
   double max_hz = 100.0;
   int threads = 1;
+  const CutConfig* cut = nullptr;  // the stability of this cut at every posture, when set
 };
 
 // The map over `postures` (GridPostures). `id` with an empty per_parameter: no σ (NaN).

@@ -96,6 +96,37 @@ TEST_F(MapCli, ThreadsDoNotChangeTheMapAndTheFileHoldsIt) {
   EXPECT_EQ(f.ReadStrings("/grid_coordinates"), (std::vector<std::string>{"z2", "z3"}));
 }
 
+// With a cut, each posture's critical depth is frfit lobes' at that posture, and the map file and
+// its page carry it.
+TEST_F(MapCli, CutGivesTheCriticalDepthOfLobesAtEveryPosture) {
+  const std::string cut = kData + "cut_example.yaml";
+  test::CliResult r = Run({"map", "--model", kData + "model.yaml", "--posture", "milling", "--params", Result(),
+                           "--grid", "z2=40:100:60,z3=-150:-70:80", "--cut", cut, "--json", "--out", Path("m.h5")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json map = nlohmann::json::parse(r.out);
+  ASSERT_EQ(map["points"].size(), 4u);
+  for (const nlohmann::json& point : map["points"]) {
+    const double z2 = point["q"]["z2"], z3 = point["q"]["z3"];
+    r = Run({"lobes", "--model", kData + "model.yaml", "--posture", "milling", "--q",
+             "z2=" + std::to_string(z2) + ",z3=" + std::to_string(z3), "--params", Result(), "--cut", cut,
+             "--samples", "0", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const nlohmann::json lobes = nlohmann::json::parse(r.out);
+    const double depth = point["stability"]["critical_depth_m"];
+    EXPECT_NEAR(depth, lobes["critical_depth_m"].get<double>(), 1e-12 * depth) << z2 << ", " << z3;
+    EXPECT_NEAR(point["stability"]["critical_spindle_speed_rpm"].get<double>(),
+                lobes["critical_spindle_speed_rpm"].get<double>(), 1e-9);
+    EXPECT_GT(depth, 1e-6);
+  }
+  const Hdf5File f(Path("m.h5"), Hdf5File::Mode::kRead);
+  std::vector<hsize_t> dims;
+  const std::vector<double> depth = f.ReadDoubles("/stability/critical_depth_m", 1, &dims);
+  ASSERT_EQ(depth.size(), 4u);
+  EXPECT_EQ(depth[3], map["points"][3]["stability"]["critical_depth_m"].get<double>());
+  ASSERT_EQ(Run({"report", Path("m.h5"), "-o", Path("m.html")}).status, 0);
+  EXPECT_NE(test::ReadText(Path("m.html")).find("id=\"heat-critical-depth\""), std::string::npos);
+}
+
 TEST_F(MapCli, BadInputIsOneLineAndWritesNothing) {
   auto refused = [&](std::vector<std::string> args, const std::string& expected) {
     args.insert(args.begin(), {"map", "--model", kData + "model.yaml", "--posture", "milling"});
@@ -109,6 +140,7 @@ TEST_F(MapCli, BadInputIsOneLineAndWritesNothing) {
   refused({}, "frfit map: --grid: missing");
   refused({"--grid", "z9=0:1:1"}, "--grid: z9: unknown coordinate of model");
   refused({"--grid", "z2=0:10:1", "--max-hz", "0"}, "frfit map: --max-hz: expected a frequency > 0 Hz");
+  refused({"--grid", "z2=0:10:1", "--cut", Path("none.yaml")}, "none.yaml");
   refused({"--grid", "z2=0:1000000:0.01"}, "--grid: z2: more than 10 000 000 values");
   refused({"--grid", "z2=0:5000:1,z3=0:5000:1"}, "expected at most 10000000 postures, the grid has 25010001");
 }
