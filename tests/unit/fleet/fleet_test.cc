@@ -817,7 +817,7 @@ class FleetFallbackTest : public FleetTest {
     previous.cost *= cost_factor;
     WriteEditedResult(previous, Path("untrusted_robot_001.h5"));
     std::string manifest = ReadText(night2);
-    const std::string was = "previous: ../runs/night1/robot_001.h5";  // relative to night2/
+    const std::string was = "previous: '../runs/night1/robot_001.h5'";  // relative to night2/
     const size_t at = manifest.find(was);
     EXPECT_NE(at, std::string::npos) << manifest;
     if (at != std::string::npos)
