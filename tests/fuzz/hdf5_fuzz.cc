@@ -1,7 +1,8 @@
 // Bounded, seeded mutation fuzzing of the HDF5 readers (built with -fsanitize=address,undefined;
 // the loop and the checks: fuzz_harness.h, docs/fuzzing.md): FRF sets (ReadFrfSet), fit results
-// (ReadFitResultSummary, ParametersFromResult, and ReadReportData, what `frfit report` reads) and
-// EMA results (ReadEmaResult). Seeds: the bundled datasets/*/frf_*.h5 and every .h5 file in
+// (ReadFitResultSummary, ParametersFromResult, and ReadReportData, what `frfit report` reads), EMA
+// results (ReadEmaResult) and impact-test time recordings (ReadTimeRecordings). Seeds: every .h5
+// file of the bundled datasets (FRF sets, hits_*.h5) and every .h5 file in
 // SEED_DIR (the suite writes a fit result and an EMA result there first, tests/CMakeLists.txt).
 // Each input is a copy of a seed with bytes flipped, randomised or overwritten by sizes and
 // addresses, half of them near the file's metadata (the superblock, B-trees, heaps, object names),
@@ -12,7 +13,7 @@
 // damaged metadata, which frfit cannot prevent; such faults, wholly inside libhdf5, are counted by
 // the function they happen in (docs/fuzzing.md), and any other is a finding.
 //   usage: hdf5_fuzz SOURCE_DIR SEED_DIR [ITERATIONS=3000] [SEED=1]
-//          hdf5_fuzz --replay FILE KIND SOURCE_DIR   (KIND: frf_set, fit_result or ema_result)
+//          hdf5_fuzz --replay FILE KIND SOURCE_DIR   (KIND: frf_set, fit_result, ema_result or time_recording)
 #include <hdf5.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include "frfit/fit/fit_result.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/io/time_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/report/report_data.h"
@@ -87,6 +89,8 @@ void Read(const Input& input, const Context& context) {
     ReadReportData(file.string());
   } else if (input.kind == "ema_result") {
     ReadEmaResult(file.string());
+  } else if (input.kind == "time_recording") {
+    ReadTimeRecordings(file.string());
   } else {
     std::fprintf(stderr, "hdf5_fuzz: unknown kind '%s'\n", input.kind.c_str());
     std::exit(2);
