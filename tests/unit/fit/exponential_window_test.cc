@@ -1,0 +1,52 @@
+// A fit of FRFs measured under an exponential window (frfit frf --exponential-window) says that
+// its dampings include the window's: the model has no window, so the fit puts 1/(τω) into the
+// joint dampings. One warning per such file, with the size over its band; none without a window.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frfit/common/warning.h"
+#include "frfit/fit/fit_options.h"
+#include "frfit/fit/load_problem.h"
+#include "frfit/io/frf_hdf5.h"
+#include "frfit/model/model_yaml.h"
+#include "test_support.h"
+
+namespace frfit {
+namespace {
+
+const std::string kData = std::string(FRFIT_SOURCE_DIR) + "/datasets/paper_3dof/";
+
+class ExponentialWindow : public test::TempDirTest {};
+
+TEST_F(ExponentialWindow, FitWarnsThatItsDampingsIncludeTheWindow) {
+  auto model = std::make_shared<const Model>(LoadModel(kData + "model.yaml"));
+  FrfSet windowed = ReadFrfSet(kData + "frf_milling_inertance.h5");
+  windowed.provenance.emplace_back("exponential_window_tau_s", "0.5");
+  WriteFrfSet(Path("windowed.h5"), windowed);
+  std::vector<std::string> warnings;
+  const WarningSink previous = SetWarningSink([&](const std::string& line) { warnings.push_back(line); });
+  LoadProblem(model, {kData + "frf_milling_inertance.h5"}, FitOptions{}, "defaults");
+  const size_t plain = warnings.size();
+  LoadProblem(model, {Path("windowed.h5")}, FitOptions{}, "defaults");
+  SetWarningSink(previous);
+  EXPECT_EQ(plain, 0u);
+  ASSERT_EQ(warnings.size(), 1u);
+  // 1/(τω) at the band's ends, 1 and 30 Hz for this set: 31.8 % and 1.06 %.
+  const double f0 = windowed.frequency_hz.front(), f1 = windowed.frequency_hz.back();
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "%.3g %% at %.3g Hz to %.3g %%", 100 / (0.5 * 2 * M_PI * f0), f0,
+                100 / (0.5 * 2 * M_PI * f1));
+  EXPECT_NE(warnings[0].find("windowed.h5: /provenance@exponential_window_tau_s: these FRFs were "
+                             "measured under an exponential window (tau 0.5 s)"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find(expected), std::string::npos) << warnings[0] << " / " << expected;
+  EXPECT_NE(warnings[0].find("the fitted dampings include it"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frfit
