@@ -16,6 +16,7 @@
 #include "frfit/io/output_path.h"
 #include "frfit/io/time_hdf5.h"
 #include "frfit/io/uff_time.h"
+#include "frfit/report/impact_report.h"
 
 namespace frfit::cli {
 namespace {
@@ -101,7 +102,7 @@ ImpactOptions ParseOptions(const Args& args) {
 }
 
 nlohmann::ordered_json ToJson(const ImpactResult& r, const ImpactOptions& o,
-                              const std::string& out) {
+                              const std::string& out, const std::string& report) {
   nlohmann::ordered_json j;
   const auto& f = r.set.frequency_hz;
   j["frequency_hz"] = {{"first", f.front()},
@@ -137,6 +138,7 @@ nlohmann::ordered_json ToJson(const ImpactResult& r, const ImpactOptions& o,
     j["exponential_window_tau_s"] = nullptr;
   }
   j["out"] = out;
+  if (!report.empty()) j["report"] = report;
   return j;
 }
 
@@ -147,13 +149,33 @@ bool IsUff(const std::string& path) {
   return ext == ".uff" || ext == ".unv" || ext == ".uf" || ext == ".58";
 }
 
+// --report: an HTML page in an existing directory, neither a recording nor the FRF file; checked
+// before any work, as --out is.
+std::string ReportPath(const Args& args, const std::string& out) {
+  if (!args.Has("report")) return "";
+  const std::string report = args.Get("report");
+  std::string ext = std::filesystem::path(report).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext != ".html" && ext != ".htm")
+    throw Error(kCommand, "--report",
+                "expected a .html path (the impact-test page is one HTML page; for a PDF, print "
+                "it from a browser), got '" + report + "'");
+  if (!std::filesystem::is_directory(std::filesystem::absolute(report).parent_path()))
+    throw Error(kCommand, "--report",
+                "expected a path in an existing directory, got '" + report + "'");
+  std::vector<std::string> others = args.positional();
+  others.push_back(out);
+  RequireNotAnInput(kCommand, "--report", report, others);
+  return report;
+}
+
 }  // namespace
 
 int RunFrf(int argc, char** argv) {
   const Args args("frf", argc, argv,
                   {"out", "posture", "band", "estimator", "format", "exponential-window",
                    "force-window", "trigger", "pretrigger", "record-seconds", "max-force-drop-db",
-                   "double-hit-fraction"},
+                   "double-hit-fraction", "report"},
                   {"json"}, 1000);
   if (args.positional().empty())
     throw Error(kCommand, "IN.h5",
@@ -164,7 +186,9 @@ int RunFrf(int argc, char** argv) {
   if (out.empty() || !std::filesystem::is_directory(std::filesystem::absolute(out).parent_path()))
     throw Error(kCommand, "--out", "expected a path in an existing directory, got '" + out + "'");
   RequireNotAnInput(kCommand, "--out", out, args.positional());  // the recordings are the data
-  const ImpactOptions options = ParseOptions(args);
+  const std::string report = ReportPath(args, out);
+  ImpactOptions options = ParseOptions(args);
+  options.keep_traces = !report.empty();
 
   // Every input is read and checked before anything is computed or written.
   std::vector<TimeRecording> recordings;
@@ -180,6 +204,7 @@ int RunFrf(int argc, char** argv) {
   for (const std::string& p : args.positional()) sources += (sources.empty() ? "" : ",") + p;
   r.set.provenance.emplace_back("source_file", sources);
   WriteFrfSet(out, r.set);
+  if (!report.empty()) WriteImpactReport(report, r, options, {args.positional(), out});
 
   const auto& f = r.set.frequency_hz;
   if (std::isfinite(r.exponential_tau_s))
@@ -193,7 +218,7 @@ int RunFrf(int argc, char** argv) {
                  100 * AddedDampingRatio(r.exponential_tau_s, 2 * std::numbers::pi * f.back()),
                  f.back());
   if (args.Flag("json")) {
-    std::printf("%s\n", ToJson(r, options, out).dump().c_str());
+    std::printf("%s\n", ToJson(r, options, out, report).dump().c_str());
     return 0;
   }
   int used = 0;
@@ -207,6 +232,7 @@ int RunFrf(int argc, char** argv) {
   for (const HitVerdict& v : r.verdicts)
     if (!v.kept) std::printf("  rejected hit %d (%s): %s\n", v.hit, v.source.c_str(), v.reason.c_str());
   std::printf("wrote %s\n", out.c_str());
+  if (!report.empty()) std::printf("wrote %s\n", report.c_str());
   return 0;
 }
 

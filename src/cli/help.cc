@@ -138,6 +138,9 @@ const std::vector<OptionText> kOptionHelp = {
      "replaced; docs/export.md)"},
     {"frf.out", "FRF.h5",
      "the FRF set to write: H, coherence, averages, noise variance (docs/file-formats.md)"},
+    {"frf.report", "HITS.html",
+     "also write the impact-test page: every hit kept or rejected, force pulses and spectra, "
+     "responses, coherence per entry (a .html name; docs/report.md)"},
     {"frf.posture", "NAME", "the model posture the hits were measured at (default: empty)"},
     {"frf.band", "F0:F1",
      "keep the record's lines between F0 and F1 Hz (default: above 0 Hz up to sample rate/2.56)"},

@@ -26,6 +26,7 @@ std::string ImpactOptions::Check() const {
 namespace {
 
 struct HitInput {
+  std::string file;
   TimeRecording record;
   double trigger_time_s = 0.0;
   std::string problem;  // set: reported as rejected without processing
@@ -53,13 +54,14 @@ std::vector<HitInput> CollectHits(const std::vector<TimeRecording>& recordings,
   for (const TimeRecording& r : recordings) {
     Validate(r, r.source);
     if (r.hit >= 0) {
-      HitInput h{r, 0.0, "", Force(r).axis};
+      HitInput h{r.source, r, 0.0, "", Force(r).axis};
       h.record.source = r.source + " hit " + std::to_string(r.hit);
       hits.push_back(std::move(h));
       continue;
     }
     for (TriggeredHit& t : SplitHits(r, trigger))
-      hits.push_back({std::move(t.record), t.trigger_time_s, std::move(t.problem), Force(r).axis});
+      hits.push_back(
+          {r.source, std::move(t.record), t.trigger_time_s, std::move(t.problem), Force(r).axis});
   }
   return hits;
 }
@@ -140,6 +142,7 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
     std::vector<std::string> reasons;
     if (!h.problem.empty()) reasons.push_back(h.problem);
     TimeRecording& r = h.record;
+    HitTrace trace{h.file, {}, {}, {}};
     if (reasons.empty()) {
       const int samples = static_cast<int>(r.channels.front().samples.size());
       if (samples != n || r.sample_rate_hz != fs)
@@ -160,6 +163,8 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
       std::vector<double> power(f.size());
       for (size_t l = 0; l < f.size(); ++l) power[l] = std::norm(f[l]);
       if (std::string s = CheckForceDrop(power, options.checks); !s.empty()) reasons.push_back(s);
+      trace.pulse = pulse;
+      trace.force_power = std::move(power);
 
       if (reasons.empty()) {
         AxisSums& axis = sums[v.hammer_axis];
@@ -188,6 +193,10 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
     v.kept = reasons.empty();
     for (size_t k = 0; k < reasons.size(); ++k) v.reason += (k ? "; " : "") + reasons[k];
     result.verdicts.push_back(std::move(v));
+    if (options.keep_traces) {
+      trace.record = std::move(r);
+      result.traces.push_back(std::move(trace));
+    }
   }
 
   // The set's format: the one asked for, else the responses' own (which must then agree).

@@ -29,6 +29,9 @@ struct ImpactOptions {
   ExponentialWindowOptions exponential;
   TriggerOptions trigger;
   HitCheckOptions checks;
+  // Keep what the estimation saw of every hit in ImpactResult::traces (the impact-test page,
+  // report/impact_report.h); off by default: it holds every record until the result goes.
+  bool keep_traces = false;
   std::string Check() const;  // empty when valid, else "field: expected …"
 };
 
@@ -41,6 +44,17 @@ struct HitVerdict {
   std::string reason;   // why rejected ("; "-joined when several); empty when kept
 };
 
+// One hit as the estimation saw it, for plots. `record` is after triggering and DC removal, before
+// the windows; it has no channels when the hit could not be cut whole (its verdict says why).
+struct HitTrace {
+  std::string file;      // the recording it came from; record.hit is its number there
+  TimeRecording record;
+  Pulse pulse;           // the force pulse in record
+  // |F|² on the set's lines after the force and exponential windows, what the force-drop check
+  // looks at; empty when the hit was not processed.
+  std::vector<double> force_power;
+};
+
 struct ImpactResult {
   FrfSet set;  // H, present, coherence, averages (the fewest of any hammer axis), noise variance
   std::vector<HitVerdict> verdicts;
@@ -48,6 +62,7 @@ struct ImpactResult {
   double exponential_tau_s = 0.0;      // +inf: no exponential window
   int record_samples = 0;
   double sample_rate_hz = 0.0;
+  std::vector<HitTrace> traces;  // parallel to verdicts when options.keep_traces, else empty
 };
 
 // Throws Error (naming the recording's source) for input that cannot give FRFs: mixed sample

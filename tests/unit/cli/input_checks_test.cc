@@ -395,6 +395,15 @@ std::vector<BadInput> Cases() {
        nothing,
        {"frf", kData + "hits_z.h5", "--out", "{dir}/no/frf.h5"},
        "frfit frf: --out: expected a path in an existing directory"},
+      {"FrfReportNotHtml",
+       nothing,
+       {"frf", kData + "hits_z.h5", "--out", "{dir}/frf.h5", "--report", "{dir}/hits.pdf"},
+       "frfit frf: --report: expected a .html path (the impact-test page is one HTML page; for a "
+       "PDF, print it from a browser)"},
+      {"FrfReportIsTheOut",
+       nothing,
+       {"frf", kData + "hits_z.h5", "--out", "{dir}/frf.html", "--report", "{dir}/frf.html"},
+       "frfit frf: --report: expected a path other than"},
   };
 }
 
