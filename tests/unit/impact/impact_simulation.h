@@ -140,6 +140,14 @@ inline TimeRecording SimulateHit(const std::vector<SimMode>& modes, const HitSpe
 }
 
 // A structure with three well separated modes and coupled axes.
+// Two modes 5 % apart whose half-power bands overlap (each 2ζf ≈ 0.8 Hz wide, 1 Hz apart),
+// with different shapes, and a third well clear.
+inline std::vector<SimMode> CloseModes() {
+  return {ProportionalMode(20.0, 0.02, {1.0, 0.3, 0.5}, 40.0),
+          ProportionalMode(21.0, 0.015, {-0.4, 1.0, 0.2}, 35.0),
+          ProportionalMode(41.0, 0.01, {0.3, -0.6, 1.0}, 25.0)};
+}
+
 inline std::vector<SimMode> ThreeModes() {
   return {ProportionalMode(12.0, 0.02, {1.0, 0.4, 0.6}, 40.0),
           ProportionalMode(25.0, 0.015, {-0.5, 1.0, 0.3}, 30.0),
