@@ -123,23 +123,19 @@ void WarnChangedOptions(const EmaOptions& asked, const EmaResult& r) {
              std::to_string(r.min_stable_poles));
 }
 
-// FRFs from frfit frf under an exponential window exp(−t/τ) hold every pole moved by −1/τ (the
-// window's added damping, 1/(τ·ω)); the modes get it back so that their damping is the
-// structure's. The frequency (Im λ) is unchanged. Returns τ (+inf: no window recorded).
+// The exponential window's damping taken out of the modes (modal/ema.h), each mode's damping
+// before and after said on stderr. Returns τ (+inf: no window recorded).
 double CorrectExponentialWindow(const FrfSet& set, EmaResult* r) {
-  double tau = std::numeric_limits<double>::infinity();
-  for (const auto& [key, value] : set.provenance)
-    if (key == "exponential_window_tau_s") tau = std::strtod(value.c_str(), nullptr);
-  if (!(tau > 0.0) || !std::isfinite(tau)) return std::numeric_limits<double>::infinity();
-  for (EmaMode& m : r->modes) {
-    const double before = m.mode.damping_ratio;
-    m.mode.eigenvalue += 1.0 / tau;
-    m.mode.damping_ratio = -m.mode.eigenvalue.real() / std::abs(m.mode.eigenvalue);
-    std::fprintf(stderr,
-                 "ema: mode at %.4g Hz: damping ratio %.4g %% measured, %.4g %% after removing "
-                 "the exponential window's (tau %.6g s)\n",
-                 m.mode.frequency_hz, 100 * before, 100 * m.mode.damping_ratio, tau);
-  }
+  const double tau = ExponentialWindowTau(set);
+  std::vector<double> before;
+  for (const EmaMode& m : r->modes) before.push_back(m.mode.damping_ratio);
+  RemoveExponentialWindow(tau, r);
+  if (std::isfinite(tau))
+    for (size_t k = 0; k < r->modes.size(); ++k)
+      std::fprintf(stderr,
+                   "ema: mode at %.4g Hz: damping ratio %.4g %% measured, %.4g %% after removing "
+                   "the exponential window's (tau %.6g s)\n",
+                   r->modes[k].mode.frequency_hz, 100 * before[k], 100 * r->modes[k].mode.damping_ratio, tau);
   return tau;
 }
 

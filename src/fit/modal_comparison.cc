@@ -61,8 +61,16 @@ std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, con
   options.band_max_hz = max_hz;
   options.criteria.min_contribution = kReferenceMinContribution;
   try {
-    auto result = std::make_shared<const EmaResult>(EstimateModes(measured, options, "measured FRFs"));
-    *description = "modes estimated from the measured FRFs (frfit ema): " + DescribeMethod(*result);
+    EmaResult estimate = EstimateModes(measured, options, "measured FRFs");
+    // The structure's damping, as frfit ema gives it: FRFs under an exponential window hold its
+    // damping too (the fit warns that its own dampings include it: load_problem.cc).
+    const double tau = ExponentialWindowTau(measured);
+    RemoveExponentialWindow(tau, &estimate);
+    auto result = std::make_shared<const EmaResult>(std::move(estimate));
+    *description = "modes estimated from the measured FRFs (frfit ema): " + DescribeMethod(*result) +
+                   (std::isfinite(tau) ? "; the exponential window's damping (tau " + FormatDouble(tau) +
+                                             " s) removed"
+                                       : "");
     for (const EmaMode& m : result->modes) modes.push_back(m.mode);
     if (ema) *ema = std::move(result);
   } catch (const Error& e) {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <numbers>
+#include <limits>
 #include <optional>
 
 #include "frfit/common/error.h"
@@ -234,6 +236,21 @@ std::string DescribeMethod(const EmaResult& r) {
          " stable poles and a contribution >= " + Percent(c.min_contribution) +
          " (the misfit of the modal model without it, relative, minus 1); poles refined by an "
          "output-error fit, shapes by LSFD";
+}
+
+double ExponentialWindowTau(const FrfSet& set) {
+  double tau = std::numeric_limits<double>::infinity();
+  for (const auto& [key, value] : set.provenance)
+    if (key == "exponential_window_tau_s") tau = std::strtod(value.c_str(), nullptr);
+  return tau > 0.0 && std::isfinite(tau) ? tau : std::numeric_limits<double>::infinity();
+}
+
+void RemoveExponentialWindow(double tau_s, EmaResult* result) {
+  if (!std::isfinite(tau_s)) return;
+  for (EmaMode& m : result->modes) {
+    m.mode.eigenvalue += 1.0 / tau_s;
+    m.mode.damping_ratio = -m.mode.eigenvalue.real() / std::abs(m.mode.eigenvalue);
+  }
 }
 
 }  // namespace frfit

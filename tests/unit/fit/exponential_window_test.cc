@@ -11,6 +11,7 @@
 #include "frfit/common/warning.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/load_problem.h"
+#include "frfit/fit/modal_comparison.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/model/model_yaml.h"
 #include "test_support.h"
@@ -46,6 +47,30 @@ TEST_F(ExponentialWindow, FitWarnsThatItsDampingsIncludeTheWindow) {
       << warnings[0];
   EXPECT_NE(warnings[0].find(expected), std::string::npos) << warnings[0] << " / " << expected;
   EXPECT_NE(warnings[0].find("the fitted dampings include it"), std::string::npos);
+}
+
+// The fit's reference modes, estimated from measured FRFs, carry the structure's damping as frfit
+// ema gives it: the window's 1/τ taken out of each pole, the frequencies unchanged.
+TEST_F(ExponentialWindow, ReferenceModesOfWindowedFrfsHaveTheWindowTakenOut) {
+  const Model model = LoadModel(kData + "model.yaml");
+  const Posture posture = Linearize(model, "milling");
+  FrfSet measured = ReadFrfSet(kData + "frf_milling_inertance.h5");
+  measured.provenance.clear();  // measured data: the reference comes from the FRFs (frfit ema)
+  std::string plain_text, windowed_text;
+  const std::vector<Mode> plain = ReferenceModes(model, posture, measured, 30.0, &plain_text, nullptr);
+  measured.provenance.emplace_back("exponential_window_tau_s", "0.5");
+  const std::vector<Mode> windowed = ReferenceModes(model, posture, measured, 30.0, &windowed_text, nullptr);
+  ASSERT_EQ(plain.size(), 3u);
+  ASSERT_EQ(windowed.size(), plain.size());
+  for (size_t k = 0; k < plain.size(); ++k) {
+    const std::complex<double> moved = plain[k].eigenvalue + 1.0 / 0.5;
+    EXPECT_EQ(windowed[k].frequency_hz, plain[k].frequency_hz);
+    EXPECT_NEAR(windowed[k].damping_ratio, -moved.real() / std::abs(moved), 1e-12) << k;
+    EXPECT_LT(windowed[k].damping_ratio, plain[k].damping_ratio);
+  }
+  EXPECT_NE(windowed_text.find("the exponential window's damping (tau 0.5 s) removed"), std::string::npos)
+      << windowed_text;
+  EXPECT_EQ(plain_text.find("exponential window"), std::string::npos);
 }
 
 }  // namespace
