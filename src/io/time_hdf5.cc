@@ -1,5 +1,8 @@
 #include "frfit/io/time_hdf5.h"
 
+#include <initializer_list>
+#include <string>
+
 #include "frfit/common/error.h"
 #include "frfit/io/hdf5_file.h"
 
@@ -15,6 +18,14 @@ bool QuantityFromString(const std::string& text, ChannelQuantity* q) {
       return true;
     }
   return false;
+}
+
+// "[3][4][2048]": a shape for messages, appended piece by piece ("[" + std::string&& trips GCC
+// 12's -Wrestrict false positive, bug 105329).
+std::string Shape(std::initializer_list<hsize_t> dims) {
+  std::string text;
+  for (hsize_t d : dims) ((text += '[') += std::to_string(d)) += ']';
+  return text;
 }
 
 }  // namespace
@@ -72,7 +83,7 @@ std::vector<TimeRecording> ReadTimeRecordings(const std::string& path) {
           "\"hits\" or \"continuous\"", "\"" + layout + "\"");
   std::vector<hsize_t> dims;
   const std::vector<double> rate = file.ReadDoubles("/sample_rate_hz", 1, &dims);
-  Require(dims[0] == 1, path, "/sample_rate_hz", "shape [1]", "[" + std::to_string(dims[0]) + "]");
+  Require(dims[0] == 1, path, "/sample_rate_hz", "shape [1]", Shape({dims[0]}));
   const std::vector<std::string> names = file.ReadStrings("/channels/name");
   const std::vector<std::string> quantities = file.ReadStrings("/channels/quantity");
   const std::vector<std::int64_t> axes = file.ReadInts("/channels/axis", 1, &dims);
@@ -90,8 +101,7 @@ std::vector<TimeRecording> ReadTimeRecordings(const std::string& path) {
   }
   const std::vector<double> samples = file.ReadDoubles("/samples", 3, &dims);
   Require(dims[1] == c, path, "/samples", "shape [hits][" + std::to_string(c) + "][samples]",
-          "[" + std::to_string(dims[0]) + "][" + std::to_string(dims[1]) + "][" +
-              std::to_string(dims[2]) + "]");
+          Shape({dims[0], dims[1], dims[2]}));
   Require(dims[0] >= 1 && (layout == "hits" || dims[0] == 1), path, "/samples",
           layout == "hits" ? "at least one hit" : "one recording ([1][channels][samples])",
           std::to_string(dims[0]));
