@@ -64,8 +64,11 @@ void PrintSummary(const std::vector<GridAxis>& axes,
   auto where = [&](size_t i) {
     std::string text;
     const std::vector<double> values = GridValues(axes, i);
-    for (size_t a = 0; a < axes.size(); ++a)
-      text += (text.empty() ? "" : ", ") + axes[a].coordinate + "=" + FormatDouble(values[a]);
+    for (size_t a = 0; a < axes.size(); ++a) {
+      char value[32];  // 6 digits: -40.1, not the -40.099999999999994 that -160 + 109 × 1.1 is
+      std::snprintf(value, sizeof value, "%.6g", values[a]);
+      text += (text.empty() ? "" : ", ") + axes[a].coordinate + "=" + value;
+    }
     return text;
   };
   std::printf("%zu postures in %.2f s\n", points.size(), seconds);
