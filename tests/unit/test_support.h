@@ -21,7 +21,20 @@
 #include <string>
 #include <vector>
 
+#include "frfit/common/error.h"
+
 namespace frfit::test {
+
+// The message of the frfit::Error that `f` throws ("" when it does not throw).
+template <class F>
+std::string ErrorOf(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 // A fit configuration for tests that need a fit with both phases and two cycles of a KUKA robot,
 // not an accurate one: it finishes in well under a second.

@@ -9,6 +9,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/io/uff.h"
+#include "test_support.h"
 
 namespace frfit::uff {
 namespace {
@@ -29,16 +30,7 @@ std::string Replace(std::string text, const std::string& from, const std::string
   return text;
 }
 
-// The message of the Error that `f` throws ("" when it does not throw).
-template <class F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::ErrorOf;
 
 std::string RefusalOf(const std::string& name) {
   return ErrorOf([&] {

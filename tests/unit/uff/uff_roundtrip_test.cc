@@ -11,19 +11,12 @@
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
 #include "frfit/io/uff.h"
+#include "test_support.h"
 
 namespace frfit::uff {
 namespace {
 
-template <class F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::ErrorOf;
 
 FrfSet RandomSet(bool even, FrfFormat format, unsigned seed) {
   std::mt19937_64 rng(seed);

@@ -15,6 +15,7 @@
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
 #include "frfit/io/uff.h"
+#include "test_support.h"
 #include "frfit/io/uff_time.h"
 
 namespace frfit::uff {
@@ -22,15 +23,7 @@ namespace {
 
 const std::string kData = std::string(FRFIT_SOURCE_DIR) + "/tests/data/uff/";
 
-template <class F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::ErrorOf;
 
 // Warnings of `f` collected instead of printed.
 template <class F>
