@@ -10,6 +10,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/common/json_number.h"
 #include "frfit/common/warning.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
@@ -46,11 +47,6 @@ nlohmann::ordered_json ShapeJson(const Eigen::Vector3cd& shape) {
   return out;
 }
 
-// A number, or null where it is not one (JSON has no NaN or infinity).
-nlohmann::ordered_json Number(double v) {
-  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
-}
-
 nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
   const StabilisationCriteria& c = r.options.criteria;
   nlohmann::ordered_json j;
@@ -77,15 +73,15 @@ nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
   j["modes"] = nlohmann::ordered_json::array();
   for (const EmaMode& m : r.modes)
     j["modes"].push_back({{"frequency_hz", m.mode.frequency_hz},
-                          {"frequency_sigma_hz", Number(m.frequency_sigma_hz)},
+                          {"frequency_sigma_hz", JsonNumber(m.frequency_sigma_hz)},
                           {"damping_ratio", m.mode.damping_ratio},
-                          {"damping_sigma", Number(m.damping_sigma)},
+                          {"damping_sigma", JsonNumber(m.damping_sigma)},
                           {"stable_poles", m.stable_poles},
                           {"lowest_order", m.lowest_order},
                           {"explained", m.explained},
-                          {"contribution", Number(m.contribution)},
-                          {"mpc", Number(m.mpc)},
-                          {"mpd_deg", Number(m.mpd_deg)},
+                          {"contribution", JsonNumber(m.contribution)},
+                          {"mpc", JsonNumber(m.mpc)},
+                          {"mpd_deg", JsonNumber(m.mpd_deg)},
                           {"sensor_shape", ShapeJson(m.mode.sensor_shape)}});
   // The diagram, one object per order: its candidate poles and their stability letters.
   j["stabilisation"] = nlohmann::ordered_json::array();
@@ -194,7 +190,7 @@ int RunEma(int argc, char** argv) {
 
   if (args.Flag("json")) {
     nlohmann::ordered_json j = ToJson(r, out);
-    j["exponential_window_tau_s"] = Number(window_tau_s);
+    j["exponential_window_tau_s"] = JsonNumber(window_tau_s);
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }

@@ -7,6 +7,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/common/json_number.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/joint_coefficients.h"
@@ -14,16 +15,6 @@
 
 namespace frfit::cli {
 namespace {
-
-nlohmann::ordered_json Number(double v) {
-  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
-}
-
-nlohmann::ordered_json Numbers(const std::vector<double>& values) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (double v : values) out.push_back(Number(v));
-  return out;
-}
 
 // The cutting-plane receptance the lobes were computed from, for other tools (and for
 // benchmarks/lobes_reference.py): every number with 17 significant digits.
@@ -70,11 +61,11 @@ nlohmann::ordered_json LobesJson(const ModelContext& ctx, const CutConfig& cut, 
   out["frf_lines"] = frf.num_lines();
   out["frf_f0_hz"] = frf.frequency_hz.front();
   out["frf_f1_hz"] = frf.frequency_hz.back();
-  out["critical_depth_m"] = Number(lobes.critical_depth_m);
-  out["critical_spindle_speed_rpm"] = Number(lobes.critical_spindle_speed_rpm);
-  out["critical_chatter_frequency_hz"] = Number(lobes.critical_chatter_frequency_hz);
-  out["absolute_critical_depth_m"] = Number(lobes.absolute_critical_depth_m);
-  out["absolute_chatter_frequency_hz"] = Number(lobes.absolute_chatter_frequency_hz);
+  out["critical_depth_m"] = JsonNumber(lobes.critical_depth_m);
+  out["critical_spindle_speed_rpm"] = JsonNumber(lobes.critical_spindle_speed_rpm);
+  out["critical_chatter_frequency_hz"] = JsonNumber(lobes.critical_chatter_frequency_hz);
+  out["absolute_critical_depth_m"] = JsonNumber(lobes.absolute_critical_depth_m);
+  out["absolute_chatter_frequency_hz"] = JsonNumber(lobes.absolute_chatter_frequency_hz);
   out["lobes_computed"] = lobes.lobes_computed;
   out["lobes_truncated"] = lobes.lobes_truncated;
   nlohmann::ordered_json minima = nlohmann::ordered_json::array();
@@ -86,16 +77,16 @@ nlohmann::ordered_json LobesJson(const ModelContext& ctx, const CutConfig& cut, 
                       {"clipped", m.clipped}});
   out["lobes"] = minima;
   out["spindle_speed_rpm"] = lobes.spindle_speed_rpm;
-  out["depth_limit_m"] = Numbers(lobes.depth_limit_m);
-  out["chatter_frequency_hz"] = Numbers(lobes.chatter_frequency_hz);
+  out["depth_limit_m"] = JsonNumbers(lobes.depth_limit_m);
+  out["chatter_frequency_hz"] = JsonNumbers(lobes.chatter_frequency_hz);
   out["samples"] = band.samples;
   if (band.samples > 0) {
     out["seed"] = band.seed;
     out["samples_clamped"] = band.clamped;
-    out["critical_depth_m_p05"] = Number(band.critical_depth_m_p05);
-    out["critical_depth_m_p95"] = Number(band.critical_depth_m_p95);
-    out["depth_limit_m_p05"] = Numbers(band.depth_limit_m_p05);
-    out["depth_limit_m_p95"] = Numbers(band.depth_limit_m_p95);
+    out["critical_depth_m_p05"] = JsonNumber(band.critical_depth_m_p05);
+    out["critical_depth_m_p95"] = JsonNumber(band.critical_depth_m_p95);
+    out["depth_limit_m_p05"] = JsonNumbers(band.depth_limit_m_p05);
+    out["depth_limit_m_p95"] = JsonNumbers(band.depth_limit_m_p95);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/common/json_number.h"
 #include "frfit/io/map_hdf5.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/model_yaml.h"
@@ -18,10 +19,6 @@
 namespace frfit::cli {
 namespace {
 
-nlohmann::ordered_json Number(double v) {
-  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
-}
-
 nlohmann::ordered_json PointJson(const std::vector<GridAxis>& axes, size_t index, const MapPoint& p,
                                  bool with_cut) {
   nlohmann::ordered_json q, modes = nlohmann::ordered_json::array();
@@ -29,13 +26,13 @@ nlohmann::ordered_json PointJson(const std::vector<GridAxis>& axes, size_t index
   for (size_t a = 0; a < axes.size(); ++a) q[axes[a].coordinate] = values[a];
   for (const MapMode& m : p.modes)
     modes.push_back({{"frequency_hz", m.frequency_hz},
-                     {"frequency_hz_std", Number(m.frequency_sigma_hz)},
+                     {"frequency_hz_std", JsonNumber(m.frequency_sigma_hz)},
                      {"damping_ratio", m.damping_ratio},
-                     {"damping_ratio_std", Number(m.damping_ratio_sigma)},
+                     {"damping_ratio_std", JsonNumber(m.damping_ratio_sigma)},
                      {"dominant_dofs", m.dominant_dofs}});
   const ToolTipStiffness& s = p.stiffness;
   nlohmann::ordered_json axis_std = nlohmann::ordered_json::array();
-  for (double v : s.axis_sigma_n_per_m) axis_std.push_back(Number(v));
+  for (double v : s.axis_sigma_n_per_m) axis_std.push_back(JsonNumber(v));
   nlohmann::ordered_json point = {{"q", q},
                                   {"modes", modes},
                                   {"stiffness",
@@ -47,9 +44,9 @@ nlohmann::ordered_json PointJson(const std::vector<GridAxis>& axes, size_t index
                                     {"least_direction", s.least_direction}}}};
   // +inf (no lobe in the speed range) has no JSON number: null, as elsewhere.
   if (with_cut)
-    point["stability"] = {{"critical_depth_m", Number(p.stability.critical_depth_m)},
-                          {"critical_spindle_speed_rpm", Number(p.stability.critical_spindle_speed_rpm)},
-                          {"absolute_critical_depth_m", Number(p.stability.absolute_critical_depth_m)}};
+    point["stability"] = {{"critical_depth_m", JsonNumber(p.stability.critical_depth_m)},
+                          {"critical_spindle_speed_rpm", JsonNumber(p.stability.critical_spindle_speed_rpm)},
+                          {"absolute_critical_depth_m", JsonNumber(p.stability.absolute_critical_depth_m)}};
   return point;
 }
 

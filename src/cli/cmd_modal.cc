@@ -6,6 +6,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
+#include "frfit/common/json_number.h"
 #include "frfit/fit/mode_uncertainty.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
@@ -35,17 +36,14 @@ int RunModal(int argc, char** argv) {
     out["parameters_source"] = ctx.parameters_source;
     out["dofs"] = dofs;
     out["modes"] = nlohmann::json::array();
-    auto number = [](double v) {
-      return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
-    };
     for (size_t k = 0; k < modes.size(); ++k) {
       const Mode& m = modes[k];
       nlohmann::ordered_json shape;
       for (int i = 0; i < 3; ++i) shape.push_back({m.sensor_shape(i).real(), m.sensor_shape(i).imag()});
       out["modes"].push_back({{"frequency_hz", m.frequency_hz},
-                              {"frequency_sigma_hz", number(sigma[k].frequency_hz)},
+                              {"frequency_sigma_hz", JsonNumber(sigma[k].frequency_hz)},
                               {"damping_ratio", m.damping_ratio},
-                              {"damping_ratio_sigma", number(sigma[k].damping_ratio)},
+                              {"damping_ratio_sigma", JsonNumber(sigma[k].damping_ratio)},
                               {"sensor_shape", shape}});
     }
     out["overdamped_dofs"] = not_oscillating;

@@ -18,6 +18,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
+#include "frfit/common/json_number.h"
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
@@ -149,8 +150,6 @@ double Median(std::vector<double> values) {
 }
 
 std::string Num(double v) { return std::isfinite(v) ? FormatDouble(v) : std::string(""); }
-
-nlohmann::ordered_json JsonNum(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); }
 
 std::string SummaryCsv(const FleetReport& report) {
   std::vector<std::string> names;  // union of parameter names, first-seen order
@@ -293,17 +292,17 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
     if (r.warm_start) {
       o["warm_start_method"] = r.warm_start_method;
       o["previous"] = r.previous;
-      o["previous_cost"] = JsonNum(r.previous_cost);
+      o["previous_cost"] = JsonNumber(r.previous_cost);
       o["fallback"] =
           !r.fell_back ? nlohmann::ordered_json(nullptr)
                        : nlohmann::ordered_json{{"reason", r.fallback.reason},
-                                                {"warm_cost", JsonNum(r.fallback.warm_cost)},
+                                                {"warm_cost", JsonNumber(r.fallback.warm_cost)},
                                                 {"warm_evaluations", r.fallback.warm_evaluations},
                                                 {"kept", r.fallback.kept_warm ? "warm" : "cold"}};
     }
     o["result"] = r.result_file;
     o["cost"] = r.cost;
-    o["cost_over_median"] = JsonNum(r.cost_over_median);
+    o["cost_over_median"] = JsonNumber(r.cost_over_median);
     o["cost_flagged"] = r.cost_flagged();
     o["evaluations"] = r.evaluations;
     o["cycles"] = r.cycles;
