@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/modal/ema.h"
 
 namespace frfit {
 namespace {
@@ -17,20 +17,17 @@ namespace {
 // damping parameters take the window's on; the stiffnesses do not (frequencies stay). Said here,
 // with the size over the set's band; frfit ema removes it from the modes it estimates.
 void WarnOfExponentialWindow(const FrfSet& measured, const std::string& file) {
-  for (const auto& [key, value] : measured.provenance) {
-    if (key != "exponential_window_tau_s") continue;
-    const double tau = std::strtod(value.c_str(), nullptr);
-    if (!(tau > 0.0) || !std::isfinite(tau) || measured.frequency_hz.empty()) return;
-    const double f0 = std::max(measured.frequency_hz.front(), 1e-9), f1 = measured.frequency_hz.back();
-    char text[96];
-    std::snprintf(text, sizeof text, "%.3g %% at %.3g Hz to %.3g %% at %.3g Hz",
-                  100.0 / (tau * 2 * M_PI * f0), f0, 100.0 / (tau * 2 * M_PI * f1), f1);
-    Warn(file, "/provenance@exponential_window_tau_s",
-         "these FRFs were measured under an exponential window (tau " + value +
-             " s), which adds damping ratio 1/(tau*omega): " + text +
-             "; the fitted dampings include it (the stiffnesses do not): read damping from frfit "
-             "ema, which removes it, or measure records that decay without the window");
-  }
+  const double tau = ExponentialWindowTau(measured);
+  if (!std::isfinite(tau) || measured.frequency_hz.empty()) return;
+  const double f0 = std::max(measured.frequency_hz.front(), 1e-9), f1 = measured.frequency_hz.back();
+  char text[96];
+  std::snprintf(text, sizeof text, "%.3g %% at %.3g Hz to %.3g %% at %.3g Hz",
+                100.0 / (tau * 2 * M_PI * f0), f0, 100.0 / (tau * 2 * M_PI * f1), f1);
+  Warn(file, "/provenance@exponential_window_tau_s",
+       "these FRFs were measured under an exponential window (tau " + FormatDouble(tau) +
+           " s), which adds damping ratio 1/(tau*omega): " + text +
+           "; the fitted dampings include it (the stiffnesses do not): read damping from frfit "
+           "ema, which removes it, or measure records that decay without the window");
 }
 
 }  // namespace
