@@ -30,6 +30,52 @@ void WarnOfExponentialWindow(const FrfSet& measured, const std::string& file) {
            "ema, which removes it, or measure records that decay without the window");
 }
 
+// Adds one measured set at its posture to `problem`; `source` names it in messages.
+void AddMeasured(const FrfSet& measured, const std::string& source, const FitOptions& options,
+                 Problem* problem) {
+  const Model& model = *problem->model;
+  // FRFs synthesised from another model are legitimate input (a model error study), but rarely
+  // what a user meant: say so.
+  for (const auto& [key, value] : measured.provenance)
+    if (key == "model" && value != model.name)
+      Warn(source, "/provenance@model",
+           "the FRFs were synthesised from model '" + value + "', this fit uses model '" +
+               model.name + "' (" + model.source + ")");
+  WarnOfExponentialWindow(measured, source);
+  if (measured.posture.empty())
+    throw Error(source, "/@posture",
+                "names no posture (converted without --posture): give the posture it was "
+                "measured at, frfit convert IN.uff OUT.h5 --posture NAME (model '" +
+                    model.name + "' has " + model.PostureNames() + ")");
+  if (model.FindPosture(measured.posture) < 0)
+    throw Error(source, "/@posture", "model '" + model.name + "' has no posture '" +
+                                         measured.posture + "' (it has " +
+                                         model.PostureNames() + ")");
+  const auto w = options.posture_weights.find(measured.posture);
+  ProblemPosture pp =
+      PreparePosture(Linearize(model, measured.posture), measured, options.cost, source,
+                     w == options.posture_weights.end() ? 1.0 : w->second);
+  SetMeasurementPoints(model, source, &pp);
+  // A posture may carry several sets (roving hammer or accelerometer), one per pair of points.
+  for (const ProblemPosture& other : problem->postures)
+    if (SetName(other) == SetName(pp))
+      throw Error(source, "/@posture",
+                  other.measured.response_frame.empty() && other.measured.excitation_frame.empty()
+                      ? "posture '" + measured.posture + "' is already given by " + other.source
+                      : "set " + SetName(pp) + " (posture:response:excitation) is already given by " +
+                            other.source);
+  problem->postures.push_back(std::move(pp));
+}
+
+void RequirePostureWeightsUsed(const Problem& problem, const FitOptions& options,
+                               const std::string& config_source) {
+  for (const auto& [name, weight] : options.posture_weights) {
+    bool used = false;
+    for (const ProblemPosture& p : problem.postures) used = used || p.posture.name == name;
+    if (!used) throw Error(config_source, "postures." + name, "no FRF file given for this posture");
+  }
+}
+
 }  // namespace
 
 Problem LoadProblem(std::shared_ptr<const Model> model, const std::vector<std::string>& frf_files,
@@ -37,37 +83,25 @@ Problem LoadProblem(std::shared_ptr<const Model> model, const std::vector<std::s
   Problem problem;
   problem.model = model;
   problem.cost = options.cost;
-  for (const std::string& file : frf_files) {
-    const FrfSet measured = ReadFrfSet(file);
-    // FRFs synthesised from another model are legitimate input (a model error study), but rarely
-    // what a user meant: say so.
-    for (const auto& [key, value] : measured.provenance)
-      if (key == "model" && value != model->name)
-        Warn(file, "/provenance@model",
-             "the FRFs were synthesised from model '" + value + "', this fit uses model '" +
-                 model->name + "' (" + model->source + ")");
-    WarnOfExponentialWindow(measured, file);
-    if (measured.posture.empty())
-      throw Error(file, "/@posture",
-                  "names no posture (converted without --posture): give the posture it was "
-                  "measured at, frfit convert IN.uff OUT.h5 --posture NAME (model '" +
-                      model->name + "' has " + model->PostureNames() + ")");
-    if (model->FindPosture(measured.posture) < 0)
-      throw Error(file, "/@posture", "model '" + model->name + "' has no posture '" +
-                                         measured.posture + "' (it has " +
-                                         model->PostureNames() + ")");
-    for (const ProblemPosture& other : problem.postures)
-      if (other.posture.name == measured.posture)
-        throw Error(file, "/@posture", "posture '" + measured.posture + "' is already given by " + other.source);
-    const auto w = options.posture_weights.find(measured.posture);
-    problem.postures.push_back(PreparePosture(Linearize(*model, measured.posture), measured, options.cost,
-                                              file, w == options.posture_weights.end() ? 1.0 : w->second));
+  for (const std::string& file : frf_files) AddMeasured(ReadFrfSet(file), file, options, &problem);
+  RequirePostureWeightsUsed(problem, options, config_source);
+  return problem;
+}
+
+Problem ProblemFromSets(std::shared_ptr<const Model> model, const std::vector<FrfSet>& sets,
+                        const std::vector<std::string>& sources, const FitOptions& options,
+                        const std::string& config_source) {
+  if (sources.size() != sets.size())
+    throw Error("expected one source name per FRF set, got " + std::to_string(sources.size()) +
+                " for " + std::to_string(sets.size()));
+  Problem problem;
+  problem.model = model;
+  problem.cost = options.cost;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    Validate(sets[i], sources[i]);
+    AddMeasured(sets[i], sources[i], options, &problem);
   }
-  for (const auto& [name, weight] : options.posture_weights) {
-    bool used = false;
-    for (const ProblemPosture& p : problem.postures) used = used || p.posture.name == name;
-    if (!used) throw Error(config_source, "postures." + name, "no FRF file given for this posture");
-  }
+  RequirePostureWeightsUsed(problem, options, config_source);
   return problem;
 }
 

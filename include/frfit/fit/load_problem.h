@@ -17,6 +17,12 @@ namespace frfit {
 Problem LoadProblem(std::shared_ptr<const Model> model, const std::vector<std::string>& frf_files,
                     const FitOptions& options, const std::string& config_source);
 
+// The same from FRF sets already in memory (the Python module's), each validated first and named
+// in messages by its entry of `sources` (one per set).
+Problem ProblemFromSets(std::shared_ptr<const Model> model, const std::vector<FrfSet>& sets,
+                        const std::vector<std::string>& sources, const FitOptions& options,
+                        const std::string& config_source);
+
 // The coordinates (rad / m) of the problem's postures, in order, for FitJob::posture_q.
 std::vector<std::vector<double>> PostureCoordinates(const Problem& problem);
 
