@@ -1,0 +1,72 @@
+"""fit() gives the bits `frfit fit` gives: same model, FRF files, configuration and seed."""
+import numpy as np
+import pytest
+
+import frfit
+from conftest import DATASETS, run_cli_json
+
+CASES = [
+    # (dataset, FRF files, configuration, seed)
+    ("paper_3dof", ["frf_milling_inertance.h5"], "fit.yaml", 1),
+    ("paper_3dof", ["frf_milling_inertance.h5"], "fit.yaml", 7),
+    ("kuka_kr90", ["frf_milling_inertance.h5"], "fit.yaml", 1),
+    ("paper_3dof_law",
+     ["frf_milling_inertance.h5", "frf_reach_inertance.h5", "frf_folded_inertance.h5"], "fit.yaml", 1),
+]
+
+
+@pytest.mark.parametrize("dataset,frfs,config,seed", CASES)
+def test_parameters_bit_identical_to_cli(tmp_path, dataset, frfs, config, seed):
+    d = DATASETS / dataset
+    out = tmp_path / "cli.h5"
+    cli = run_cli_json("fit", "--model", d / "model.yaml", "--frf", ",".join(str(d / f) for f in frfs),
+                       "--config", d / config, "--seed", seed, "--backend", "cpu", "--out", out)
+    model = frfit.Model(d / "model.yaml")
+    result = frfit.fit(model, [d / f for f in frfs], d / config, seed=seed, backend="cpu")
+    # The result file's parameters, read back exactly, and the JSON ones (shortest round-trip text).
+    from_file = model.load_parameters(out)
+    assert np.array_equal(result.values, from_file)
+    assert result.parameters == cli["parameters"]
+    assert result.cost == cli["cost"]
+    assert result.evaluations == cli["evaluations"]
+    assert result.termination == cli["termination"]
+
+
+def test_in_memory_sets_and_config_dict_give_the_same_bits(paper):
+    model = frfit.Model(paper / "model.yaml")
+    path = paper / "frf_milling_inertance.h5"
+    from_file = frfit.fit(model, path, paper / "fit.yaml", seed=3)
+    s = frfit.FrfSet.read(path)
+    rebuilt = frfit.FrfSet(s.frequency_hz, s.H, posture=s.posture, format=s.format, present=s.present,
+                           noise_variance=s.noise_variance, provenance=s.provenance)
+    config = {"format": "frfit-fit-1",
+              "cost": {"type": "log_complex", "phase": "wrapped", "fit_format": "inertance",
+                       "band_hz": [0.2, 30], "weights": {"mode": "noise"}},
+              "parameters": {"initial": "random"},
+              "genetic_algorithm": {"population_size": 32, "generations": 0, "init_mode": "whole_bounds"},
+              "fitter": {"refinement": "levenberg_marquardt", "max_cycles": 3}}
+    from_memory = frfit.fit(model, [rebuilt], config, seed=3, threads=1)
+    assert np.array_equal(from_file.values, from_memory.values)
+
+
+def test_result_object(tmp_path, paper):
+    model = frfit.Model(paper / "model.yaml")
+    r = frfit.fit(model, [paper / "frf_milling_inertance.h5"], paper / "fit.yaml", seed=1)
+    assert r.parameter_names == model.parameter_names
+    truth = model.load_parameters(paper / "params_table1.yaml")
+    assert np.allclose(r.values, truth, rtol=1e-3)
+    assert np.all(np.isfinite(r.sigma[r.free])) and np.all(r.sigma[r.free] > 0)
+    assert r.identifiability["condition_number"] > 1
+    assert r.model_check["verdict"] in ("consistent", "misfit")
+    h = r.history
+    assert len(h["best_cost"]) == len(h["phase"]) > 0
+    assert np.all(np.diff(h["evaluations"]) >= 0)
+    assert r.to_dict()["parameters"] == r.parameters
+    p = r.postures[0]
+    assert p["name"] == "milling" and p["fitted"].H.shape == p["measured"].H.shape
+    out = tmp_path / "py.h5"
+    r.save(out)
+    assert np.array_equal(model.load_parameters(out), r.values)
+    # A saved result is a parameter source like any other, with its covariance for modal's 1σ.
+    modes = frfit.modal(model, "milling", params=out)
+    assert np.all(np.isfinite(modes["frequency_sigma_hz"]))
