@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(kBatchedBlock)
   double cost = 0.0;
   for (int e = 0; e < 9; ++e)
     if (line.weight[e] != 0.0)
-      cost = cost + kernels::EntryTerm(e, n, xs, 1, n, resident + r.p.basis, line, r.p.fit_order,
+      cost = cost + kernels::EntryTerm(e, n, xs, 1, n, resident + r.p.response, line, r.p.fit_order,
                                        r.p.cost_kind, r.p.phase_mode);
   line_costs[out] = cost;
   line_status[out] = (cost - cost == 0.0) ? kernels::kLineOk : kernels::kLineNonFinite;

@@ -132,7 +132,8 @@ struct LineRefOf {
   DevicePosture p;
   int l;
   FRFIT_HOST_DEVICE FRFIT_INLINE kernels::PostureArrays Arrays(const double* resident) const {
-    return {p.n, resident + p.mass, resident + p.gravity, resident + p.basis};
+    return {p.n, resident + p.mass, resident + p.gravity, resident + p.basis,
+            resident + p.response};
   }
   FRFIT_HOST_DEVICE FRFIT_INLINE kernels::LineTarget Target(const double* resident) const {
     return {resident[p.omega + l], resident + p.weight + 9LL * l, resident + p.target + 18LL * l,

@@ -26,7 +26,8 @@ struct DevicePosture {
   int loss;  // kernels::LossKind
   double loss_scale;
   double posture_weight;
-  long long mass, gravity, basis, omega, weight, target;  // offsets into resident doubles
+  // Offsets into resident doubles; response == basis when the set has one point (the tool tip).
+  long long mass, gravity, basis, response, omega, weight, target;
 };
 
 // One (problem, individual, posture): a run of num_lines consecutive line costs.
@@ -117,6 +118,8 @@ inline ResidentProblems PackResident(const std::vector<PackedProblem>& problems)
       d.mass = append(q.mass, n * n, "mass");
       d.gravity = append(q.gravity, n * n, "gravity");
       d.basis = append(q.basis, n * 3, "basis");
+      d.response = q.response_basis.empty() ? d.basis
+                                            : append(q.response_basis, n * 3, "response_basis");
       d.omega = append(q.omega_rad_s, lines, "omega");
       d.weight = append(q.weight, lines * 9, "weight");
       d.target = append(q.target, lines * 18, "target");

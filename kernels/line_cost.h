@@ -71,12 +71,25 @@ enum LineStatus : unsigned {
   kLineNonFinite = 2,  // the line's cost is NaN or infinite
 };
 
-// One posture's matrices, row-major: mass and gravity n×n, basis n×3.
+// One posture's matrices, row-major: mass and gravity n×n, basis n×3. `basis` is the excitation
+// point's B_b (the right-hand sides: X = Z⁻¹B_b) and `response` the response point's B_a (the
+// projection: H = B_aᵀX); a tool-tip set has one point, and `response` is `basis` itself (or
+// null, which means the same), so its arithmetic is the one-point arithmetic to the bit.
 struct PostureArrays {
   int n;
   const double* mass;
   const double* gravity;
   const double* basis;
+  const double* response = nullptr;
+
+  FRFIT_HOST_DEVICE FRFIT_INLINE const double* Response() const {
+    return response != nullptr ? response : basis;
+  }
+  // Whether the response point differs from the excitation point: then the Jacobian needs
+  // Y = Z⁻¹B_a beside X (kernels/line_normal.h).
+  FRFIT_HOST_DEVICE FRFIT_INLINE bool TwoPoints() const {
+    return response != nullptr && response != basis;
+  }
 };
 
 // What the cost compares against on one line: for each of the nine entries a weight (0: entry
@@ -130,7 +143,8 @@ FRFIT_HOST_DEVICE FRFIT_INLINE LineScratchOf<Real> LineScratchAt(void* memory, i
 
 // Entry e = 3i + j of the 3×3 FRF in the fitted format, from the solved X = Z⁻¹B whose entry
 // (r, j) is x[r·row_stride + j·column_stride] (3, 1 here; 1, n for cuBLAS's column-major X in the
-// batched tier, which scores its lines with these same functions).
+// batched tier, which scores its lines with these same functions), projected on `basis`: the
+// response point's B_a (PostureArrays::Response).
 template <typename Real>
 FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> FittedEntry(int e, int n, const ComplexOf<Real>* x,
                                                            int row_stride, int column_stride,
@@ -458,13 +472,13 @@ FRFIT_HOST_DEVICE inline Real ScoreLineTeam(const Team& team, const LineScratchO
     team.ForRange(0, 9, [&](int e) {
       if (Any<Real>(line.Weight(e) != 0.0))
         scratch.terms[e] =
-            EntryTerm(e, n, x, 3, 1, posture.basis, line, fit_order, cost_kind, phase_mode);
+            EntryTerm(e, n, x, 3, 1, posture.Response(), line, fit_order, cost_kind, phase_mode);
     });
     team.Sync();
   };
   if constexpr (kSerialVectors<Team, Real>) {
     if (cost_kind != kCostNormalizedComplex)
-      EntryTermsInStages(n, x, posture.basis, line, fit_order, cost_kind, phase_mode,
+      EntryTermsInStages(n, x, posture.Response(), line, fit_order, cost_kind, phase_mode,
                          scratch.terms);
     else
       entry_by_entry();

@@ -3,12 +3,13 @@
 // factorisation and entry residuals it reuses, so a line's cost here has the cost path's bits.
 //
 // The residuals of one line are the real and imaginary parts of each fitted entry's δ_e
-// (EntryResidual), weighted by w_e: cost = Σ_e w_e |δ_e|². Their derivatives need no extra solve:
-// Z is complex symmetric (M0 and K_gravity are symmetric, the joint terms diagonal), so with
-// X = Z⁻¹B
-//     ∂H_s/∂θ = −Xᵀ (∂Z/∂θ) X,   ∂Z/∂k_r = e_r e_rᵀ,  ∂Z/∂c_r = iω e_r e_rᵀ,  ∂Z/∂h_r = i e_r e_rᵀ,
+// (EntryResidual), weighted by w_e: cost = Σ_e w_e |δ_e|². Z is complex symmetric (M0 and
+// K_gravity are symmetric, the joint terms diagonal), so with X = Z⁻¹B_b and Y = Z⁻¹B_a
+// (H_s = B_aᵀX = YᵀB_b)
+//     ∂H_s/∂θ = −Yᵀ (∂Z/∂θ) X,   ∂Z/∂k_r = e_r e_rᵀ,  ∂Z/∂c_r = iω e_r e_rᵀ,  ∂Z/∂h_r = i e_r e_rᵀ,
 //     ∂Z/∂α = iω M0,
-// i.e. entry (i, j) of ∂H_s/∂k_r is −X_ri X_rj. The chain to the optimiser's parameters u comes
+// i.e. entry (i, j) of ∂H_s/∂k_r is −Y_ri X_rj. At one point (the tool tip) Y is X and the
+// derivatives need no extra solve; two points (a multi-point set) solve for Y as well. The chain to the optimiser's parameters u comes
 // in as a sensitivity matrix D = ∂(coefficients)/∂u per individual and posture (the parameter map
 // builds it: laws, η·k, β·k and the log-scaled bounds are all in D), so this file knows nothing
 // about which physical quantity a parameter is.
@@ -38,14 +39,16 @@ FRFIT_HOST_DEVICE FRFIT_INLINE int NormalTermIndex(int p, int j, int k) {
   return 1 + p + j * p - j * (j - 1) / 2 + (k - j);
 }
 
-// One line's terms (see the file comment) from its solution X = Z⁻¹B (x, row-major n×3, as
-// SolveLineTeam leaves it; `singular` is what that returned), by one thread. `sensitivity` is D,
+// One line's terms (see the file comment) from its solutions X = Z⁻¹B_b and Y = Z⁻¹B_a (x and y,
+// row-major n×3, as SolveLineTeam leaves them; y is x when posture has one point; `singular` is
+// what the solves returned), by one thread. `sensitivity` is D,
 // row-major [3n + 1][p] in the coefficient order of CoefficientStride. Sets *status like
 // LineCost; on a singular system every term is 0. With W lines per Real (kernels/real.h) term t
 // of the W lines is out[t·stride .. t·stride + W).
 template <int kCapacity = kMaxDofs, typename Real>
 FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture,
                                                     const ComplexOf<Real>* x,
+                                                    const ComplexOf<Real>* y,
                                                     const double* sensitivity, int p,
                                                     const LineTargetOf<Real>& line, int fit_order,
                                                     int cost_kind, int phase_mode, double* out,
@@ -83,7 +86,7 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
     const MaskOf<Real> weighted = w != 0.0;
     if (!Any<Real>(weighted)) continue;
     const int i = e / 3, jj = e % 3;
-    const C hs = FittedEntry(e, n, x, 3, 1, posture.basis, omega, fit_order);
+    const C hs = FittedEntry(e, n, x, 3, 1, posture.Response(), omega, fit_order);
     const C delta = EntryResidual(hs, line.Target(e, 0), line.Target(e, 1), cost_kind, phase_mode);
     const Real error = WeightedError(w, delta);
     cost = Select(weighted, cost + RobustLoss(error, line.loss, line.loss_scale), cost);
@@ -97,13 +100,13 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
                                 : SplatComplex<Real>(1.0, 0.0);
     if (cost_kind != kCostNormalizedComplex) factor = Mul(factor, Reciprocal(hs));
     for (int r = 0; r < n; ++r) {
-      const C product = Mul(x[r * 3 + i], x[r * 3 + jj]);
+      const C product = Mul(y[r * 3 + i], x[r * 3 + jj]);
       s[r] = {-product.re, -product.im};
     }
-    C alpha_term = SplatComplex<Real>(0.0, 0.0);  // −iω (XᵀM0X)_{i,jj}
+    C alpha_term = SplatComplex<Real>(0.0, 0.0);  // −iω (YᵀM0X)_{i,jj}
     if (moves_alpha) {
       C q = SplatComplex<Real>(0.0, 0.0);
-      for (int r = 0; r < n; ++r) q = Add(q, Mul(x[r * 3 + i], mx[r * 3 + jj]));
+      for (int r = 0; r < n; ++r) q = Add(q, Mul(y[r * 3 + i], mx[r * 3 + jj]));
       alpha_term = {q.im * omega, -q.re * omega};
     }
     for (int j = 0; j < p; ++j) {
@@ -157,10 +160,21 @@ FRFIT_HOST_DEVICE inline void LineNormalTerms(const PostureArrays& posture,
   ComplexOf<Real> z[kCapacity * kCapacity];
   ComplexOf<Real> x[kCapacity * 3];
   ComplexOf<Real> inverse_pivot[kCapacity];
-  const MaskOf<Real> singular =
-      SolveLineTeam(SerialTeam{}, LineScratchOf<Real>{z, x, inverse_pivot, nullptr}, posture,
-                    coefficients, line.omega_rad_s);
-  NormalTermsOfSolution<kCapacity>(posture, x, sensitivity, p, line, fit_order, cost_kind,
+  MaskOf<Real> singular = NoSlots<Real>();
+  ComplexOf<Real> y_store[kCapacity * 3];
+  const ComplexOf<Real>* y = x;
+  if (posture.TwoPoints()) {
+    // Y = Z⁻¹B_a first, by the same solve with the response point on the right.
+    PostureArrays response = posture;
+    response.basis = posture.Response();
+    singular = SolveLineTeam(SerialTeam{}, LineScratchOf<Real>{z, y_store, inverse_pivot, nullptr},
+                             response, coefficients, line.omega_rad_s);
+    y = y_store;
+  }
+  singular = Or(singular, SolveLineTeam(SerialTeam{},
+                                        LineScratchOf<Real>{z, x, inverse_pivot, nullptr},
+                                        posture, coefficients, line.omega_rad_s));
+  NormalTermsOfSolution<kCapacity>(posture, x, y, sensitivity, p, line, fit_order, cost_kind,
                                    phase_mode, out, stride, singular, status);
 }
 

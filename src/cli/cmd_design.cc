@@ -27,13 +27,15 @@ Problem ProblemFromResult(const ReportData& data, std::shared_ptr<const Model> m
   problem.model = model;
   problem.cost = options.cost;
   for (const ReportPosture& rp : data.postures) {
-    if (model->FindPosture(rp.name) < 0)
+    if (model->FindPosture(rp.posture) < 0)
       throw Error(data.result_file, "/postures/" + rp.name,
-                  "posture '" + rp.name + "' is not in model '" + model->name + "'");
+                  "posture '" + rp.posture + "' is not in model '" + model->name + "'");
     ProblemPosture pp;
-    pp.posture = Linearize(*model, rp.name);
+    pp.posture = Linearize(*model, rp.posture);
     pp.source = rp.frf_file;
-    pp.measured.posture = rp.name;
+    pp.measured.posture = rp.posture;
+    pp.measured.response_frame = rp.response_frame;
+    pp.measured.excitation_frame = rp.excitation_frame;
     if (!FromString(rp.format, &pp.measured.format))
       throw Error(data.result_file, "/postures/" + rp.name + "@format",
                   "unknown format '" + rp.format + "'");
@@ -41,8 +43,9 @@ Problem ProblemFromResult(const ReportData& data, std::shared_ptr<const Model> m
     pp.measured.H = rp.measured;
     pp.measured.present = rp.present;
     pp.weights = rp.weights;
-    const auto weight = options.posture_weights.find(rp.name);
+    const auto weight = options.posture_weights.find(rp.posture);
     pp.posture_weight = weight == options.posture_weights.end() ? 1.0 : weight->second;
+    SetMeasurementPoints(*model, data.result_file + " /postures/" + rp.name, &pp);
     problem.postures.push_back(std::move(pp));
   }
   return problem;

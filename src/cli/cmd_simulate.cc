@@ -1,4 +1,5 @@
-// frfit simulate: synthesises the 3×3 sensor-frame FRF matrix on a band and writes it to HDF5.
+// frfit simulate: synthesises the 3×3 FRF matrix on a band between two measurement points (the
+// sensor unless --response-frame / --excitation-frame name others) and writes it to HDF5.
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,7 @@ namespace frfit::cli {
 int RunSimulate(int argc, char** argv) {
   const Args args("simulate", argc, argv,
                   {"model", "posture", "q", "params", "band", "format", "out", "noise", "seed",
-                   "noise-model"},
+                   "noise-model", "response-frame", "excitation-frame"},
                   {"json"});
   // Check every argument before any work, so a bad one never leaves a file behind.
   const std::string out_path = args.Get("out");
@@ -44,7 +45,11 @@ int RunSimulate(int argc, char** argv) {
   RequireNotAnInput("frfit simulate", "--out", out_path, inputs);
 
   const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
-  FrfSet set = Synthesize(posture, Coefficients(ctx.model, ctx.parameters, ctx.q), band, format);
+  const MeasurementPoints points =
+      PointsAt(ctx.model, posture, args.Get("response-frame", ""),
+               args.Get("excitation-frame", ""), "--response-frame / --excitation-frame");
+  FrfSet set = Synthesize(posture, Coefficients(ctx.model, ctx.parameters, ctx.q), band, format,
+                          points);
   set.provenance = {{"generator", std::string("frfit ") + FRFIT_VERSION + " simulate"},
                     {"model", ctx.model.name},
                     {"model_file", ctx.model.source},
@@ -59,6 +64,8 @@ int RunSimulate(int argc, char** argv) {
   if (args.Flag("json")) {
     nlohmann::ordered_json out = {{"out", out_path},
                                   {"posture", set.posture},
+                                  {"response_frame", set.response_frame},
+                                  {"excitation_frame", set.excitation_frame},
                                   {"format", ToString(format)},
                                   {"units", UnitsOf(format)},
                                   {"lines", set.num_lines()},

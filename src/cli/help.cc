@@ -46,6 +46,11 @@ const std::vector<OptionText> kOptionHelp = {
      "with --noise: record the noise variance in the file (default) or not (then a fit "
      "estimates it)"},
     {"simulate.seed", "N", "seed of the --noise draws (default 1)"},
+    {"response-frame", "FRAME",
+     "the model frame the response is measured in, its axes the FRF's rows (default: the "
+     "sensor)"},
+    {"excitation-frame", "FRAME",
+     "the model frame the force is applied in, its axes the FRF's columns (default: the sensor)"},
     {"seed", "N",
      "random seed, an integer >= 0 (default 1): the same seed gives the same bits on either "
      "backend"},

@@ -210,7 +210,11 @@ ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
   }
   if (!any) throw Error(source, "present", "none of the fitted entries is in the file");
 
-  FrfSet symmetric = Symmetrize(banded, cost.symmetrization);
+  // Reciprocity (H = Hᵀ) holds at a driving point only: a transfer set between two points is
+  // fitted as measured.
+  const bool driving_point = measured.response_frame == measured.excitation_frame;
+  FrfSet symmetric =
+      Symmetrize(banded, driving_point ? cost.symmetrization : Symmetrization::kNone);
   // Bad lines: checked in the measured format (before conversion, which cannot repair them) and
   // at 0 Hz where converting down would divide by zero.
   std::vector<int> kept;
@@ -283,6 +287,29 @@ std::vector<double> NoiseWeightsAtModel(const ProblemPosture& posture, const Frf
   return weights;
 }
 
+void SetMeasurementPoints(const Model& model, const std::string& source, ProblemPosture* posture) {
+  posture->points = PointsAt(model, posture->posture, posture->measured.response_frame,
+                             posture->measured.excitation_frame, source + " /@response_frame");
+}
+
+MeasurementPoints PointsOf(const ProblemPosture& pp) {
+  if (pp.points.response_basis.size() > 0) return pp.points;
+  // Never fit a set measured elsewhere as tool-tip data.
+  if (!pp.measured.response_frame.empty() || !pp.measured.excitation_frame.empty())
+    throw Error(pp.source, "/@response_frame",
+                "the set names measurement frames ('" + pp.measured.response_frame + "', '" +
+                    pp.measured.excitation_frame +
+                    "') that were not resolved on the model (SetMeasurementPoints)");
+  return {"", "", pp.posture.sensor_basis, pp.posture.sensor_basis};
+}
+
+std::string SetName(const ProblemPosture& pp) {
+  const std::string& a = pp.measured.response_frame;
+  const std::string& b = pp.measured.excitation_frame;
+  if (a.empty() && b.empty()) return pp.posture.name;
+  return pp.posture.name + ":" + (a.empty() ? "sensor" : a) + ":" + (b.empty() ? "sensor" : b);
+}
+
 PackedProblem Pack(const Problem& problem) {
   PackedProblem packed;
   packed.n = problem.model->num_dofs();
@@ -306,8 +333,13 @@ PackedProblem Pack(const Problem& problem) {
         p.mass.push_back(pp.posture.mass(r, c));
         p.gravity.push_back(pp.posture.gravity_stiffness(r, c));
       }
-      for (int j = 0; j < 3; ++j) p.basis.push_back(pp.posture.sensor_basis(r, j));
     }
+    const MeasurementPoints points = PointsOf(pp);
+    for (int r = 0; r < n; ++r)
+      for (int j = 0; j < 3; ++j) p.basis.push_back(points.excitation_basis(r, j));
+    if (!points.same_point())
+      for (int r = 0; r < n; ++r)
+        for (int j = 0; j < 3; ++j) p.response_basis.push_back(points.response_basis(r, j));
     const int lines = pp.measured.num_lines();
     double norm = 0.0;  // Σ w|H|² for the normalised complex cost
     for (int k = 0; k < lines; ++k) {

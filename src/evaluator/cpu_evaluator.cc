@@ -168,7 +168,8 @@ class CpuEvaluator final : public Evaluator {
   cpu::BlockRange Range(const Point& point, const Chunk& c, const double* coefficients) const {
     const PackedProblem& problem = problems_[point.problem];
     const PackedPosture& posture = problem.postures[c.posture];
-    return {{problem.n, posture.mass.data(), posture.gravity.data(), posture.basis.data()},
+    return {{problem.n, posture.mass.data(), posture.gravity.data(), posture.basis.data(),
+             posture.response_data()},
             coefficients + point.coefficients +
                 static_cast<size_t>(c.posture) * problem.coefficient_stride(),
             &blocks_[point.problem][c.posture],

@@ -51,23 +51,34 @@ class BlockSolver {
  public:
   // Solves the lines of a block whose ω are `omega`; x() then holds X = Z⁻¹B, n×3, of every slot.
   kernels::MaskOf<Score> Run(const BlockRange& range, Score omega) {
-    const kernels::SerialTeam team;
-    if constexpr (std::is_same_v<Solve, Score>) {
-      return kernels::SolveLineTeam(team, kernels::LineScratchOf<Solve>{z_, x_, pivots_, nullptr},
-                                    range.posture, range.coefficients, omega);
-    } else {
-      const kernels::LineScratchOf<Solve> half{z_, half_x_, pivots_, nullptr};
-      const int rows = 3 * range.posture.n;
-      const auto lo = kernels::SolveLineTeam(team, half, range.posture, range.coefficients, omega.lo);
-      for (int i = 0; i < rows; ++i) x_[i].re.lo = half_x_[i].re, x_[i].im.lo = half_x_[i].im;
-      const auto hi = kernels::SolveLineTeam(team, half, range.posture, range.coefficients, omega.hi);
-      for (int i = 0; i < rows; ++i) x_[i].re.hi = half_x_[i].re, x_[i].im.hi = half_x_[i].im;
-      return {lo, hi};
-    }
+    return Run(range.posture, range.coefficients, omega);
+  }
+  // The same with the response point on the right: x() then holds Y = Z⁻¹B_a.
+  kernels::MaskOf<Score> RunResponse(const BlockRange& range, Score omega) {
+    kernels::PostureArrays response = range.posture;
+    response.basis = range.posture.Response();
+    return Run(response, range.coefficients, omega);
   }
   kernels::ComplexOf<Score>* x() { return x_; }
 
  private:
+  kernels::MaskOf<Score> Run(const kernels::PostureArrays& posture, const double* coefficients,
+                             Score omega) {
+    const kernels::SerialTeam team;
+    if constexpr (std::is_same_v<Solve, Score>) {
+      return kernels::SolveLineTeam(team, kernels::LineScratchOf<Solve>{z_, x_, pivots_, nullptr},
+                                    posture, coefficients, omega);
+    } else {
+      const kernels::LineScratchOf<Solve> half{z_, half_x_, pivots_, nullptr};
+      const int rows = 3 * posture.n;
+      const auto lo = kernels::SolveLineTeam(team, half, posture, coefficients, omega.lo);
+      for (int i = 0; i < rows; ++i) x_[i].re.lo = half_x_[i].re, x_[i].im.lo = half_x_[i].im;
+      const auto hi = kernels::SolveLineTeam(team, half, posture, coefficients, omega.hi);
+      for (int i = 0; i < rows; ++i) x_[i].re.hi = half_x_[i].re, x_[i].im.hi = half_x_[i].im;
+      return {lo, hi};
+    }
+  }
+
   static constexpr int kCap = kernels::kMaxDofs;
   kernels::ComplexOf<Solve> z_[kCap * kCap];
   kernels::ComplexOf<Solve> half_x_[std::is_same_v<Solve, Score> ? 1 : kCap * 3];
@@ -98,10 +109,19 @@ inline void NormalLines(const BlockRange& range, const double* sensitivity, int 
   constexpr int w = kernels::WidthOf<Score>();
   BlockSolver<Solve, Score> solver;
   kernels::StatusOf<Score> slots{};
+  // Two measurement points: Y = Z⁻¹B_a, solved first and kept here (kernels/line_normal.h).
+  const bool two_points = range.posture.TwoPoints();
+  kernels::ComplexOf<Score> y[kernels::kMaxDofs * 3];
   for (int b = range.first_block; b < range.last_block; ++b) {
     const kernels::LineTargetOf<Score> line = BlockTarget<Score>(range, b);
-    const kernels::MaskOf<Score> singular = solver.Run(range, line.omega_rad_s);
-    kernels::NormalTermsOfSolution(range.posture, solver.x(), sensitivity, dim, line,
+    kernels::MaskOf<Score> singular = kernels::NoSlots<Score>();
+    if (two_points) {
+      singular = solver.RunResponse(range, line.omega_rad_s);
+      std::copy(solver.x(), solver.x() + 3 * range.posture.n, y);
+    }
+    singular = kernels::Or(singular, solver.Run(range, line.omega_rad_s));
+    kernels::NormalTermsOfSolution(range.posture, solver.x(), two_points ? y : solver.x(),
+                                   sensitivity, dim, line,
                                    range.fit_order, range.cost_kind, range.phase_mode,
                                    terms + static_cast<size_t>(b) * w, stride, singular, &slots);
   }

@@ -14,7 +14,7 @@ std::vector<std::vector<double>> NoiseWeightsAt(const Problem& problem, const Pa
   for (const ProblemPosture& pp : problem.postures) {
     const FrfSet model =
         Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
-                   pp.measured.frequency_hz, pp.measured.format);
+                   pp.measured.frequency_hz, pp.measured.format, PointsOf(pp));
     weights.push_back(NoiseWeightsAtModel(pp, model, problem.cost));
   }
   return weights;

@@ -91,12 +91,13 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
     std::vector<double> packed_coefficients;
     map.AppendCoefficients(run.best_u(), {pp.posture.q}, &packed_coefficients);
     PostureResult out;
-    out.name = pp.posture.name;
+    out.name = SetName(pp);
     out.frf_source = pp.source;
     out.measured = pp.measured;
     out.weights = pp.weights;
     out.dropped_hz = pp.dropped_hz;
-    out.fitted = Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format);
+    out.fitted = Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format,
+                            PointsOf(pp));
     out.fitted.present = pp.measured.present;
     PackedProblem single = packed;
     single.postures = {packed.postures[p]};
@@ -112,6 +113,7 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
     const std::vector<Mode> reference =
         ReferenceModes(model, pp.posture, pp.measured, max_hz, &description, &ema);
     std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
+    SeeShapesAt(PointsOf(pp).response_basis, &fitted);
     out.modal = CompareModes(reference, fitted, description, max_hz);
     out.modal.ema = ema;
     r.postures.push_back(std::move(out));
@@ -207,6 +209,12 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
       const std::string g = "/postures/" + p.name;
       f.CreateGroup(g);
       f.SetAttribute(g, "frf_file", p.frf_source);
+      // A multi-point set's group is named posture:response:excitation (SetName).
+      if (!p.measured.response_frame.empty() || !p.measured.excitation_frame.empty()) {
+        f.SetAttribute(g, "posture", p.measured.posture);
+        f.SetAttribute(g, "response_frame", p.measured.response_frame);
+        f.SetAttribute(g, "excitation_frame", p.measured.excitation_frame);
+      }
       f.SetAttribute(g, "format", ToString(p.measured.format));
       f.SetAttribute(g, "units", UnitsOf(p.measured.format));
       f.SetAttribute(g, "modal_reference", p.modal.reference);

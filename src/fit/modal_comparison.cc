@@ -48,7 +48,13 @@ std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, con
   std::vector<Mode> modes;
   if (model_name == model.name && ParametersFromProvenance(model, parameters, &values)) {
     *description = "modes of the model with the parameters the FRFs were synthesised from";
-    for (Mode& m : ComputeModes(posture, Coefficients(model, values, posture.q)))
+    std::vector<Mode> all = ComputeModes(posture, Coefficients(model, values, posture.q));
+    if (!measured.response_frame.empty() || !measured.excitation_frame.empty())
+      SeeShapesAt(PointsAt(model, posture, measured.response_frame, measured.excitation_frame,
+                           "measured /@response_frame")
+                      .response_basis,
+                  &all);
+    for (Mode& m : all)
       if (m.frequency_hz <= max_hz) modes.push_back(std::move(m));
     return modes;
   }

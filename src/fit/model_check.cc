@@ -65,7 +65,7 @@ std::vector<PostureResidual> Residuals(const Problem& problem, const std::vector
     const FrfSet& measured = pp.measured;
     const FrfSet model =
         Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
-                   measured.frequency_hz, measured.format);
+                   measured.frequency_hz, measured.format, PointsOf(pp));
     PostureResidual r;
     r.posture = pp.posture.name;
     r.estimated = measured.noise_source == "estimated";
@@ -215,7 +215,8 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
     const PostureResidual& r = residuals[q];
     const JointCoefficients coefficients = Coefficients(*problem.model, parameters, pp.posture.q);
     FrfSet residual =
-        Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format);
+        Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format,
+                   PointsOf(pp));
     for (size_t i = 0; i < residual.H.size(); ++i) residual.H[i] = pp.measured.H[i] - residual.H[i];
     residual.present = r.fitted;
     residual.noise_variance.clear();
@@ -227,7 +228,8 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
     } catch (const Error&) {
       continue;  // a residual the estimation cannot take (too few lines): nothing to name
     }
-    const std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
+    std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
+    SeeShapesAt(PointsOf(pp).response_basis, &fitted);
     auto near = [](double a, double b, double tolerance) { return std::abs(a / b - 1.0) <= tolerance; };
     auto residual_pole_near = [&](double f) {
       for (const EmaMode& c : candidates)
@@ -297,7 +299,7 @@ std::vector<BoundPull> FindBoundPulls(const Problem& problem, const ParameterMap
   for (ProblemPosture& pp : noisy.postures) {
     const FrfSet model =
         Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
-                   pp.measured.frequency_hz, pp.measured.format);
+                   pp.measured.frequency_hz, pp.measured.format, PointsOf(pp));
     pp.weights = NoiseWeightsAtModel(pp, model, problem.cost);
   }
   noisy.cost.weights.mode = WeightMode::kNoise;

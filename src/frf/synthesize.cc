@@ -41,13 +41,23 @@ std::vector<double> ParseBand(const std::string& text, const std::string& what) 
 
 FrfSet Synthesize(const Posture& posture, const JointCoefficients& coefficients,
                   const std::vector<double>& frequency_hz, FrfFormat format) {
+  return Synthesize(posture, coefficients, frequency_hz, format,
+                    MeasurementPoints{"", "", posture.sensor_basis, posture.sensor_basis});
+}
+
+FrfSet Synthesize(const Posture& posture, const JointCoefficients& coefficients,
+                  const std::vector<double>& frequency_hz, FrfFormat format,
+                  const MeasurementPoints& points) {
   using Cplx = std::complex<double>;
   const Eigen::MatrixXcd M = posture.mass.cast<Cplx>();
   const Eigen::MatrixXcd K = TangentStiffness(posture, coefficients);
   const Eigen::MatrixXcd C = TangentDamping(posture, coefficients).cast<Cplx>();
-  const Eigen::MatrixXcd B = posture.sensor_basis.cast<Cplx>();
+  const Eigen::MatrixXcd Ba = points.response_basis.cast<Cplx>();
+  const Eigen::MatrixXcd B = points.excitation_basis.cast<Cplx>();
   FrfSet set;
   set.posture = posture.name;
+  set.response_frame = points.response_frame;
+  set.excitation_frame = points.excitation_frame;
   set.format = format;
   set.frequency_hz = frequency_hz;
   set.present.fill(true);
@@ -55,7 +65,7 @@ FrfSet Synthesize(const Posture& posture, const JointCoefficients& coefficients,
   for (size_t k = 0; k < frequency_hz.size(); ++k) {
     const double omega = 2.0 * M_PI * frequency_hz[k];
     const Eigen::MatrixXcd Z = -omega * omega * M + Cplx(0.0, omega) * C + K;
-    const Eigen::Matrix3cd H = B.transpose() * Eigen::PartialPivLU<Eigen::MatrixXcd>(Z).solve(B);
+    const Eigen::Matrix3cd H = Ba.transpose() * Eigen::PartialPivLU<Eigen::MatrixXcd>(Z).solve(B);
     const Cplx factor = ConversionFactor(FrfFormat::kReceptance, format, omega);
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) set.at(static_cast<int>(k), i, j) = factor * H(i, j);

@@ -30,6 +30,10 @@ void WriteFrfSet(const std::string& path, const FrfSet& set) {
     file.SetAttribute("/", "format", ToString(set.format));
     file.SetAttribute("/", "units", UnitsOf(set.format));
     file.SetAttribute("/", "posture", set.posture);
+    // Written only when named, so a tool-tip set reads the same in a reader that predates them.
+    if (!set.response_frame.empty()) file.SetAttribute("/", "response_frame", set.response_frame);
+    if (!set.excitation_frame.empty())
+      file.SetAttribute("/", "excitation_frame", set.excitation_frame);
     // The noise model: given as variance, or coherence with its averages (docs/file-formats.md).
     // A variance derived from the coherence is not written: the coherence is the measurement.
     if (!set.noise_variance.empty() && set.noise_source != "coherence")
@@ -81,13 +85,35 @@ void ReadNoiseModel(const Hdf5File& file, FrfSet* set) {
   }
 }
 
+// The root attributes this reader knows. An unknown one is refused rather than ignored: an
+// attribute that changes what the data mean (as response_frame did: without it, a set measured
+// at the elbow would be fitted as tool-tip data) must not be dropped silently by an older reader.
+void RefuseUnknownAttributes(const Hdf5File& file) {
+  static const char* const kKnown[] = {"frfit_file", "frfit_version",  "format",          "units",
+                                       "posture",    "response_frame", "excitation_frame"};
+  for (const std::string& name : file.AttributeNames("/")) {
+    bool known = false;
+    for (const char* k : kKnown) known = known || name == k;
+    if (!known)
+      throw Error(file.path(), "/@" + name,
+                  "unknown attribute: this frfit (" FRFIT_VERSION
+                  ") does not know what it means for the data, so it does not read the file "
+                  "(written by a newer frfit? docs/file-formats.md lists the attributes it reads)");
+  }
+}
+
 }  // namespace
 
 FrfSet ReadFrfSet(const std::string& path) {
   Hdf5File file(path, Hdf5File::Mode::kRead);
   file.RequireFileKind("frf_set", "an frfit FRF set");
+  RefuseUnknownAttributes(file);
   FrfSet set;
   set.posture = file.GetAttribute("/", "posture");
+  if (file.HasAttribute("/", "response_frame"))
+    set.response_frame = file.GetAttribute("/", "response_frame");
+  if (file.HasAttribute("/", "excitation_frame"))
+    set.excitation_frame = file.GetAttribute("/", "excitation_frame");
   const std::string format = file.GetAttribute("/", "format");
   if (!FromString(format, &set.format))
     throw Error(path, "/@format", "expected receptance, mobility or inertance, got '" + format + "'");

@@ -14,6 +14,11 @@ std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& 
   return AnalyseModes(posture, coefficients).modes;
 }
 
+void SeeShapesAt(const Eigen::MatrixXd& basis, std::vector<Mode>* modes) {
+  for (Mode& mode : *modes)
+    mode.sensor_shape = basis.transpose().cast<std::complex<double>>() * mode.shape;
+}
+
 namespace {
 
 using Cplx = std::complex<double>;

@@ -71,6 +71,52 @@ Posture Linearize(const Model& model, const std::string& posture_name) {
   return Linearize(model, model.posture(posture_name).q, posture_name);
 }
 
+namespace {
+
+// B_f = J_fᵀ R_0,f of frame `frame` at the posture's q, as Linearize computes the sensor's.
+Eigen::MatrixXd FrameBasis(const std::vector<TransformJet>& frames, int frame, int n) {
+  const TransformJet& jet = frames[frame];
+  Eigen::Matrix3Xd J(3, n);
+  for (int p = 0; p < n; ++p) J.col(p) = jet.d[p].block<3, 1>(0, 3);
+  return J.transpose() * jet.T.block<3, 3>(0, 0);
+}
+
+int FrameIndex(const Model& model, const std::string& name, const std::string& what) {
+  if (name.empty()) return model.sensor_frame;
+  const int frame = model.FindFrame(name);
+  if (frame < 0) {
+    std::string known;
+    for (const Frame& f : model.frames) known += (known.empty() ? "" : ", ") + f.name;
+    throw Error(model.source, what,
+                "model '" + model.name + "' has no frame '" + name + "' (it has " + known + ")");
+  }
+  return frame;
+}
+
+}  // namespace
+
+MeasurementPoints PointsAt(const Model& model, const Posture& posture,
+                           const std::string& response_frame, const std::string& excitation_frame,
+                           const std::string& what) {
+  const int a = FrameIndex(model, response_frame, what);
+  const int b = FrameIndex(model, excitation_frame, what);
+  MeasurementPoints points;
+  points.response_frame = response_frame;
+  points.excitation_frame = excitation_frame;
+  if (a == model.sensor_frame && b == model.sensor_frame) {
+    // The sensor's basis as Linearize computed it, to the bit: tool-tip sets fit as before.
+    points.response_basis = posture.sensor_basis;
+    points.excitation_basis = posture.sensor_basis;
+    return points;
+  }
+  const std::vector<TransformJet> frames = FrameJets(model, posture.q, false);
+  points.response_basis =
+      a == model.sensor_frame ? posture.sensor_basis : FrameBasis(frames, a, posture.n);
+  points.excitation_basis =
+      b == model.sensor_frame ? posture.sensor_basis : FrameBasis(frames, b, posture.n);
+  return points;
+}
+
 Eigen::MatrixXcd TangentStiffness(const Posture& posture, const JointCoefficients& c) {
   Eigen::MatrixXcd K = posture.gravity_stiffness.cast<std::complex<double>>();
   for (int j = 0; j < posture.n; ++j) K(j, j) += std::complex<double>(c.stiffness[j], c.hysteretic[j]);

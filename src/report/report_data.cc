@@ -52,6 +52,10 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   const std::string g = "/postures/" + name;
   ReportPosture p;
   p.name = name;
+  p.posture = f.HasAttribute(g, "posture") ? Attribute(f, g, "posture") : name;
+  if (f.HasAttribute(g, "response_frame")) p.response_frame = Attribute(f, g, "response_frame");
+  if (f.HasAttribute(g, "excitation_frame"))
+    p.excitation_frame = Attribute(f, g, "excitation_frame");
   p.frf_file = Attribute(f, g, "frf_file");
   p.format = Attribute(f, g, "format");
   p.units = Attribute(f, g, "units");

@@ -46,7 +46,8 @@ inline ReferenceResiduals ComputeReferenceResiduals(const Problem& problem, cons
   for (const ProblemPosture& pp : problem.postures) {
     const JointCoefficients coefficients = Coefficients(*problem.model, physical, pp.posture.q);
     const FrfSet hs =
-        Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format);
+        Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format,
+                   PointsOf(pp));
     double norm = 0.0;
     for (int k = 0; k < pp.measured.num_lines(); ++k)
       for (int e = 0; e < 9; ++e)

@@ -19,6 +19,10 @@ namespace frfit {
 
 struct ProblemPosture {
   Posture posture;
+  // Where the set was measured: its response and excitation points (measured.response_frame and
+  // excitation_frame resolved on the model, SetMeasurementPoints). Empty bases: the sensor's (the
+  // tool tip); Pack refuses a set that names frames without them.
+  MeasurementPoints points;
   // prepared: in band, symmetrised, in cost.fit_format, bad lines out; its noise_variance is the
   // noise model the fit uses (noise_source "variance" or "coherence" from the file, "estimated"
   // from the data: noise_estimate), empty when there is none (cost.noise and docs/noise.md)
@@ -41,6 +45,17 @@ struct Problem {
 ProblemPosture PreparePosture(const Posture& posture, const FrfSet& measured,
                               const CostOptions& cost, const std::string& source,
                               double posture_weight);
+
+// Resolves the set's response and excitation frames on `model` into posture->points (an Error
+// naming `source` for a frame the model does not have).
+void SetMeasurementPoints(const Model& model, const std::string& source, ProblemPosture* posture);
+
+// The posture's measurement points, the sensor's when none were set.
+MeasurementPoints PointsOf(const ProblemPosture& posture);
+
+// A name for one set of a problem: the posture's name for a tool-tip set, else
+// "posture:response:excitation" (a posture can carry several sets, one per pair of points).
+std::string SetName(const ProblemPosture& posture);
 
 // The weights of a prepared set, [line][9]: peak picking, bands, uniform, or the inverse noise
 // variances (WeightMode::kNoise, from prepared.noise_variance).

@@ -3,7 +3,7 @@
 // them (the cuda backend keeps them resident on the device); per call only coefficients move.
 //
 // Packing orders:
-//   mass, gravity      [n][n]     basis   [n][3]
+//   mass, gravity      [n][n]     basis   [n][3]     response_basis [n][3] or empty
 //   omega_rad_s        [line]     weight  [line][entry]     target  [line][entry][2]
 //   coefficients of a call   [problem][individual][posture][3n + 1]   (kernels::CoefficientStride)
 //   costs, status of a call  [problem][individual]
@@ -17,7 +17,10 @@ namespace frfit {
 struct PackedPosture {
   std::vector<double> mass;
   std::vector<double> gravity;
-  std::vector<double> basis;
+  std::vector<double> basis;           // the excitation point's B_b (the sensor: the tool tip)
+  // The response point's B_a when it is another point than the excitation's (a multi-point set);
+  // empty when they are the same, and the kernels then take `basis` (kernels::PostureArrays).
+  std::vector<double> response_basis;
   std::vector<double> omega_rad_s;
   std::vector<double> weight;
   std::vector<double> target;
@@ -25,6 +28,9 @@ struct PackedPosture {
   int fit_order = 2;            // 0 receptance, 1 mobility, 2 inertance
 
   int num_lines() const { return static_cast<int>(omega_rad_s.size()); }
+  const double* response_data() const {
+    return response_basis.empty() ? basis.data() : response_basis.data();
+  }
 };
 
 struct PackedProblem {

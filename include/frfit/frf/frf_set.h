@@ -1,5 +1,6 @@
-// FrfSet: a 3×3 FRF matrix per frequency line at one posture, measured or synthesised, in the
-// sensor frame. It holds data only; reading and writing files lives under io/.
+// FrfSet: a 3×3 FRF matrix per frequency line at one posture, measured or synthesised, between a
+// response point and an excitation point (frames of the model; the sensor unless named). It holds
+// data only; reading and writing files lives under io/.
 #pragma once
 
 #include <array>
@@ -17,6 +18,12 @@ std::string EntryName(int entry);  // "xx", "xy", ... "zz"
 
 struct FrfSet {
   std::string posture;                    // the model's posture name the data belong to
+  // Where the response was measured and where the force was applied: names of model frames, each
+  // axis in that frame's axes (H_ij: response along axis i of response_frame per unit force along
+  // axis j of excitation_frame). Empty: the model's sensor (the tool tip), as in every file
+  // before multi-point sets.
+  std::string response_frame;
+  std::string excitation_frame;
   FrfFormat format = FrfFormat::kInertance;
   std::vector<double> frequency_hz;       // strictly increasing, one per line
   // H[line * 9 + EntryIndex(i, j)], in the units of `format`. Entries not present hold 0.

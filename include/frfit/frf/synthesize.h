@@ -21,5 +21,9 @@ std::vector<double> MakeBand(double f0_hz, double f1_hz, double df_hz, const std
 // All nine entries, in the sensor frame, in `format`.
 FrfSet Synthesize(const Posture& posture, const JointCoefficients& coefficients,
                   const std::vector<double>& frequency_hz, FrfFormat format);
+// All nine entries between two measurement points, H = B_aᵀ Z⁻¹ B_b, each axis in its frame's axes.
+FrfSet Synthesize(const Posture& posture, const JointCoefficients& coefficients,
+                  const std::vector<double>& frequency_hz, FrfFormat format,
+                  const MeasurementPoints& points);
 
 }  // namespace frfit

@@ -15,8 +15,14 @@ struct Mode {
   double frequency_hz = 0.0;        // Im λ / 2π (Eq. 20: the damped natural frequency)
   double damping_ratio = 0.0;       // −Re λ / |λ|, a fraction (0.0189 for 1.89 %)
   Eigen::VectorXcd shape;           // joint-space mode shape, largest entry scaled to 1
-  Eigen::Vector3cd sensor_shape;  // the same mode seen at the sensor, in sensor axes (Bᵀ·shape)
+  // The same mode seen at the sensor, in sensor axes (Bᵀ·shape); for the modes of a multi-point
+  // set, at its response point in that frame's axes (SeeShapesAt).
+  Eigen::Vector3cd sensor_shape;
 };
+
+// Sets every mode's sensor_shape to the mode seen through `basis` (n×3, a measurement point's
+// B = J_fᵀR_0,f): basisᵀ·shape, as ComputeModes does with the sensor's basis.
+void SeeShapesAt(const Eigen::MatrixXd& basis, std::vector<Mode>* modes);
 
 // Oscillating modes sorted by frequency; overdamped (real) eigenvalues are left out.
 std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& coefficients);

@@ -38,6 +38,26 @@ Posture Linearize(const Model& model, const std::vector<double>& q, const std::s
 // Linearises at a named posture of the model.
 Posture Linearize(const Model& model, const std::string& posture_name);
 
+// A pair of measurement points at a posture (a multi-point FRF set): the frame the response is
+// measured in (a) and the frame the force is applied in (b), each with its basis B_f = J_fᵀ R_0,f
+// (n×3, the sensor_basis of that frame's origin). The FRF between them is H = B_aᵀ Z⁻¹ B_b;
+// a = b = the sensor is the tool-tip FRF of every earlier version. Names as the FRF set gives
+// them: empty means the model's sensor.
+struct MeasurementPoints {
+  std::string response_frame;
+  std::string excitation_frame;
+  Eigen::MatrixXd response_basis;
+  Eigen::MatrixXd excitation_basis;
+
+  bool same_point() const { return response_basis == excitation_basis; }
+};
+
+// The points named `response_frame` and `excitation_frame` ("" = the sensor) at `posture` (which
+// must be `model` linearised). An unknown frame is an Error naming `what` and the model's frames.
+MeasurementPoints PointsAt(const Model& model, const Posture& posture,
+                           const std::string& response_frame, const std::string& excitation_frame,
+                           const std::string& what);
+
 // The tangent matrices for one set of joint coefficients: K0 (complex: structural damping puts
 // i·η·k on the diagonal) and C0.
 Eigen::MatrixXcd TangentStiffness(const Posture& posture, const JointCoefficients& c);

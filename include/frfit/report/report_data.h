@@ -36,7 +36,9 @@ struct ReportModalRow {
 };
 
 struct ReportPosture {
-  std::string name;
+  std::string name;     // the group's: the posture, or posture:response:excitation (SetName)
+  // The set's posture and measurement points ("" = the sensor).
+  std::string posture, response_frame, excitation_frame;
   std::string frf_file, format, units, modal_reference;  // group attributes
   std::vector<double> frequency_hz;                      // [line]
   std::vector<std::complex<double>> measured, fitted;    // [line * 9 + 3 * i + j]

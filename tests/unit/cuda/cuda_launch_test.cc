@@ -111,6 +111,7 @@ struct Batch {
 // exercised too.
 Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
   std::mt19937_64 rng(seed);
+  std::mt19937_64 points_rng(seed + 1000);  // multi-point sets' response bases, drawn apart
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Batch b;
   bool nan_placed = false;
@@ -127,6 +128,10 @@ Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
       posture.target.resize(18 * lines);
       posture.fit_order = static_cast<int>((s + q) % 3);
       posture.posture_weight = 1.0 + 0.25 * static_cast<double>(q);
+      if (q % 2 == 1) {  // a multi-point set: its own response basis
+        posture.response_basis.resize(posture.basis.size());
+        for (double& v : posture.response_basis) v = u(points_rng) - 0.5;
+      }
     }
     const int stride = p.coefficient_stride();
     for (int i = 0; i < spec.individuals; ++i)

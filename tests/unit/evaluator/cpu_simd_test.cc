@@ -473,8 +473,10 @@ struct Batch : bench::Batch {
 };
 
 // Problems of several sizes, postures and kinds; `per_problem` points each, one of them singular.
+// Every second posture is a multi-point set (a response point other than the excitation's).
 Batch RandomBatch(int per_problem, unsigned seed) {
   std::mt19937_64 rng(seed);
+  std::mt19937_64 points_rng(seed + 1000);  // apart, so the other draws stay as they were
   Batch b;
   const int ns[] = {3, 9, 18, 1};
   for (int p = 0; p < 4; ++p) {
@@ -493,6 +495,11 @@ Batch RandomBatch(int per_problem, unsigned seed) {
       posture.weight.resize(9 * lines);
       posture.target.resize(18 * lines);
       ZeroSomeWeights(rng, &posture);
+      if (q % 2 == 1) {
+        posture.response_basis.resize(posture.basis.size());
+        for (double& v : posture.response_basis)
+          v = std::uniform_real_distribution<double>(-1.0, 1.0)(points_rng);
+      }
     }
     const int n = problem.n, dim = 2 + p;
     for (int i = 0; i < per_problem; ++i)
