@@ -1,5 +1,5 @@
-// frfit design: ranks candidate postures by how much measuring them would add to a fit
-// (fit/posture_design.h, docs/identifiability.md).
+// frfit design: ranks candidate postures and measurement points by how much measuring them would
+// add to a fit (fit/posture_design.h, docs/identifiability.md).
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -42,6 +42,9 @@ Problem ProblemFromResult(const ReportData& data, std::shared_ptr<const Model> m
     pp.measured.frequency_hz = rp.frequency_hz;
     pp.measured.H = rp.measured;
     pp.measured.present = rp.present;
+    // The noise model the fit weighed by: a candidate is assumed as noisy (posture_design.cc).
+    pp.measured.noise_variance = rp.noise_variance;
+    pp.measured.noise_source = rp.noise_source;
     pp.weights = rp.weights;
     const auto weight = options.posture_weights.find(rp.posture);
     pp.posture_weight = weight == options.posture_weights.end() ? 1.0 : weight->second;
@@ -65,6 +68,26 @@ std::string Coordinates(const Model& model, const std::vector<double>& q) {
   return text.empty() ? "all 0" : text;
 }
 
+// "R:E,R:E,...": pairs of response and excitation frames; an empty side is the sensor.
+std::vector<std::pair<std::string, std::string>> ParsePointPairs(const std::string& text,
+                                                                 const Model& model) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::stringstream list(text);
+  for (std::string pair; std::getline(list, pair, ',');) {
+    const size_t colon = pair.find(':');
+    if (pair.empty() || colon == std::string::npos || pair.find(':', colon + 1) != std::string::npos)
+      throw Error("frfit design", "--points",
+                  "expected RESPONSE:EXCITATION frame pairs separated by commas (e.g. "
+                  "joint3:sensor,sensor:tool_side), got '" + pair + "'");
+    pairs.emplace_back(pair.substr(0, colon), pair.substr(colon + 1));
+    for (const std::string& frame : {pairs.back().first, pairs.back().second})
+      if (!frame.empty() && model.FindFrame(frame) < 0)
+        throw Error("frfit design", "--points",
+                    "model '" + model.name + "' has no frame '" + frame + "'");
+  }
+  return pairs;
+}
+
 // The parameter with the largest 1σ (the one a new posture matters most for).
 const ParameterIdentifiability& Weakest(const Identifiability& id) {
   size_t worst = 0;
@@ -76,7 +99,8 @@ const ParameterIdentifiability& Weakest(const Identifiability& id) {
 }  // namespace
 
 int RunDesign(int argc, char** argv) {
-  const Args args("design", argc, argv, {"model", "result", "candidates", "q-candidates"},
+  const Args args("design", argc, argv,
+                  {"model", "result", "candidates", "q-candidates", "points", "target"},
                   {"json"});
   auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));
   const std::string result_path = args.Get("result");
@@ -108,20 +132,44 @@ int RunDesign(int argc, char** argv) {
           {name, ParseCoordinateAssignments(assignments, *model,
                                             std::vector<double>(model->num_coordinates(), 0.0),
                                             "--q-candidates " + name)});
-  if (!args.Has("candidates") && !args.Has("q-candidates"))
+  const bool points_only = args.Has("points") && !args.Has("candidates") && !args.Has("q-candidates");
+  if (!args.Has("candidates") && !args.Has("q-candidates") && !points_only)
     for (const PostureSpec& spec : model->postures)
       if (!fitted.count(spec.name)) candidates.push_back(spec);
-  if (candidates.empty())
+  std::vector<DesignCandidate> sets;
+  for (const PostureSpec& spec : candidates) sets.push_back({spec, "", ""});
+  // --points: each pair of points at every fitted posture.
+  if (args.Has("points"))
+    for (const auto& [response, excitation] : ParsePointPairs(args.Get("points"), *model))
+      for (const std::string& name : fitted)
+        sets.push_back({model->posture(name), response, excitation});
+  if (sets.empty())
     throw Error("frfit design", "--candidates",
                 "no candidate posture: the model has none the fit does not already use (give "
-                "--candidates or "
-                "--q-candidates)");
+                "--candidates, --q-candidates or --points)");
 
-  const PostureDesign design = RankCandidatePostures(problem, map, u, candidates);
+  PostureDesign design = RankCandidates(problem, map, u, sets);
+  // --target: the candidates that pin one parameter best first (its predicted 1σ), instead of
+  // the D-optimal gain over all of them.
+  int target = -1;
+  if (args.Has("target")) {
+    const std::string name = args.Get("target");
+    for (size_t j = 0; j < design.current.per_parameter.size(); ++j)
+      if (design.current.per_parameter[j].name == name) target = static_cast<int>(j);
+    if (target < 0)
+      throw Error("frfit design", "--target",
+                  "'" + name + "' is not a fitted parameter of this result");
+    std::stable_sort(design.candidates.begin(), design.candidates.end(),
+                     [target](const CandidateRanking& a, const CandidateRanking& b) {
+                       return a.predicted.per_parameter[target].std_relative <
+                              b.predicted.per_parameter[target].std_relative;
+                     });
+  }
   if (args.Flag("json")) {
     nlohmann::ordered_json j;
     j["result"] = result_path;
-    j["criterion"] = "D-optimal: gain in log det of JtWJ (relative parameters), nats";
+    j["criterion"] = target >= 0 ? "the predicted 1 sigma of " + args.Get("target")
+                                 : "D-optimal: gain in log det of JtWJ (relative parameters), nats";
     j["nats_to_halve_every_sigma"] = NatsToHalveEverySigma(map.dim());
     j["current"] = IdentifiabilityToJson(design.current);
     nlohmann::json ranked = nlohmann::json::array();
@@ -130,6 +178,8 @@ int RunDesign(int argc, char** argv) {
       for (const ParameterIdentifiability& q : c.predicted.per_parameter)
         std_relative[q.name] = q.std_relative;
       ranked.push_back({{"posture", c.posture.name},
+                        {"response_frame", c.response_frame},
+                        {"excitation_frame", c.excitation_frame},
                         {"coordinates", Coordinates(*model, c.posture.q)},
                         {"log_det_gain", c.log_det_gain},
                         {"condition_number", std::isfinite(c.predicted.condition_number)
@@ -141,22 +191,37 @@ int RunDesign(int argc, char** argv) {
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }
-  const ParameterIdentifiability& weakest = Weakest(design.current);
+  // The parameter each row shows: the target, else the one with the largest 1σ.
+  const auto shown = [target](const Identifiability& id) -> const ParameterIdentifiability& {
+    return target >= 0 ? id.per_parameter[target] : Weakest(id);
+  };
+  const ParameterIdentifiability& weakest = shown(design.current);
   std::printf(
-      "candidate postures for the fit in %s, ranked by the information their FRFs would add\n"
+      "candidate postures and points for the fit in %s, ranked by %s\n"
       "(D-optimal: gain in log det JᵀWJ over relative parameters, in nats;\n"
       " a gain of %.1f nats = 2p·ln 2 for p = %d halves every 1σ on average)\n\n",
-      result_path.c_str(), NatsToHalveEverySigma(map.dim()), map.dim());
-  std::printf("  now: condition number %.3g, largest 1σ %s %.3g %%\n\n",
-              design.current.condition_number, weakest.name.c_str(), 100 * weakest.std_relative);
+      result_path.c_str(),
+      target >= 0 ? ("the 1σ of " + weakest.name + " with their FRFs").c_str()
+                  : "the information their FRFs would add",
+      NatsToHalveEverySigma(map.dim()), map.dim());
+  std::printf("  now: condition number %.3g, %s 1σ %s %.3g %%\n\n",
+              design.current.condition_number, target >= 0 ? "target" : "largest",
+              weakest.name.c_str(), 100 * weakest.std_relative);
   std::printf(
-      "  rank  posture           gain [nats]  condition  largest 1σ with it      coordinates\n");
+      "  rank  set (posture[:response:excitation])  gain [nats]  condition  %s 1σ with it"
+      "      coordinates\n",
+      target >= 0 ? " target" : "largest");
   int rank = 0;
   for (const CandidateRanking& c : design.candidates) {
-    const ParameterIdentifiability& w = Weakest(c.predicted);
+    const ParameterIdentifiability& w = shown(c.predicted);
     char largest[64];
     std::snprintf(largest, sizeof largest, "%s %.3g %%", w.name.c_str(), 100 * w.std_relative);
-    std::printf("  %4d  %-16s %12.2f %10.3g  %-22s  %s\n", ++rank, c.posture.name.c_str(),
+    const std::string set =
+        c.response_frame.empty() && c.excitation_frame.empty()
+            ? c.posture.name
+            : c.posture.name + ":" + (c.response_frame.empty() ? "sensor" : c.response_frame) +
+                  ":" + (c.excitation_frame.empty() ? "sensor" : c.excitation_frame);
+    std::printf("  %4d  %-35s %12.2f %10.3g  %-22s  %s\n", ++rank, set.c_str(),
                 c.log_det_gain, c.predicted.condition_number, largest,
                 Coordinates(*model, c.posture.q).c_str());
   }

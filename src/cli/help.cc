@@ -49,6 +49,11 @@ const std::vector<OptionText> kOptionHelp = {
     {"response-frame", "FRAME",
      "the model frame the response is measured in, its axes the FRF's rows (default: the "
      "sensor)"},
+    {"design.target", "PARAM",
+     "rank by the predicted 1σ of this parameter (e.g. k_x3) instead of the D-optimal gain"},
+    {"design.points", "R:E,...",
+     "candidate measurement points: pairs of response and excitation frames, each ranked at "
+     "every fitted posture (an empty side is the sensor)"},
     {"excitation-frame", "FRAME",
      "the model frame the force is applied in, its axes the FRF's columns (default: the sensor)"},
     {"seed", "N",

@@ -77,6 +77,14 @@ double NatsToHalveEverySigma(int p) { return 2.0 * p * std::log(2.0); }
 PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& map,
                                     std::span<const double> u,
                                     const std::vector<PostureSpec>& candidates) {
+  std::vector<DesignCandidate> sets;
+  for (const PostureSpec& posture : candidates) sets.push_back({posture, "", ""});
+  return RankCandidates(fitted, map, u, sets);
+}
+
+PostureDesign RankCandidates(const Problem& fitted, const ParameterMap& map,
+                             std::span<const double> u,
+                             const std::vector<DesignCandidate>& candidates) {
   if (fitted.postures.empty()) throw Error("", "design", "the fit has no posture");
   const Model& model = *fitted.model;
   const IdentifiabilityInputs current =
@@ -94,13 +102,13 @@ PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& m
     for (int e = 0; e < 9; ++e) present[e] = present[e] || pp.measured.present[e];
   const std::vector<double> physical = map.Physical(u);
   const NoiseTerms noise = TypicalNoise(fitted);
-  for (const PostureSpec& candidate : candidates) {
-    for (const ProblemPosture& pp : fitted.postures)
-      if (pp.posture.name == candidate.name)
-        throw Error("", "candidate " + candidate.name, "is a posture the fit already has");
+  for (const DesignCandidate& set : candidates) {
+    const PostureSpec& candidate = set.posture;
     const Posture posture = Linearize(model, candidate.q, candidate.name);
+    const MeasurementPoints points = PointsAt(model, posture, set.response_frame,
+                                              set.excitation_frame, "candidate " + candidate.name);
     FrfSet predicted = Synthesize(posture, Coefficients(model, physical, candidate.q),
-                                  grid.frequency_hz, grid.format);
+                                  grid.frequency_hz, grid.format, points);
     predicted.posture = candidate.name;
     predicted.present = present;
     AssumeNoise(noise, &predicted);
@@ -110,12 +118,21 @@ PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& m
     added.cost.noise.source = NoiseSource::kAuto;  // the assumed noise, not one of exact data
     added.postures = {
         PreparePosture(posture, predicted, fitted.cost, "predicted at " + candidate.name, 1.0)};
+    added.postures[0].points = points;
+    const std::string name = SetName(added.postures[0]);
+    for (const ProblemPosture& pp : fitted.postures)
+      if (SetName(pp) == name)
+        throw Error("", "candidate " + name,
+                    name == candidate.name ? "is a posture the fit already has"
+                                           : "is a set the fit already has");
     IdentifiabilityInputs combined =
         Add(current, EvaluateIdentifiabilityInputs(Pack(added), map, PostureCoordinates(added), u));
     // The predicted FRFs fit exactly; assume the fit's residual level for the new lines too.
     combined.unweighted_cost = design.current.sigma2 * (combined.residuals - p);
     CandidateRanking ranking;
     ranking.posture = candidate;
+    ranking.response_frame = set.response_frame;
+    ranking.excitation_frame = set.excitation_frame;
     ranking.predicted = AssessIdentifiability(map, u, combined);
     ranking.log_det_gain = LogDet(ranking.predicted, floor) - log_det;
     design.candidates.push_back(std::move(ranking));

@@ -1,5 +1,6 @@
-// Which posture to measure next (docs/identifiability.md, "Choosing the next posture"): for each
-// candidate posture, the FRFs the fitted model predicts there are weighted as a measurement would
+// Which posture or measurement point to measure next (docs/identifiability.md, "Choosing the next
+// posture"): for each candidate (a posture, or a pair of response and excitation points at a
+// posture: a roving accelerometer or hammer), the FRFs the fitted model predicts there are weighted as a measurement would
 // be (the fit's cost options, peaks of the predicted FRFs), and their information JᵀWJ is added
 // to the fit's. Candidates are ranked by the D-optimal criterion, the gain in log det of the
 // combined information (relative parameters): how much the volume of the confidence ellipsoid
@@ -16,8 +17,16 @@
 
 namespace frfit {
 
+// A set one could measure: at `posture`, between two frames of the model ("" = the sensor).
+struct DesignCandidate {
+  PostureSpec posture;  // name and coordinates (rad / m)
+  std::string response_frame;
+  std::string excitation_frame;
+};
+
 struct CandidateRanking {
   PostureSpec posture;        // name and coordinates (rad / m)
+  std::string response_frame, excitation_frame;  // "" = the sensor
   double log_det_gain = 0.0;  // nats; NatsToHalveEverySigma(p) halves every 1σ on average
   Identifiability predicted;  // with this posture's predicted FRFs added to the fit's
 };
@@ -40,5 +49,11 @@ double NatsToHalveEverySigma(int p);
 PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& map,
                                     std::span<const double> u,
                                     const std::vector<PostureSpec>& candidates);
+
+// The same for candidates that may name measurement points; a candidate may sit at a fitted
+// posture when its points differ from the fitted sets' there.
+PostureDesign RankCandidates(const Problem& fitted, const ParameterMap& map,
+                             std::span<const double> u,
+                             const std::vector<DesignCandidate>& candidates);
 
 }  // namespace frfit

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <complex>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include <Eigen/Dense>
@@ -169,6 +170,88 @@ TEST_F(DesignCli, RanksTheModelsOtherPosturesAndRefusesBadCandidates) {
     EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+// The command line reads the fit's noise model from its result: repeating the fitted posture then
+// doubles the information (a gain of p·ln 2), as the library computes it from the fit's files.
+// Read without it, a candidate's exact predicted FRFs were weighed by the noise estimated from
+// themselves, and every gain came out near 230 nats instead of 12.5.
+TEST_F(DesignCli, ReadsTheFitsNoiseModelFromItsResult) {
+  const std::string model = kData + "kuka_kr90/model.yaml";
+  ASSERT_EQ(Run({"simulate", "--model", model, "--posture", "milling", "--params",
+                 kData + "kuka_kr90/params_from34.yaml", "--band", "2:30:0.25", "--noise",
+                 "0.03:0.001", "--out", Path("tip.h5")})
+                .status,
+            0);
+  ASSERT_EQ(Run({"fit", "--model", model, "--frf", Path("tip.h5"), "--config",
+                 kData + "kuka_kr90/fit.yaml", "--quiet", "--out", Path("r.h5")})
+                .status,
+            0);
+  const test::CliResult r = Run({"design", "--model", model, "--result", Path("r.h5"),
+                                 "--q-candidates", "again:z2=70,z3=-100", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  // The library on the fit's own file at the fitted parameters (the result's weights are those of
+  // the fit's last reweighting pass, so the two agree closely, not to the bit).
+  const auto kuka = std::make_shared<const Model>(LoadModel(model));
+  const FitOptions options = LoadFitOptions(kData + "kuka_kr90/fit.yaml");
+  const ParameterMap map(*kuka, options.parameters, "test");
+  const Problem problem = LoadProblem(kuka, {Path("tip.h5")}, options, "test");
+  const PostureDesign library =
+      RankCandidatePostures(problem, map, map.ToU(ParametersFromResult(Path("r.h5"), *kuka)),
+                            {{"again", kuka->posture("milling").q}});
+  const double want = library.candidates[0].log_det_gain;
+  EXPECT_NEAR(j["candidates"][0]["log_det_gain"].get<double>(), want, 0.05 * want);
+  // At most doubling: p·ln 2, less the directions at the null-space floor.
+  const double p = static_cast<double>(j["current"]["parameters"].size());
+  EXPECT_LT(j["candidates"][0]["log_det_gain"].get<double>(), 1.01 * p * std::log(2.0));
+}
+
+// Measurement points as candidates (a roving accelerometer or hammer at a fitted posture): with a
+// frame on the tool 25 cm off the forearm's axis added to the KUKA model, the forearm twist k_x3
+// that the tool tip alone barely sees (its 1σ is the fit's largest stiffness 1σ) is pinned by a
+// response at joint3 or a hammer blow at the off-axis point; --target ranks by that 1σ.
+TEST_F(DesignCli, RanksMeasurementPointsByTheParameterTheyPin) {
+  std::string text = test::ReadText(kData + "kuka_kr90/model.yaml");
+  const std::string sensor = "  - {name: sensor, parent: joint3,";
+  text.insert(text.find(sensor),
+              "  - {name: tool_side, parent: joint3, transforms: [{disp: [1.566, 0.25, 0.005]}]}\n");
+  std::ofstream(Path("model.yaml")) << text;
+  const std::string model = Path("model.yaml");
+  ASSERT_EQ(Run({"simulate", "--model", model, "--posture", "milling", "--params",
+                 kData + "kuka_kr90/params_from34.yaml", "--band", "2:30:0.25", "--noise",
+                 "0.03:0.001", "--out", Path("tip.h5")})
+                .status,
+            0);
+  ASSERT_EQ(Run({"fit", "--model", model, "--frf", Path("tip.h5"), "--config",
+                 kData + "kuka_kr90/fit.yaml", "--quiet", "--out", Path("r.h5")})
+                .status,
+            0);
+  const test::CliResult r =
+      Run({"design", "--model", model, "--result", Path("r.h5"), "--points",
+           "joint2:,tool_side:tool_side,joint3:", "--target", "k_x3", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["candidates"].size(), 3u);
+  const double now = j["current"]["parameters"]["k_x3"]["std_relative"].get<double>();
+  double previous = 0.0;
+  for (const auto& c : j["candidates"]) {
+    const double x3 = c["std_relative"]["k_x3"].get<double>();
+    EXPECT_GE(x3, previous) << "ranked by k_x3's 1σ";
+    previous = x3;
+  }
+  const auto& best = j["candidates"][0];
+  EXPECT_EQ(best["posture"], "milling");
+  EXPECT_NE(best["response_frame"], "joint2") << r.out;
+  EXPECT_LT(best["std_relative"]["k_x3"].get<double>(), 0.5 * now) << r.out;
+  // The set the fit has is not a candidate; an unknown frame is named.
+  for (const auto& [points, needle] : std::vector<std::pair<std::string, std::string>>{
+           {":", "already"}, {"elbow:", "elbow"}, {"joint3", "RESPONSE:EXCITATION"}}) {
+    const test::CliResult bad =
+        Run({"design", "--model", model, "--result", Path("r.h5"), "--points", points});
+    EXPECT_NE(bad.status, 0) << points;
+    EXPECT_NE(bad.err.find(needle), std::string::npos) << bad.err;
   }
 }
 
