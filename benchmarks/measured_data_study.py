@@ -19,6 +19,13 @@ parameters at a bound, and the model check's verdict, reduced chi2 and unexplain
 
   python3 benchmarks/measured_data_study.py [--family kuka|3dof] [--case noise|clean|base|mode|...]
       [--trials 5] [--seed 11] [--postures 3] [--config PATH] [--no-noise-model] [--build build]
+      [--points joint3,joint2]
+
+--points adds, at every posture, a triaxial response at the origin of each named frame with the
+hammer at the tool tip (multi-point sets, frfit simulate --response-frame), each with its own noise.
+--static P1,P2,... adds static deflection tests (frfit fit --static): at each posture a force of
+--static-force N along x, y and z of the tool tip, the tool tip's displacement from the truth's
+static compliance (frfit simulate at 0 Hz in receptance) plus N(0, --static-std m) per component.
 
 Needs numpy and h5py (pip); not used by any test.
 """
@@ -132,6 +139,26 @@ def modes(frfit, model, posture, q, params):
     return [(m["frequency_hz"], m["damping_ratio"]) for m in json.loads(out)["modes"] if m["frequency_hz"] < 30.5]
 
 
+def static_tests(frfit, model, params, postures, force, std, rng, path):
+    """A frfit-static-1 file: at each posture a force along x, y, z of the tool tip, the tool tip's
+    displacement from the static compliance of `model` (receptance at 0 Hz) plus N(0, std)."""
+    lines = ["format: frfit-static-1", "tests:"]
+    for p in postures:
+        out = path + f".{p}.h5"
+        run([frfit, "simulate", "--model", model, "--posture", p, "--params", params, "--band", "0:0:1",
+             "--format", "receptance", "--out", out])
+        with h5py.File(out, "r") as f:
+            compliance = f["H"][0, :, :, 0]  # m/N; real at 0 Hz
+        for axis in range(3):
+            f_n = [0.0, 0.0, 0.0]
+            f_n[axis] = force
+            d = compliance @ np.array(f_n) + rng.normal(0.0, std, 3)
+            lines.append(f"  - {{posture: {p}, force: {{n: {f_n}}}, "
+                         f"displacement: {{m: [{d[0]:.9e}, {d[1]:.9e}, {d[2]:.9e}], std_m: {std}}}}}")
+    open(path, "w").write("\n".join(lines) + "\n")
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--family", default="kuka", choices=FAMILIES)
@@ -149,6 +176,10 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--keep", default="", help="keep the files in this directory")
     ap.add_argument("--json", action="store_true", help="one JSON line per trial")
+    ap.add_argument("--points", default="", help="response frames besides the tool tip, comma-separated")
+    ap.add_argument("--static", default="", help="postures of static deflection tests, comma-separated")
+    ap.add_argument("--static-force", type=float, default=1000.0)
+    ap.add_argument("--static-std", type=float, default=1e-6)
     args = ap.parse_args()
     frfit = os.path.join(args.build, "frfit")
     fam = FAMILIES[args.family]
@@ -175,10 +206,13 @@ def main():
         params = write_params(truth, os.path.join(work, f"truth{t}.yaml"))
         sim_params = write_params({**truth, **extra}, os.path.join(work, f"sim{t}.yaml")) if error else params
         files = []
-        for p in postures:
-            out = os.path.join(work, f"t{t}_{p}.h5")
+        frames = [""] + [f for f in args.points.split(",") if f]
+        for p, frame in [(p, f) for p in postures for f in frames]:
+            out = os.path.join(work, f"t{t}_{p}{'_' + frame if frame else ''}.h5")
             cmd = [frfit, "simulate", "--model", truth_model, "--posture", p, "--params", sim_params,
                    "--band", "2:30:0.25", "--format", "inertance", "--out", out]
+            if frame:
+                cmd += ["--response-frame", frame]
             if noisy:
                 cmd += ["--noise", f"{args.relative}:{args.floor}", "--seed", str(1000 * args.seed + 10 * t + len(files)),
                         "--noise-model", "none" if args.no_noise_model else "variance"]
@@ -186,8 +220,14 @@ def main():
             strip_truth(out)
             files.append(out)
         result = os.path.join(work, f"fit{t}.h5")
+        static = []
+        if args.static:
+            static = ["--static", static_tests(frfit, truth_model, sim_params, args.static.split(","),
+                                               args.static_force, args.static_std,
+                                               np.random.default_rng(1000 * args.seed + t),
+                                               os.path.join(work, f"static{t}.yaml"))]
         fit = json.loads(run([frfit, "fit", "--model", model, "--frf", ",".join(files), "--config", config,
-                              "--seed", "1", "--json", "--out", result]).stdout)
+                              "--seed", "1", "--json", "--out", result] + static).stdout)
         par = fit["parameters"]
         ident = fit["identifiability"]["parameters"]
         kerr = [abs(par[k] / v - 1) for k, v in truth.items() if k.startswith("k_")]
@@ -234,6 +274,8 @@ def main():
                "reduced_chi2": check.get("reduced_chi2", fit["identifiability"].get("reduced_chi2") or float("nan")),
                "sigma_basis": fit["identifiability"].get("sigma_basis", ""),
                "k_z": [round((par[k] - v) / ident[k]["std_absolute"], 2) for k, v in truth.items() if k.startswith("k_")],
+               "k_err": {k: abs(par[k] / v - 1) for k, v in truth.items() if k.startswith("k_")},
+               "k_sigma": {k: ident[k]["std_absolute"] / abs(par[k]) for k in truth if k.startswith("k_")},
                "unexplained": [round(m["frequency_hz"], 2) for m in check.get("unexplained_modes", [])],
                "unexplained_error_worst": max(extra_err) if extra_err else float("nan"),
                "reasons": check.get("reasons", [])}
@@ -248,6 +290,8 @@ def main():
                   f" | at bound {row['at_bound']} | {row['termination']} {row['seconds']:.2f} s"
                   f" | {row['verdict']} chi2 {row['reduced_chi2']:.3g} {row['sigma_basis']} {row['unexplained']}", flush=True)
             print("    stiffness z:", row["k_z"])
+            print("    stiffness error %:", {k[2:]: round(100 * v, 2) for k, v in row["k_err"].items()})
+            print("    stiffness 1 sigma %:", {k[2:]: round(100 * v, 2) for k, v in row["k_sigma"].items()})
     if not args.json:
         def med(key):
             return float(np.median([r[key] for r in rows]))
@@ -259,6 +303,9 @@ def main():
               f" | 2 sigma {100 * np.mean([r['within_2sigma'] for r in rows]):.0f} %"
               f" median |z| {med('median_abs_z'):.2f} | verdicts {[r['verdict'] for r in rows]}")
         z_all = [abs(z) for r in rows for z in r["k_z"]]
+        worst = {k: max(r["k_err"][k] for r in rows) for k in rows[0]["k_err"]}
+        print("    worst error per stiffness %:", {k[2:]: round(100 * v, 2) for k, v in worst.items()})
+        print(f"    worst stiffness 1 sigma per trial %: {[round(100 * max(r['k_sigma'].values()), 2) for r in rows]}")
         print(f"    stiffnesses only: {100 * np.mean([z < 2 for z in z_all]):.0f} % within 2 sigma, median |z| {np.median(z_all):.2f}")
 
 

@@ -110,7 +110,7 @@ inline ResidentProblems PackResident(const std::vector<PackedProblem>& problems)
       d.n = p.n;
       d.num_lines = static_cast<int>(lines);
       d.fit_order = q.fit_order;
-      d.cost_kind = p.cost_kind;
+      d.cost_kind = q.CostKind(p.cost_kind);
       d.phase_mode = p.phase_mode;
       d.loss = p.loss;
       d.loss_scale = p.loss_scale;

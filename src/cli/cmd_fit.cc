@@ -16,6 +16,7 @@
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
 #include "frfit/common/warning.h"
+#include "frfit/cost/static_sets.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/fit_passes.h"
@@ -39,7 +40,7 @@ void CheckWritableDirectory(const std::string& path, const std::string& option) 
 
 int RunFit(int argc, char** argv) {
   const Args args("fit", argc, argv,
-                  {"model", "frf", "config", "seed", "backend", "threads", "out", "checkpoint",
+                  {"model", "frf", "static", "config", "seed", "backend", "threads", "out", "checkpoint",
                    "checkpoint-seconds", "resume", "progress-every"},
                   {"json", "progress", "quiet"});
   using Clock = std::chrono::steady_clock;
@@ -78,13 +79,16 @@ int RunFit(int argc, char** argv) {
   const std::vector<std::string> frf_files = args.GetList("frf");
   std::vector<std::string> input_files = model->files;
   input_files.insert(input_files.end(), frf_files.begin(), frf_files.end());
+  input_files.push_back(args.Get("static", ""));
   input_files.push_back(config_path);
   if (!checkpoint_path.empty())
     RequireNotAnInput("frfit fit", "--checkpoint", checkpoint_path, input_files);
   input_files.push_back(checkpoint_path);  // --out must not be the checkpoint either
   input_files.push_back(args.Get("resume", ""));
   if (!out_path.empty()) RequireNotAnInput("frfit fit", "--out", out_path, input_files);
-  const Problem problem = LoadProblem(model, frf_files, options, config_source);
+  Problem problem = LoadProblem(model, frf_files, options, config_source);
+  // Static deflection tests beside the FRFs (docs/static-tests.md).
+  if (args.Has("static")) AddStaticTests(LoadStaticTests(args.Get("static")), &problem);
 
   std::unique_ptr<Evaluator> evaluator = CreateEvaluator(evaluator_options);
   const bool quiet = args.Flag("quiet") || args.Flag("json");
@@ -102,6 +106,7 @@ int RunFit(int argc, char** argv) {
   Fingerprint inputs;
   for (const std::string& file : model->files) inputs.MixFile(file);
   for (const std::string& file : frf_files) inputs.MixFile(file);
+  if (args.Has("static")) inputs.MixFile(args.Get("static"));  // (nothing mixed without: old checkpoints resume)
   inputs.Mix(FitOptionsToYaml(options));
   inputs.Mix("seed=" + std::to_string(seed));
   const std::string fingerprint = std::to_string(inputs.value());
@@ -189,6 +194,7 @@ int RunFit(int argc, char** argv) {
   PrintRefinement(result);
   PrintIdentifiability(result.identifiability);
   PrintModelCheck(result.model_check);
+  PrintStaticTests(result.static_tests);
   for (const PostureResult& p : result.postures) PrintModalComparison(p);
   if (!out_path.empty()) std::printf("\nwrote %s\n", out_path.c_str());
   return 0;

@@ -105,6 +105,21 @@ void PrintModelCheck(const ModelCheck& check) {
                 "values, not as the joints' physics\n");
 }
 
+void PrintStaticTests(const std::vector<StaticTestResult>& tests) {
+  if (tests.empty()) return;
+  double chi2 = 0.0;
+  for (const StaticTestResult& t : tests)
+    for (int i = 0; i < 3; ++i) chi2 += std::pow((t.fitted_m[i] - t.measured_m[i]) / t.std_m[i], 2);
+  std::printf("\n  static deflection tests (docs/static-tests.md): %zu, chi2 %.3g over %zu "
+              "components\n",
+              tests.size(), chi2, 3 * tests.size());
+  std::printf("    %-10s  measured [mm]                    fitted [mm]\n", "posture");
+  for (const StaticTestResult& t : tests)
+    std::printf("    %-10s  %9.4f %9.4f %9.4f    %9.4f %9.4f %9.4f\n", t.posture.c_str(),
+                1e3 * t.measured_m[0], 1e3 * t.measured_m[1], 1e3 * t.measured_m[2],
+                1e3 * t.fitted_m[0], 1e3 * t.fitted_m[1], 1e3 * t.fitted_m[2]);
+}
+
 void PrintModalComparison(const PostureResult& p) {
   std::printf("\n  posture %s (%s), cost %.6e; reference: %s\n", p.name.c_str(),
               p.frf_source.c_str(), p.cost, p.modal.reference.c_str());

@@ -11,6 +11,7 @@ void PrintParameterTable(const FitResult& result);
 void PrintRefinement(const FitResult& result);
 void PrintIdentifiability(const Identifiability& id);
 void PrintModelCheck(const ModelCheck& check);
+void PrintStaticTests(const std::vector<StaticTestResult>& tests);
 // One posture's modes against the reference, the fitted ones with their 1σ.
 void PrintModalComparison(const PostureResult& posture);
 

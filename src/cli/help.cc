@@ -49,6 +49,9 @@ const std::vector<OptionText> kOptionHelp = {
     {"response-frame", "FRAME",
      "the model frame the response is measured in, its axes the FRF's rows (default: the "
      "sensor)"},
+    {"static", "S.yaml",
+     "static deflection tests (format frfit-static-1) fitted beside the FRFs, each displacement "
+     "component weighed by 1/σ² (docs/static-tests.md)"},
     {"design.target", "PARAM",
      "rank by the predicted 1σ of this parameter (e.g. k_x3) instead of the D-optimal gain"},
     {"design.points", "R:E,...",

@@ -304,11 +304,14 @@ MeasurementPoints PointsOf(const ProblemPosture& pp) {
 }
 
 std::string SetName(const ProblemPosture& pp) {
+  if (pp.is_static) return pp.source;
   const std::string& a = pp.measured.response_frame;
   const std::string& b = pp.measured.excitation_frame;
   if (a.empty() && b.empty()) return pp.posture.name;
   return pp.posture.name + ":" + (a.empty() ? "sensor" : a) + ":" + (b.empty() ? "sensor" : b);
 }
+
+static_assert(kernels::kCostNormalizedComplex == 2, "PackedPosture::CostKind's static kind");
 
 PackedProblem Pack(const Problem& problem) {
   PackedProblem packed;
@@ -328,6 +331,8 @@ PackedProblem Pack(const Problem& problem) {
     PackedPosture p;
     p.posture_weight = pp.posture_weight;
     p.fit_order = DerivativeOrder(pp.measured.format);
+    p.is_static = pp.is_static;
+    const int cost_kind = p.CostKind(packed.cost_kind);
     for (int r = 0; r < n; ++r) {
       for (int c = 0; c < n; ++c) {
         p.mass.push_back(pp.posture.mass(r, c));
@@ -349,7 +354,7 @@ PackedProblem Pack(const Problem& problem) {
         const double w = pp.weights[k * 9 + e];
         p.weight.push_back(w);
         norm += w * std::norm(h);
-        if (packed.cost_kind == kernels::kCostNormalizedComplex) {
+        if (cost_kind == kernels::kCostNormalizedComplex) {
           p.target.push_back(h.real());
           p.target.push_back(h.imag());
         } else {
@@ -359,8 +364,9 @@ PackedProblem Pack(const Problem& problem) {
         }
       }
     }
-    // Noise weights are inverse variances already: the cost is then a χ² as it stands.
-    if (packed.cost_kind == kernels::kCostNormalizedComplex && norm > 0.0 &&
+    // Noise weights are inverse variances already: the cost is then a χ² as it stands. So are a
+    // static test's.
+    if (cost_kind == kernels::kCostNormalizedComplex && norm > 0.0 && !pp.is_static &&
         problem.cost.weights.mode != WeightMode::kNoise)
       for (double& w : p.weight) w /= norm;
     packed.postures.push_back(std::move(p));

@@ -176,7 +176,7 @@ class CpuEvaluator final : public Evaluator {
             c.first_block,
             c.last_block,
             posture.fit_order,
-            problem.cost_kind,
+            posture.CostKind(problem.cost_kind),
             problem.phase_mode,
             problem.loss,
             problem.loss_scale};

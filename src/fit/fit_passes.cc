@@ -12,6 +12,10 @@ std::vector<std::vector<double>> NoiseWeightsAt(const Problem& problem, const Pa
   const std::vector<double> parameters = map.Physical(u);
   std::vector<std::vector<double>> weights;
   for (const ProblemPosture& pp : problem.postures) {
+    if (pp.is_static) {  // its weights are 1/σ² of the deflections already
+      weights.push_back(pp.weights);
+      continue;
+    }
     const FrfSet model =
         Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
                    pp.measured.frequency_hz, pp.measured.format, PointsOf(pp));
@@ -39,11 +43,12 @@ Problem SearchProblem(const Problem& problem) {
     // Noise weights of the linear residual are 1/σ²; of the log one |H|²/σ².
     if (w.mode == WeightMode::kNoise)
       for (ProblemPosture& pp : out.postures)
-        for (size_t i = 0; i < pp.weights.size(); ++i) pp.weights[i] *= std::norm(pp.measured.H[i]);
+        if (!pp.is_static)  // scored by the linear residual in every pass
+          for (size_t i = 0; i < pp.weights.size(); ++i) pp.weights[i] *= std::norm(pp.measured.H[i]);
   }
   if (emphasis)
     for (ProblemPosture& pp : out.postures)
-      for (int e = 0; e < 9; ++e) {
+      for (int e = 0; e < 9 && !pp.is_static; ++e) {
         std::vector<char> peak(pp.measured.num_lines(), 0);
         for (int k : ClearPeaks(pp.measured, w, e))
           for (int d = -w.peak_halfwidth_lines; d <= w.peak_halfwidth_lines; ++d)

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "frfit/common/error.h"
+#include "frfit/cost/static_sets.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/identifiability_io.h"
 #include "frfit/fit/load_problem.h"
@@ -28,6 +29,60 @@ double ReadScalar(const Hdf5File& file, const std::string& name) {
   const std::vector<double> v = file.ReadDoubles(name, 1, &dims);
   if (v.size() != 1) throw Error(file.path(), name, "expected one value");
   return v[0];
+}
+
+}  // namespace
+
+namespace {
+
+// The fitted model's deflection for each static test of the problem.
+std::vector<StaticTestResult> StaticTestResults(const Problem& problem,
+                                                const std::vector<double>& parameters) {
+  std::vector<StaticTestResult> out;
+  for (const ProblemPosture& pp : problem.postures) {
+    if (!pp.is_static) continue;
+    const FrfSet fitted = Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
+                                     {0.0}, FrfFormat::kReceptance, PointsOf(pp));
+    StaticTestResult t;
+    t.source = pp.source;
+    t.posture = pp.posture.name;
+    t.force_frame = pp.measured.excitation_frame;
+    t.displacement_frame = pp.measured.response_frame;
+    for (int i = 0; i < 3; ++i) t.force_n[i] = pp.static_force_n(i);
+    for (int i = 0; i < 3; ++i) {
+      t.measured_m[i] = pp.measured.H[EntryIndex(i, 0)].real();
+      t.fitted_m[i] = fitted.H[EntryIndex(i, 0)].real();
+      t.std_m[i] = std::sqrt(pp.measured.noise_variance[EntryIndex(i, 0)]);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// /static_tests: one row per test, [test][3] in the displacement frame's axes (docs/static-tests.md).
+void WriteStaticTests(Hdf5File* f, const std::vector<StaticTestResult>& tests) {
+  f->CreateGroup("/static_tests");
+  std::vector<std::string> sources, postures, force_frames, displacement_frames;
+  std::vector<double> force, measured, fitted, std_m;
+  for (const StaticTestResult& t : tests) {
+    sources.push_back(t.source);
+    postures.push_back(t.posture);
+    force_frames.push_back(t.force_frame);
+    displacement_frames.push_back(t.displacement_frame);
+    force.insert(force.end(), t.force_n.begin(), t.force_n.end());
+    measured.insert(measured.end(), t.measured_m.begin(), t.measured_m.end());
+    fitted.insert(fitted.end(), t.fitted_m.begin(), t.fitted_m.end());
+    std_m.insert(std_m.end(), t.std_m.begin(), t.std_m.end());
+  }
+  const hsize_t k = tests.size();
+  f->WriteStrings("/static_tests/source", sources);
+  f->WriteStrings("/static_tests/posture", postures);
+  f->WriteStrings("/static_tests/force_frame", force_frames);
+  f->WriteStrings("/static_tests/displacement_frame", displacement_frames);
+  f->WriteDoubles("/static_tests/force_n", {k, 3}, force.data());
+  f->WriteDoubles("/static_tests/measured_m", {k, 3}, measured.data());
+  f->WriteDoubles("/static_tests/fitted_m", {k, 3}, fitted.data());
+  f->WriteDoubles("/static_tests/std_m", {k, 3}, std_m.data());
 }
 
 }  // namespace
@@ -85,8 +140,12 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   IdentifiabilityInputs inputs =
       EvaluateIdentifiabilityInputs(packed, map, PostureCoordinates(problem), run.best_u());
   auto evaluator = CreateCpuEvaluator(1);
-  for (size_t p = 0; p < problem.postures.size(); ++p) {
-    const ProblemPosture& pp = problem.postures[p];
+  r.static_tests = StaticTestResults(problem, r.parameters);
+  // The per-set analyses (cost shares, modes, model check) are of the FRF sets.
+  const Problem frf = FrfSetsOnly(problem);
+  const PackedProblem frf_packed = Pack(frf);
+  for (size_t p = 0; p < frf.postures.size(); ++p) {
+    const ProblemPosture& pp = frf.postures[p];
     const JointCoefficients coefficients = Coefficients(model, r.parameters, pp.posture.q);
     std::vector<double> packed_coefficients;
     map.AppendCoefficients(run.best_u(), {pp.posture.q}, &packed_coefficients);
@@ -99,8 +158,8 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
     out.fitted = Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format,
                             PointsOf(pp));
     out.fitted.present = pp.measured.present;
-    PackedProblem single = packed;
-    single.postures = {packed.postures[p]};
+    PackedProblem single = frf_packed;
+    single.postures = {frf_packed.postures[p]};
     evaluator->SetProblems({single});
     double cost = 0.0;
     EvalStatus status;
@@ -120,7 +179,7 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   }
   std::vector<const ModalComparison*> modal;
   for (const PostureResult& p : r.postures) modal.push_back(&p.modal);
-  r.model_check = CheckModel(problem, map, run.best_u(), modal);
+  r.model_check = CheckModel(frf, map, run.best_u(), modal);
   // A misfit is the model's fault only at the best minimum: a search that did not converge (the
   // paper's GA ⇄ Nelder-Mead on 18 parameters) may have stopped in a worse one.
   if (!r.model_check.reasons.empty() && run.termination() != FitTermination::kConverged)
@@ -132,9 +191,9 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   if (r.model_check.has_noise_model) inputs.reduced_chi2 = r.model_check.reduced_chi2;
   r.identifiability = AssessIdentifiability(map, run.best_u(), inputs);
   // The fitted modes' 1σ, from the covariance just assessed.
-  for (size_t p = 0; p < problem.postures.size(); ++p) {
+  for (size_t p = 0; p < frf.postures.size(); ++p) {
     const std::vector<ModeSigma> sigmas =
-        PropagateModeSigmas(problem.postures[p].posture, model, r.parameters, r.identifiability);
+        PropagateModeSigmas(frf.postures[p].posture, model, r.parameters, r.identifiability);
     for (ModalComparisonRow& row : r.postures[p].modal.rows)
       if (row.fitted_index >= 0 && static_cast<size_t>(row.fitted_index) < sigmas.size()) {
         row.fitted_frequency_sigma_hz = sigmas[row.fitted_index].frequency_hz;
@@ -255,6 +314,7 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
       f.WriteDoubles(g + "/mac_fitted_frequency_hz", {p.modal.mac_fitted_frequency_hz.size()},
                      p.modal.mac_fitted_frequency_hz.data());
     }
+    if (!r.static_tests.empty()) WriteStaticTests(&f, r.static_tests);
   }
   f.Save();
 }
@@ -365,6 +425,19 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
                              {"noise_source", p.measured.noise_source},
                              {"unpaired_fitted_frequency_hz", p.modal.unpaired_fitted_frequency_hz},
                              {"modes", modes}});
+  }
+  for (const StaticTestResult& t : r.static_tests) {
+    double chi2 = 0.0;
+    for (int i = 0; i < 3; ++i) chi2 += std::pow((t.fitted_m[i] - t.measured_m[i]) / t.std_m[i], 2);
+    j["static_tests"].push_back({{"source", t.source},
+                                 {"posture", t.posture},
+                                 {"force_frame", t.force_frame},
+                                 {"displacement_frame", t.displacement_frame},
+                                 {"force_n", t.force_n},
+                                 {"measured_m", t.measured_m},
+                                 {"fitted_m", t.fitted_m},
+                                 {"std_m", t.std_m},
+                                 {"chi2", chi2}});
   }
   return j;
 }

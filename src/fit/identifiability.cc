@@ -78,7 +78,8 @@ std::vector<double> BlockMeat(const PackedProblem& problem, int dim,
       unsigned status = 0;
       kernels::LineNormalTerms(arrays, coefficients.data() + static_cast<size_t>(q) * stride,
                                sensitivities.data() + static_cast<size_t>(q) * stride * dim, dim,
-                               line, posture.fit_order, problem.cost_kind, problem.phase_mode,
+                               line, posture.fit_order, posture.CostKind(problem.cost_kind),
+                               problem.phase_mode,
                                terms.data(), 1, &status);
       if (status == 0)
         for (int j = 0; j < dim; ++j) block(j) += posture.posture_weight * terms[1 + j];
@@ -244,10 +245,13 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
 }
 
 int CountResiduals(const PackedProblem& problem) {
-  const int per_entry = problem.cost_kind == kernels::kCostLogMagnitude ? 1 : 2;
   int count = 0;
-  for (const PackedPosture& posture : problem.postures)
+  for (const PackedPosture& posture : problem.postures) {
+    // A static deflection's residual is real: its imaginary part is 0 by construction.
+    const int per_entry =
+        problem.cost_kind == kernels::kCostLogMagnitude || posture.is_static ? 1 : 2;
     for (double w : posture.weight) count += w != 0.0 ? per_entry : 0;
+  }
   return count;
 }
 

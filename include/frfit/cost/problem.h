@@ -32,6 +32,11 @@ struct ProblemPosture {
   double posture_weight = 1.0;
   std::string source;           // the FRF file
   std::vector<double> dropped_hz;  // lines left out as bad (drop_bad_lines)
+  // A static deflection test (cost/static_sets.h): one line at 0 Hz, scored by the linear
+  // residual with weights 1/σ² whatever cost.type says; not an FRF set for the modal and model
+  // checks.
+  bool is_static = false;
+  Eigen::Vector3d static_force_n = Eigen::Vector3d::Zero();  // its force, in the force frame's axes
 };
 
 struct Problem {
@@ -54,7 +59,8 @@ void SetMeasurementPoints(const Model& model, const std::string& source, Problem
 MeasurementPoints PointsOf(const ProblemPosture& posture);
 
 // A name for one set of a problem: the posture's name for a tool-tip set, else
-// "posture:response:excitation" (a posture can carry several sets, one per pair of points).
+// "posture:response:excitation" (a posture can carry several sets, one per pair of points); a
+// static test's is its source (file and entry).
 std::string SetName(const ProblemPosture& posture);
 
 // The weights of a prepared set, [line][9]: peak picking, bands, uniform, or the inverse noise

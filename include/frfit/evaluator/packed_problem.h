@@ -26,8 +26,15 @@ struct PackedPosture {
   std::vector<double> target;
   double posture_weight = 1.0;  // multiplies this posture's summed line costs
   int fit_order = 2;            // 0 receptance, 1 mobility, 2 inertance
+  // A static deflection test (cost/static_sets.h): scored by the linear residual
+  // (kernels::kCostNormalizedComplex) whatever the problem's cost kind; its residuals are real.
+  bool is_static = false;
 
   int num_lines() const { return static_cast<int>(omega_rad_s.size()); }
+  // The kernels::CostKind this posture is scored with, the problem's being `problem_kind`.
+  int CostKind(int problem_kind) const {
+    return is_static ? 2 /* kernels::kCostNormalizedComplex, asserted in problem.cc */ : problem_kind;
+  }
   const double* response_data() const {
     return response_basis.empty() ? basis.data() : response_basis.data();
   }

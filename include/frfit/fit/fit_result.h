@@ -3,6 +3,8 @@
 // and its HDF5 file (layout: docs/file-formats.md).
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -26,6 +28,14 @@ struct PostureResult {
   double cost = 0.0;             // this posture's share of the cost (posture weight included)
   std::vector<double> dropped_hz;
   ModalComparison modal;
+};
+
+// A static deflection test of the fit (cost/static_sets.h): measured and fitted displacement in
+// the displacement frame's axes, m, with the measurement's 1σ.
+struct StaticTestResult {
+  std::string source;  // file, entry and line
+  std::string posture, force_frame, displacement_frame;
+  std::array<double, 3> force_n{}, measured_m{}, fitted_m{}, std_m{};
 };
 
 struct FitResult {
@@ -59,7 +69,8 @@ struct FitResult {
   std::string backend_given, backend_used;
   std::string settings_yaml;
   std::vector<HistoryRow> history;
-  std::vector<PostureResult> postures;
+  std::vector<PostureResult> postures;  // the FRF sets
+  std::vector<StaticTestResult> static_tests;
   // How well the data determine the free parameters, at the fitted point (docs/identifiability.md).
   Identifiability identifiability;
   // Whether the model explains the data as well as their noise allows (docs/noise.md).

@@ -128,6 +128,7 @@ Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
       posture.target.resize(18 * lines);
       posture.fit_order = static_cast<int>((s + q) % 3);
       posture.posture_weight = 1.0 + 0.25 * static_cast<double>(q);
+      posture.is_static = q == 2;  // a static deflection test's kind (PackedPosture::CostKind)
       if (q % 2 == 1) {  // a multi-point set: its own response basis
         posture.response_basis.resize(posture.basis.size());
         for (double& v : posture.response_basis) v = u(points_rng) - 0.5;

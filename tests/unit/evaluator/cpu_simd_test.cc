@@ -495,6 +495,7 @@ Batch RandomBatch(int per_problem, unsigned seed) {
       posture.weight.resize(9 * lines);
       posture.target.resize(18 * lines);
       ZeroSomeWeights(rng, &posture);
+      posture.is_static = q == 2;  // scored by the linear residual whatever the problem's kind
       if (q % 2 == 1) {
         posture.response_basis.resize(posture.basis.size());
         for (double& v : posture.response_basis)
