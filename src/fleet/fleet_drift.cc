@@ -74,15 +74,18 @@ std::vector<Mode> ModesBelow(const Posture& posture, const Model& model,
 
 std::vector<double> ModeFrequencies(const Posture& posture, const Model& model,
                                     const std::vector<double>& parameters, double max_hz) {
+  return FrequenciesOf(ModesBelow(posture, model, parameters, max_hz));
+}
+
+std::vector<double> FrequenciesOf(const std::vector<Mode>& modes) {
   std::vector<double> out;
-  for (const Mode& m : ModesBelow(posture, model, parameters, max_hz)) out.push_back(m.frequency_hz);
+  for (const Mode& m : modes) out.push_back(m.frequency_hz);
   return out;
 }
 
 std::vector<double> ModeFrequencySigmas(const Posture& posture, const Model& model,
-                                        const std::vector<double>& parameters, double max_hz,
+                                        const std::vector<double>& parameters, size_t modes,
                                         const Identifiability& id) {
-  const size_t modes = ModeFrequencies(posture, model, parameters, max_hz).size();
   std::vector<double> out;
   for (const ModeSigma& sigma : PropagateModeSigmas(posture, model, parameters, id))
     if (out.size() < modes) out.push_back(sigma.frequency_hz);
@@ -90,27 +93,30 @@ std::vector<double> ModeFrequencySigmas(const Posture& posture, const Model& mod
 }
 
 void ComputeDrift(const Problem& problem, const Model& model, const std::vector<double>& current,
+                  const std::vector<std::vector<Mode>>& current_modes,
                   const Identifiability& current_id, double cost, const PreviousNight& previous,
                   const FleetDrift& rule, double poor_baseline_factor, FleetRobotOutcome* out) {
   const Identifiability none;
   const Identifiability& before_id = previous.has_identifiability ? previous.identifiability : none;
   out->has_drift = true;
-  for (const ProblemPosture& pp : problem.postures) {
+  for (size_t p = 0; p < problem.postures.size(); ++p) {
+    const ProblemPosture& pp = problem.postures[p];
     const double max_hz = pp.measured.frequency_hz.back();
-    const std::vector<double> now = ModeFrequencies(pp.posture, model, current, max_hz);
+    // Each night's modes analysed once per posture: their frequencies, their 1σ and the pairing
+    // all read the same analysis.
+    const std::vector<Mode>& now_modes = current_modes[p];
+    const std::vector<Mode> before_modes = ModesBelow(pp.posture, model, previous.parameters, max_hz);
+    const std::vector<double> now = FrequenciesOf(now_modes);
     const std::vector<double> now_sigma =
-        ModeFrequencySigmas(pp.posture, model, current, max_hz, current_id);
-    const std::vector<double> before =
-        ModeFrequencies(pp.posture, model, previous.parameters, max_hz);
+        ModeFrequencySigmas(pp.posture, model, current, now.size(), current_id);
+    const std::vector<double> before = FrequenciesOf(before_modes);
     const std::vector<double> before_sigma =
         previous.has_identifiability
-            ? ModeFrequencySigmas(pp.posture, model, previous.parameters, max_hz, before_id)
+            ? ModeFrequencySigmas(pp.posture, model, previous.parameters, before.size(), before_id)
             : std::vector<double>(before.size(), kNaN);
     // Last night's modes paired one to one with tonight's (a mode that left the band, or that
     // no longer has a partner, reads as missing).
-    const std::vector<int> partner =
-        PairModes(ModesBelow(pp.posture, model, previous.parameters, max_hz),
-                  ModesBelow(pp.posture, model, current, max_hz), {0.25, 0.0});
+    const std::vector<int> partner = PairModes(before_modes, now_modes, {0.25, 0.0});
     for (size_t k = 0; k < before.size(); ++k) {
       FleetDriftFrequency d;
       d.posture = pp.posture.name;

@@ -26,22 +26,28 @@ std::vector<Mode> ModesBelow(const Posture& posture, const Model& model,
 std::vector<double> ModeFrequencies(const Posture& posture, const Model& model,
                                     const std::vector<double>& parameters, double max_hz);
 
-// 1σ (Hz) of each of those frequencies, from the covariance of the free parameters in `id`
-// (σ_f² = gᵀ Cov g, g the exact derivatives of the frequency by the parameters); NaN for every
-// mode when the covariance is not finite.
+// 1σ (Hz) of the first `modes` of ModesBelow's modes, from the covariance of the free
+// parameters in `id` (σ_f² = gᵀ Cov g, g the exact derivatives of the frequency by the
+// parameters); NaN for every mode when the covariance is not finite.
 std::vector<double> ModeFrequencySigmas(const Posture& posture, const Model& model,
-                                        const std::vector<double>& parameters, double max_hz,
+                                        const std::vector<double>& parameters, size_t modes,
                                         const Identifiability& id);
 
 // Fills out->drift_parameters and out->drift_frequencies (and has_drift): every parameter of the
 // model, and every mode of the previous parameters per posture of the problem against the nearest
-// current mode. `current_id` is tonight's identifiability report at `current`, whose fit has
-// `cost`. When the previous result's cost is above `poor_baseline_factor` × `cost`, the previous
-// night fitted its data far worse than tonight (a local minimum, a bad measurement): nothing is
-// flagged and out->drift_note says why.
+// current mode. `current_modes` are ModesBelow(posture, model, current, the posture's highest
+// line) per posture of the problem (the caller has them already: each analysis is done once).
+// `current_id` is tonight's identifiability report at `current`, whose fit has `cost`. When the
+// previous result's cost is above `poor_baseline_factor` × `cost`, the previous night fitted its
+// data far worse than tonight (a local minimum, a bad measurement): nothing is flagged and
+// out->drift_note says why.
 void ComputeDrift(const Problem& problem, const Model& model, const std::vector<double>& current,
+                  const std::vector<std::vector<Mode>>& current_modes,
                   const Identifiability& current_id, double cost, const PreviousNight& previous,
                   const FleetDrift& rule, double poor_baseline_factor, FleetRobotOutcome* out);
+
+// The frequencies of `modes`, in order.
+std::vector<double> FrequenciesOf(const std::vector<Mode>& modes);
 
 // The rule as the outputs state it.
 nlohmann::ordered_json DriftRuleJson(const FleetDrift& rule);

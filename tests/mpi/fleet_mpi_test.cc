@@ -96,7 +96,8 @@ void ExpectSameBytesButTimings(const std::string& a, const std::string& b) {
 // Everything of summary.json and drift.json but what names or times the run.
 nlohmann::json WithoutRunSpecifics(nlohmann::json j) {
   for (const char* key : {"run_id", "started_utc", "run_dir", "ranks", "wall_seconds",
-                          "drive_seconds", "evaluator_seconds", "rounds", "resumed_at_evaluations"})
+                          "drive_seconds", "evaluator_seconds", "stage_seconds", "rounds",
+                          "resumed_at_evaluations"})
     j.erase(key);
   for (auto& robot : j["robots"])
     if (robot.contains("result"))

@@ -115,6 +115,22 @@ struct FleetRobotOutcome {
 
 inline constexpr double kFleetHighCostFactor = 10.0;
 
+// Where a night's wall time went, stage by stage (this process; seconds). The stages run one
+// after the other, so their sum is at most FleetReport::wall_seconds; what is left is the time
+// between them. fit and fallback are the two passes of the fitting loop (drive_seconds, and the
+// evaluator's creation and a resumed run's checkpoint reading before it); an MPI run's ranks
+// wait for each other in them. Rank 0 reports its own stages.
+struct FleetStageSeconds {
+  double load = 0.0;          // manifest, models, configurations, previous results, FRF files
+  double check_inputs = 0.0;  // no output is an input; the fingerprint of every input file
+  double fit = 0.0;           // the first pass: every robot in one batched drive
+  double fallback = 0.0;      // the second pass: the untrusted warm results refitted cold
+  double results = 0.0;       // <robot>.h5 and each robot's modal frequencies
+  double drift = 0.0;         // each warm robot's changes since its previous night
+  double reports = 0.0;       // <robot>.html and index.html
+  double summary = 0.0;       // drift.json, drift.txt, summary.csv (summary.json, last, is not in)
+};
+
 struct FleetReport {
   std::string run_id;
   // When the run started (a resumed run: when its first part did), ISO 8601 UTC:
@@ -133,11 +149,12 @@ struct FleetReport {
   std::int64_t evaluations = 0;           // all robots, this process and any resumed part
   std::int64_t resumed_at_evaluations = -1;  // -1: not resumed from a checkpoint
   std::int64_t rounds = 0;                // evaluator calls made by this process
-  double wall_seconds = 0.0;              // this process
+  double wall_seconds = 0.0;              // this process, up to summary.json
   double drive_seconds = 0.0;             // inside DriveFits, this process
   // Of drive_seconds, inside the evaluator (the rest is the optimisers, packing, checkpoints and
   // progress on the host: what a faster evaluator cannot shorten).
   double evaluator_seconds = 0.0;
+  FleetStageSeconds stage_seconds;  // this process
   int ok() const;
   int skipped() const;
 };

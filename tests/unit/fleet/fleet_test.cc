@@ -749,6 +749,23 @@ TEST_F(FleetTest, FleetWarmNightRefinesThePreviousResultsByLeastSquares) {
   // The rounds count the least-squares calls too (the GA's initial population is one round).
   EXPECT_GT(second["rounds"].get<long long>(), 10);
   EXPECT_GT(second["evaluator_seconds"].get<double>(), 0.0);
+  // The night's time by stage (what --json prints too): every stage named, none negative,
+  // together within the wall time, and the fitting loop within the two passes of the fit.
+  const nlohmann::json& stages = second["stage_seconds"];
+  double sum = 0.0;
+  for (const char* stage :
+       {"load", "check_inputs", "fit", "fallback", "results", "drift", "reports", "summary"}) {
+    ASSERT_TRUE(stages.contains(stage)) << stages.dump();
+    EXPECT_GE(stages[stage].get<double>(), 0.0) << stage;
+    sum += stages[stage].get<double>();
+  }
+  EXPECT_EQ(stages.size(), 8u) << stages.dump();
+  EXPECT_LE(sum, second["wall_seconds"].get<double>() + 1e-9) << stages.dump();
+  EXPECT_LE(second["drive_seconds"].get<double>(),
+            stages["fit"].get<double>() + stages["fallback"].get<double>() + 1e-9);
+  EXPECT_GT(stages["load"].get<double>(), 0.0);
+  EXPECT_GT(stages["results"].get<double>(), 0.0);
+  EXPECT_GT(stages["reports"].get<double>(), 0.0);
   // The index says how each robot started and shows the parameters across the fleet.
   const std::string index = ReadText(Path("runs/night2/index.html"));
   EXPECT_NE(index.find("<td class=\"start\">warm</td>"), std::string::npos);

@@ -1,0 +1,80 @@
+// The stages of a fleet night after the fitting loop that concern each robot alone
+// (fleet_night.h): its result kept and written to <robot>.h5 with its outcome and fitted modes,
+// then its drift since the previous night. Both run on every thread; each robot's work depends on
+// its own fit only.
+#include <mutex>
+
+#include "frfit/fit/fit_result.h"
+#include "src/fleet/fleet_drift.h"
+#include "src/fleet/fleet_night.h"
+
+namespace frfit {
+namespace {
+
+// A fallback keeps the cold refit unless it ended clearly above the warm result: the warm one was
+// not trusted, and where both found the same minimum (their costs within the agreement
+// tolerance; with noise weights each under weights from its own point) the cold one stands.
+bool KeepsColdRun(const FleetRobotFit& r) {
+  return r.cold_run &&
+         r.cold_run->best_cost() <=
+             r.run->best_cost() * (1.0 + r.options.levenberg_marquardt.agreement_tolerance);
+}
+
+void WriteRobotResult(const FleetNight& night, FleetRobotFit* r, FleetRobotOutcome* out) {
+  const bool cold = KeepsColdRun(*r);
+  const FitRun& run = cold ? *r->cold_run : *r->run;
+  FitResult result = AssembleFitResult(r->problem, cold ? *r->cold_map : *r->map, run,
+                                       cold ? r->cold_options : r->options);
+  result.backend_given = night.options->backend_given;
+  result.backend_used = night.report.backend;
+  result.wall_seconds = run.ga_seconds() + run.nm_seconds() + run.lm_seconds();
+  out->result_file = (night.run_dir / (out->name + ".h5")).string();
+  {
+    const std::lock_guard<std::mutex> lock(Hdf5Lock());
+    WriteFitResult(out->result_file, result);
+  }
+  out->status = "ok";
+  out->cost = result.cost;
+  out->evaluations = r->run->evaluations() + (r->cold_run ? r->cold_run->evaluations() : 0);
+  out->cycles = result.cycles;
+  out->termination = result.termination;
+  out->model_check = result.model_check.verdict();
+  out->model_check_reasons = result.model_check.reasons;
+  out->parameter_names = result.parameter_names;
+  out->parameter_units = result.parameter_units;
+  out->parameters = result.parameters;
+  if (r->cold_run) {
+    out->fell_back = true;
+    out->fallback = {r->fallback_reason, r->run->best_cost(), r->run->evaluations(), !cold};
+  }
+  // The fitted modes up to each posture's highest line, analysed once: the outcome lists their
+  // frequencies and the drift compares them.
+  for (const ProblemPosture& pp : r->problem.postures) {
+    r->modes.push_back(
+        ModesBelow(pp.posture, *r->model, result.parameters, pp.measured.frequency_hz.back()));
+    out->modal_frequencies_hz.emplace_back(pp.posture.name, FrequenciesOf(r->modes.back()));
+  }
+  r->identifiability = std::move(result.identifiability);
+}
+
+}  // namespace
+
+void WriteRobotResults(FleetNight* night) {
+  ForEachRobot(night->ready.size(), night->threads, [&](size_t k) {
+    FleetRobotFit& r = *night->ready[k];
+    WriteRobotResult(*night, &r, &night->report.robots[r.index]);
+  });
+}
+
+void AssessDrift(FleetNight* night) {
+  const FleetManifest& manifest = night->manifest;
+  ForEachRobot(night->ready.size(), night->threads, [&](size_t k) {
+    const FleetRobotFit& r = *night->ready[k];
+    if (!r.previous) return;
+    FleetRobotOutcome& out = night->report.robots[r.index];
+    ComputeDrift(r.problem, *r.model, out.parameters, r.modes, r.identifiability, out.cost,
+                 *r.previous, manifest.drift, manifest.warm_start.max_cost_over_previous, &out);
+  });
+}
+
+}  // namespace frfit
