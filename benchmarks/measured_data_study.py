@@ -43,6 +43,8 @@ import h5py
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from make_static_tests import write_static_tests  # noqa: E402  (tools/, beside this script's repo)
 
 FAMILIES = {
     "kuka": {"dir": "datasets/kuka_kr90", "postures": ["milling", "reach", "folded"],
@@ -139,26 +141,6 @@ def modes(frfit, model, posture, q, params):
     return [(m["frequency_hz"], m["damping_ratio"]) for m in json.loads(out)["modes"] if m["frequency_hz"] < 30.5]
 
 
-def static_tests(frfit, model, params, postures, force, std, rng, path):
-    """A frfit-static-1 file: at each posture a force along x, y, z of the tool tip, the tool tip's
-    displacement from the static compliance of `model` (receptance at 0 Hz) plus N(0, std)."""
-    lines = ["format: frfit-static-1", "tests:"]
-    for p in postures:
-        out = path + f".{p}.h5"
-        run([frfit, "simulate", "--model", model, "--posture", p, "--params", params, "--band", "0:0:1",
-             "--format", "receptance", "--out", out])
-        with h5py.File(out, "r") as f:
-            compliance = f["H"][0, :, :, 0]  # m/N; real at 0 Hz
-        for axis in range(3):
-            f_n = [0.0, 0.0, 0.0]
-            f_n[axis] = force
-            d = compliance @ np.array(f_n) + rng.normal(0.0, std, 3)
-            lines.append(f"  - {{posture: {p}, force: {{n: {f_n}}}, "
-                         f"displacement: {{m: [{d[0]:.9e}, {d[1]:.9e}, {d[2]:.9e}], std_m: {std}}}}}")
-    open(path, "w").write("\n".join(lines) + "\n")
-    return path
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--family", default="kuka", choices=FAMILIES)
@@ -222,10 +204,9 @@ def main():
         result = os.path.join(work, f"fit{t}.h5")
         static = []
         if args.static:
-            static = ["--static", static_tests(frfit, truth_model, sim_params, args.static.split(","),
-                                               args.static_force, args.static_std,
-                                               np.random.default_rng(1000 * args.seed + t),
-                                               os.path.join(work, f"static{t}.yaml"))]
+            static = ["--static", write_static_tests(frfit, truth_model, sim_params, args.static.split(","),
+                                                     args.static_force, args.static_std, 1000 * args.seed + t,
+                                                     os.path.join(work, f"static{t}.yaml"))]
         fit = json.loads(run([frfit, "fit", "--model", model, "--frf", ",".join(files), "--config", config,
                               "--seed", "1", "--json", "--out", result] + static).stdout)
         par = fit["parameters"]

@@ -28,3 +28,9 @@ for posture in milling reach; do
     --params datasets/six_axis_18dof/params_truth.yaml --band 0.2:40:0.2 --format inertance \
     --out "datasets/six_axis_18dof/frf_${posture}_inertance.h5"
 done
+# Static deflection tests of the KUKA robot (docs/static-tests.md): 1 kN along x, y, z at the tool
+# tip at its three postures, 1 µm noise (numpy, h5py).
+python3 tools/make_static_tests.py --frfit "$frfit" --model datasets/kuka_kr90/model.yaml \
+  --params datasets/kuka_kr90/params_from34.yaml --postures milling,reach,folded --std 1e-6 --seed 1 \
+  --description "1 kN along x, y, z at the tool tip at three postures, 1 µm; tools/make_static_tests.py --seed 1 from params_from34.yaml" \
+  --out datasets/kuka_kr90/static_tests.yaml

@@ -102,6 +102,14 @@ int RunConvert(int argc, char** argv) {
     if (args.Has("posture") && args.Get("posture") != set.posture)
       throw Error(in, "posture", "the FRF set is for posture '" + set.posture + "', not '" +
                                      args.Get("posture") + "'");
+    // The writer gives every record one node for response and reference alike (the sensor);
+    // a set between other points would come back as tool-tip data.
+    if (!set.response_frame.empty() || !set.excitation_frame.empty())
+      throw Error(in, "/@response_frame",
+                  "a set measured between frames '" + set.response_frame + "' and '" +
+                      set.excitation_frame +
+                      "' cannot be written to UFF yet: its records would name the sensor node "
+                      "for both points");
     if (format) set = ConvertFormat(set, *format);
     uff::WriteFrfSet(out, set, args.Flag("binary"), node);
     report["direction"] = args.Flag("binary") ? "hdf5->uff58b" : "hdf5->uff58";

@@ -487,6 +487,8 @@ FrfSet ToFrfSet(const File& file, const ToFrfOptions& options) {
   }
   WarnConversions(src, scaled, flipped, *format);
   AddCoherences(src, coherences, used, options, first, &set);
+  set.response_frame = options.mapping.response_frame;
+  set.excitation_frame = options.mapping.excitation_frame;
   set.provenance = {{"source_file", src},
                     {"source_format", "UFF dataset 58"},
                     {"uff_records", records},

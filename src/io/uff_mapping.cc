@@ -9,12 +9,17 @@ namespace frfit::uff {
 Mapping ReadMapping(const std::string& path) {
   const YAML::Node root = YamlReader::LoadFile(path);
   const YamlReader r(path);
-  r.RequireMap(root, "", {"sensor_node", "excitation_node", "directions", "records", "averages"});
+  r.RequireMap(root, "", {"sensor_node", "excitation_node", "response_frame", "excitation_frame",
+                          "directions", "records", "averages"});
   Mapping m = DefaultMapping();
   m.source = path;
   if (r.Has(root, "sensor_node")) m.sensor_node = r.Integer(root["sensor_node"], "sensor_node");
   if (r.Has(root, "excitation_node"))
     m.excitation_node = r.Integer(root["excitation_node"], "excitation_node");
+  if (r.Has(root, "response_frame"))
+    m.response_frame = r.String(root["response_frame"], "response_frame");
+  if (r.Has(root, "excitation_frame"))
+    m.excitation_frame = r.String(root["excitation_frame"], "excitation_frame");
   if (r.Has(root, "directions")) {
     const YAML::Node d = root["directions"];
     if (!d.IsMap()) r.Fail(d, "directions", "expected a mapping {direction code: axis}");

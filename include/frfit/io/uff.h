@@ -87,6 +87,9 @@ std::string DatasetName(int number);
 struct Mapping {
   std::optional<long> sensor_node;      // response node; default: the one node the records use
   std::optional<long> excitation_node;  // reference node; default: sensor_node
+  // The model frames those nodes are (FrfSet::response_frame / excitation_frame); "" = the
+  // sensor. A roving-point campaign maps each file's nodes to its frames (docs/multi-point.md).
+  std::string response_frame, excitation_frame;
   // Direction code → (axis 0..2, sign ±1). Default: ±1/±2/±3 → ±x/±y/±z.
   std::map<int, std::pair<int, int>> directions;
   std::vector<int> records;  // 1-based dataset-58 record numbers to use; empty: all
@@ -94,7 +97,7 @@ struct Mapping {
   std::string source;        // mapping file, for messages
 };
 Mapping DefaultMapping();
-// YAML: sensor_node, excitation_node, directions {code: "+x"|"-z"|...}, records [..], averages.
+// YAML: sensor_node, excitation_node, response_frame, excitation_frame, directions {code: "+x"|"-z"|...}, records [..], averages.
 Mapping ReadMapping(const std::string& path);
 
 // Units of an FRF ordinate as the file states them.

@@ -147,6 +147,22 @@ TEST_F(UffCli, NonAsciiHeaderConvertsWithAMapping) {
   EXPECT_EQ(s.at(5, 2, 2), std::complex<double>(3.75037, 2.93363));
 }
 
+// A roving-point file: the mapping names the model frames its nodes are, and the set keeps them;
+// the way back to UFF, which would name the sensor node for both points, is refused.
+TEST_F(UffCli, AMappingNamesTheFramesOfARovingPoint) {
+  ASSERT_EQ(Run({"convert", kFrf, Path("a.uff")}).status, 0);
+  std::ofstream(Path("map.yaml")) << "response_frame: joint3\nexcitation_frame: sensor\n";
+  const Result r = Run({"convert", Path("a.uff"), Path("a.h5"), "--posture", "milling",
+                        "--mapping", Path("map.yaml")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const FrfSet s = ReadFrfSet(Path("a.h5"));
+  EXPECT_EQ(s.response_frame, "joint3");
+  EXPECT_EQ(s.excitation_frame, "sensor");
+  const Result back = Run({"convert", Path("a.h5"), Path("b.uff")});
+  EXPECT_NE(back.status, 0);
+  EXPECT_NE(back.err.find("cannot be written to UFF"), std::string::npos) << back.err;
+}
+
 TEST_F(UffCli, BadInputLeavesNoFile) {
   const std::string good = ReadText(kUff + "non_ascii_header.uff");
   auto write = [&](const std::string& name, const std::string& text) {
