@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "frfit/cost/problem.h"
+#include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/load_problem.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/model/joint_coefficients.h"
@@ -97,6 +99,37 @@ inline std::vector<std::vector<double>> ReferenceJacobian(const Problem& problem
     }
   }
   return jac;
+}
+
+}  // namespace frfit::test
+
+namespace frfit::test {
+
+// What the cpu evaluator computes for one point u of a problem: the normal-equation terms (cost,
+// g, the upper triangle of A; kernels/line_normal.h) and the cost of the cost path, with their
+// statuses — the side the tests above hold against the reference.
+struct EvaluatorTerms {
+  std::vector<double> normal;
+  EvalStatus normal_status = EvalStatus::kOk;
+  double cost = 0.0;
+  EvalStatus cost_status = EvalStatus::kOk;
+};
+
+inline EvaluatorTerms EvaluateTermsAt(const Problem& problem, const ParameterMap& map,
+                                      const std::vector<double>& u) {
+  const std::vector<std::vector<double>> q = PostureCoordinates(problem);
+  std::vector<double> coefficients, sensitivities;
+  map.AppendCoefficients(u, q, &coefficients);
+  map.AppendSensitivities(u, q, &sensitivities);
+  auto evaluator = CreateCpuEvaluator(1);
+  evaluator->SetProblems({Pack(problem)});
+  const int one = 1, dim = map.dim();
+  EvaluatorTerms out;
+  out.normal.assign(NormalTermCount(dim), 0.0);
+  evaluator->EvaluateNormalEquations({{&one, 1}, {&dim, 1}, coefficients, sensitivities},
+                                     out.normal, {&out.normal_status, 1});
+  evaluator->Evaluate({&one, 1}, coefficients, {&out.cost, 1}, {&out.cost_status, 1});
+  return out;
 }
 
 }  // namespace frfit::test

@@ -80,21 +80,10 @@ TEST_P(MultiPointNormalEquations, MatchCentralDifferencesOfTheDenseSolve) {
   const int dim = map.dim();
   std::vector<double> u(dim);
   for (int j = 0; j < dim; ++j) u[j] = 0.35 + 0.05 * j;
-  const std::vector<std::vector<double>> q = PostureCoordinates(problem);
-  std::vector<double> coefficients, sensitivities;
-  map.AppendCoefficients(u, q, &coefficients);
-  map.AppendSensitivities(u, q, &sensitivities);
-  auto evaluator = CreateCpuEvaluator(1);
-  evaluator->SetProblems({Pack(problem)});
-  const int one = 1;
-  std::vector<double> normal(NormalTermCount(dim));
-  EvalStatus status;
-  evaluator->EvaluateNormalEquations({{&one, 1}, {&dim, 1}, coefficients, sensitivities}, normal,
-                                     {&status, 1});
-  ASSERT_EQ(status, EvalStatus::kOk);
-  double cost = 0.0;
-  evaluator->Evaluate({&one, 1}, coefficients, {&cost, 1}, {&status, 1});
-  EXPECT_EQ(normal[0], cost);
+  const test::EvaluatorTerms terms = test::EvaluateTermsAt(problem, map, u);
+  ASSERT_EQ(terms.normal_status, EvalStatus::kOk);
+  const std::vector<double>& normal = terms.normal;
+  EXPECT_EQ(normal[0], terms.cost);
 
   const test::ReferenceResiduals base = test::ComputeReferenceResiduals(problem, map, u);
   const std::vector<std::vector<double>> jac = test::ReferenceJacobian(problem, map, u, 1e-6);

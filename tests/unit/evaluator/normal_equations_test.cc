@@ -81,24 +81,11 @@ TEST_P(NormalEquations, MatchCentralDifferencesOfAnIndependentResidual) {
   std::vector<double> u(dim);
   for (double& v : u) v = 0.2 + 0.6 * std::uniform_real_distribution<double>(0, 1)(rng);
 
-  const std::vector<std::vector<double>> q = PostureCoordinates(problem);
-  std::vector<double> coefficients, sensitivities;
-  map.AppendCoefficients(u, q, &coefficients);
-  map.AppendSensitivities(u, q, &sensitivities);
-  auto evaluator = CreateCpuEvaluator(1);
-  evaluator->SetProblems({Pack(problem)});
-  const int one = 1;
-  std::vector<double> normal(NormalTermCount(dim));
-  EvalStatus status;
-  evaluator->EvaluateNormalEquations({{&one, 1}, {&dim, 1}, coefficients, sensitivities}, normal,
-                                     {&status, 1});
-  ASSERT_EQ(status, EvalStatus::kOk);
-
+  const test::EvaluatorTerms terms = test::EvaluateTermsAt(problem, map, u);
+  ASSERT_EQ(terms.normal_status, EvalStatus::kOk);
+  const std::vector<double>& normal = terms.normal;
   // The cost term is Evaluate's cost, bit for bit.
-  double cost = 0.0;
-  EvalStatus cost_status;
-  evaluator->Evaluate({&one, 1}, coefficients, {&cost, 1}, {&cost_status, 1});
-  EXPECT_EQ(normal[0], cost);
+  EXPECT_EQ(normal[0], terms.cost);
 
   // The reference: r(u), J by central differences, then F = rᵀr, g = Jᵀr, A = JᵀJ.
   const test::ReferenceResiduals base = test::ComputeReferenceResiduals(problem, map, u);
@@ -188,21 +175,10 @@ TEST_P(RobustNormalEquations, MatchTheRobustCostOfAnIndependentResidual) {
   const int dim = map.dim();
   std::vector<double> u(dim);
   for (int j = 0; j < dim; ++j) u[j] = 0.3 + 0.07 * j;
-  const std::vector<std::vector<double>> q = PostureCoordinates(problem);
-  std::vector<double> coefficients, sensitivities;
-  map.AppendCoefficients(u, q, &coefficients);
-  map.AppendSensitivities(u, q, &sensitivities);
-  auto evaluator = CreateCpuEvaluator(1);
-  evaluator->SetProblems({Pack(problem)});
-  const int one = 1;
-  std::vector<double> normal(NormalTermCount(dim));
-  EvalStatus status;
-  evaluator->EvaluateNormalEquations({{&one, 1}, {&dim, 1}, coefficients, sensitivities}, normal,
-                                     {&status, 1});
-  ASSERT_EQ(status, EvalStatus::kOk);
-  double cost = 0.0;
-  evaluator->Evaluate({&one, 1}, coefficients, {&cost, 1}, {&status, 1});
-  EXPECT_EQ(normal[0], cost);
+  const test::EvaluatorTerms terms = test::EvaluateTermsAt(problem, map, u);
+  ASSERT_EQ(terms.normal_status, EvalStatus::kOk);
+  const std::vector<double>& normal = terms.normal;
+  EXPECT_EQ(normal[0], terms.cost);
 
   const int per_entry = c.type == CostType::kLogMagnitude ? 1 : 2;
   const double c2 = 0.25;

@@ -20,6 +20,7 @@
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/kinematics.h"
+#include "reference_residuals.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -154,17 +155,9 @@ TEST_F(StaticSets, NormalEquationsMatchCentralDifferencesOfTheCost) {
   AddStaticTests(tests, &problem);
   const int dim = map_.dim();
   std::vector<double> u = map_.ToU(parameters);
-  std::vector<double> coefficients, sensitivities;
-  map_.AppendCoefficients(u, PostureCoordinates(problem), &coefficients);
-  map_.AppendSensitivities(u, PostureCoordinates(problem), &sensitivities);
-  auto evaluator = CreateCpuEvaluator(1);
-  evaluator->SetProblems({Pack(problem)});
-  const int one = 1;
-  std::vector<double> normal(NormalTermCount(dim));
-  EvalStatus status;
-  evaluator->EvaluateNormalEquations({{&one, 1}, {&dim, 1}, coefficients, sensitivities}, normal,
-                                     {&status, 1});
-  ASSERT_EQ(status, EvalStatus::kOk);
+  const test::EvaluatorTerms terms = test::EvaluateTermsAt(problem, map_, u);
+  ASSERT_EQ(terms.normal_status, EvalStatus::kOk);
+  const std::vector<double>& normal = terms.normal;
   int stiffnesses = 0;
   for (int j = 0; j < dim; ++j) {
     std::vector<double> up = u, down = u;
