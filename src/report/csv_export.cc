@@ -277,6 +277,42 @@ CsvTable PostureFrfTable(const ReportPosture& p, const std::string& file_name) {
 
 }  // namespace
 
+// The static deflection tests (frfit fit --static): one row per test, in its frames' axes.
+CsvTable StaticTestTable(const ReportData& d) {
+  CsvTable t("static_tests.csv",
+             "one row per static deflection test: force (N, force frame's axes), measured and "
+             "fitted displacement with its 1σ (m, displacement frame's axes), chi2 of the three "
+             "components; an empty frame is the sensor");
+  std::vector<std::string> source, posture, force_frame, frame;
+  std::array<std::vector<double>, 3> force, measured, fitted, std_m;
+  std::vector<double> chi2;
+  for (const StaticTestResult& s : d.static_tests) {
+    source.push_back(s.source);
+    posture.push_back(s.posture);
+    force_frame.push_back(s.force_frame);
+    frame.push_back(s.displacement_frame);
+    double c = 0.0;
+    for (int i = 0; i < 3; ++i) {
+      force[i].push_back(s.force_n[i]);
+      measured[i].push_back(s.measured_m[i]);
+      fitted[i].push_back(s.fitted_m[i]);
+      std_m[i].push_back(s.std_m[i]);
+      c += std::pow((s.fitted_m[i] - s.measured_m[i]) / s.std_m[i], 2);
+    }
+    chi2.push_back(c);
+  }
+  t.AddColumn("source", source);
+  t.AddColumn("posture", posture);
+  t.AddColumn("force_frame", force_frame);
+  t.AddColumn("displacement_frame", frame);
+  const char* axis = "xyz";
+  for (const auto& [prefix, values] : std::vector<std::pair<std::string, const std::array<std::vector<double>, 3>*>>{
+           {"force_n_", &force}, {"measured_m_", &measured}, {"fitted_m_", &fitted}, {"std_m_", &std_m}})
+    for (int i = 0; i < 3; ++i) t.AddNumberColumn(prefix + axis[i], (*values)[i]);
+  t.AddNumberColumn("chi2", chi2);
+  return t;
+}
+
 std::vector<CsvTable> FitResultTables(const ReportData& d) {
   std::vector<CsvTable> tables;
   tables.push_back(ParameterTable(d));
@@ -285,6 +321,7 @@ std::vector<CsvTable> FitResultTables(const ReportData& d) {
   for (const ReportPosture& p : d.postures) any_mac = any_mac || !p.mac_fitted_hz.empty();
   if (any_mac) tables.push_back(MacTable(d));
   if (d.has_identifiability) AddIdentifiabilityTables(d.identifiability, &tables);
+  if (!d.static_tests.empty()) tables.push_back(StaticTestTable(d));
   // Posture names that differ only in characters a file name drops ("a b", "a_b") get "_2", ….
   std::set<std::string> used;
   for (const ReportPosture& p : d.postures) {

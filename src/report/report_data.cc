@@ -48,6 +48,41 @@ void RequireDims(const Hdf5File& f, const std::string& name, const std::vector<h
   throw Error(f.path(), name, "expected shape " + text(expected) + ", got " + text(dims));
 }
 
+// /static_tests as WriteFitResult writes it: strings [t], numbers [t][3].
+std::vector<StaticTestResult> ReadStaticTests(const Hdf5File& f) {
+  const std::string g = "/static_tests";
+  const std::vector<std::string> source = f.ReadStrings(g + "/source");
+  const std::vector<std::string> posture = f.ReadStrings(g + "/posture");
+  const std::vector<std::string> force_frame = f.ReadStrings(g + "/force_frame");
+  const std::vector<std::string> frame = f.ReadStrings(g + "/displacement_frame");
+  const size_t t = source.size();
+  for (const auto* names : {&posture, &force_frame, &frame})
+    if (names->size() != t)
+      throw Error(f.path(), g, "expected " + std::to_string(t) + " names per list");
+  auto rows = [&](const std::string& name) {
+    std::vector<hsize_t> dims;
+    const std::vector<double> v = f.ReadDoubles(g + "/" + name, 2, &dims);
+    RequireDims(f, g + "/" + name, dims, {t, 3});
+    return v;
+  };
+  const std::vector<double> force = rows("force_n"), measured = rows("measured_m"),
+                            fitted = rows("fitted_m"), std_m = rows("std_m");
+  std::vector<StaticTestResult> out(t);
+  for (size_t k = 0; k < t; ++k) {
+    out[k].source = source[k];
+    out[k].posture = posture[k];
+    out[k].force_frame = force_frame[k];
+    out[k].displacement_frame = frame[k];
+    for (int i = 0; i < 3; ++i) {
+      out[k].force_n[i] = force[3 * k + i];
+      out[k].measured_m[i] = measured[3 * k + i];
+      out[k].fitted_m[i] = fitted[3 * k + i];
+      out[k].std_m[i] = std_m[3 * k + i];
+    }
+  }
+  return out;
+}
+
 ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   const std::string g = "/postures/" + name;
   ReportPosture p;
@@ -173,6 +208,7 @@ ReportData ReadReportData(const std::string& path) {
   if (d.has_identifiability) d.identifiability = ReadIdentifiability(f, "/identifiability");
   d.has_model_check = f.Exists("/model_check");
   if (d.has_model_check) d.model_check = ReadModelCheck(f, "/model_check");
+  if (f.Exists("/static_tests")) d.static_tests = ReadStaticTests(f);
   return d;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "frfit/fit/fit_result.h"
 #include "frfit/fit/identifiability.h"
 #include "frfit/fit/model_check.h"
 
@@ -75,6 +76,7 @@ struct ReportData {
   Identifiability identifiability;
   bool has_model_check = false;  // results written before the model check have none
   ModelCheck model_check;
+  std::vector<StaticTestResult> static_tests;  // frfit fit --static; empty without
 };
 
 // Reads a fit result file completely. Throws Error naming `path` (and the object) when the file is

@@ -185,14 +185,24 @@ TEST_F(StaticCli, FitReportsEveryTestAndRefusesStructuralDamping) {
                                    "displacement: {m: [1.0e-4, 0, -2.0e-4], std_m: 1.0e-6}}\n";
   const test::CliResult r =
       Run({"fit", "--model", model, "--frf", kData + "paper_3dof/frf_milling_inertance.h5",
-           "--config", kData + "paper_3dof/fit.yaml", "--static", Path("s.yaml"), "--json"});
+           "--config", kData + "paper_3dof/fit.yaml", "--static", Path("s.yaml"), "--json",
+           "--out", Path("r.h5")});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["static_tests"].size(), 1u);
   EXPECT_EQ(j["static_tests"][0]["posture"], "milling");
   EXPECT_EQ(j["static_tests"][0]["measured_m"][2].get<double>(), -2.0e-4);
-  EXPECT_GT(j["static_tests"][0]["chi2"].get<double>(), 0.0);
+  const double chi2 = j["static_tests"][0]["chi2"].get<double>();
+  EXPECT_GT(chi2, 0.0);
   EXPECT_EQ(j["postures"].size(), 1u) << "the static test is not an FRF set";
+  // The result keeps the tests: frfit export writes them with the same χ².
+  ASSERT_EQ(Run({"export", Path("r.h5"), "--csv", Path("csv")}).status, 0);
+  const std::string table = test::ReadText(Path("csv/static_tests.csv"));
+  const std::string last = table.substr(table.rfind(',') + 1);
+  EXPECT_NEAR(std::stod(last), chi2, 1e-12 * chi2) << table;
+  EXPECT_NE(table.find("s.yaml tests[0] (line 3),milling,,,0,0,1000,1e-04,0,-2e-04"),
+            std::string::npos)
+      << table;
 
   std::string text = test::ReadText(model);
   text.replace(text.find("damping_model: viscous"), 22, "damping_model: structural");
