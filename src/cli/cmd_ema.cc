@@ -198,9 +198,16 @@ int RunEma(int argc, char** argv) {
               set.posture.c_str(), ToString(set.format).c_str(), UnitsOf(set.format).c_str(),
               r.measured.num_lines(), r.band_min_hz, r.band_max_hz);
   std::printf("method: %s\n", DescribeMethod(r).c_str());
+  // A multi-point set's shapes are the response at its response point (docs/multi-point.md).
+  if (!set.response_frame.empty() || !set.excitation_frame.empty())
+    std::printf("points: response at frame %s, excitation at frame %s: the shapes are the "
+                "response point's\n",
+                set.response_frame.empty() ? "sensor" : set.response_frame.c_str(),
+                set.excitation_frame.empty() ? "sensor" : set.excitation_frame.c_str());
   std::printf(
       "  mode  frequency [Hz]    1σ [Hz]  damping [%%]   1σ [%%]  stable poles  from order  "
-      "explains [%%]    MPC  MPD [°]   |sensor shape| x y z\n");
+      "explains [%%]    MPC  MPD [°]   |%s shape| x y z\n",
+      set.response_frame.empty() ? "sensor" : set.response_frame.c_str());
   for (size_t k = 0; k < r.modes.size(); ++k) {
     const EmaMode& m = r.modes[k];
     std::printf("  %4zu  %14.4f  %9.2g  %11.3f  %7.2g  %12d  %10d  %12.1f  %5.3f  %7.1f  ", k + 1,

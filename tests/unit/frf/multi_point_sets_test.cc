@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "frfit/fit/load_problem.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/kinematics.h"
@@ -42,7 +44,7 @@ class MultiPointSets : public test::TempDirTest {
   FrfSet SynthesizeAt(const std::string& response, const std::string& excitation) const {
     const MeasurementPoints points = PointsAt(model_, posture_, response, excitation, "test");
     return Synthesize(posture_, Coefficients(model_, model_.InitialParameters(), posture_.q),
-                      MakeBand(1, 40, 0.5, "test"), FrfFormat::kInertance, points);
+                      MakeBand(1, 40, 0.1, "test"), FrfFormat::kInertance, points);
   }
   Model model_;
   Posture posture_;
@@ -159,6 +161,27 @@ TEST_F(MultiPointSets, AProblemKeepsEachSetsPoints) {
   unresolved.postures[1].points = {};
   const std::string message = test::ErrorOf([&] { Pack(unresolved); });
   EXPECT_NE(message.find("measurement frames"), std::string::npos) << message;
+}
+
+// frfit ema on a transfer set finds the model's modes and says whose shapes they are.
+TEST_F(MultiPointSets, EmaOnATransferSetNamesItsResponsePoint) {
+  WriteFrfSet(Path("joint3.h5"), SynthesizeAt("joint3", "sensor"));
+  const test::CliResult r = Run({"ema", Path("joint3.h5"), "--band", "2:30"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("response at frame joint3, excitation at frame sensor"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("|joint3 shape|"), std::string::npos) << r.out;
+  const test::CliResult json = Run({"ema", Path("joint3.h5"), "--band", "2:30", "--json"});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json modes = nlohmann::json::parse(json.out)["modes"];
+  for (const Mode& m : ComputeModes(posture_, Coefficients(model_, model_.InitialParameters(),
+                                                           posture_.q))) {
+    if (m.frequency_hz > 30.0) continue;
+    double nearest = 1e9;
+    for (const auto& e : modes)
+      nearest = std::min(nearest, std::abs(e["frequency_hz"].get<double>() - m.frequency_hz));
+    EXPECT_LT(nearest, 1e-3 * m.frequency_hz) << "the model's mode at " << m.frequency_hz << " Hz";
+  }
 }
 
 }  // namespace
