@@ -14,6 +14,7 @@
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/io/atomic_file.h"
 #include "frfit/io/hdf5_file.h"
 #include "frfit/model/joint_coefficients.h"
 
@@ -204,7 +205,11 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
 }
 
 void WriteFitResult(const std::string& path, const FitResult& r) {
-  Hdf5File f(path, Hdf5File::Mode::kCreate);  // in memory until Save
+  WriteFileAtomically(path, FitResultImage(path, r));
+}
+
+std::string FitResultImage(const std::string& path, const FitResult& r) {
+  Hdf5File f(path, Hdf5File::Mode::kCreate);  // in memory until Image
   {
     f.SetAttribute("/", "frfit_file", "fit_result");
     f.SetAttribute("/", "frfit_version", r.frfit_version);
@@ -316,7 +321,7 @@ void WriteFitResult(const std::string& path, const FitResult& r) {
     }
     if (!r.static_tests.empty()) WriteStaticTests(&f, r.static_tests);
   }
-  f.Save();
+  return f.Image();
 }
 
 FitResult ReadFitResultSummary(const std::string& path) {

@@ -11,6 +11,7 @@
 #include "frfit/report/html_report.h"
 #include "frfit/report/report_data.h"
 #include "src/fleet/fleet_drift.h"
+#include "src/fleet/fleet_file_writer.h"
 #include "src/fleet/fleet_night.h"
 #include "src/fleet/fleet_spread.h"
 
@@ -41,16 +42,17 @@ std::vector<FleetIndexRun::Night> PreviousNights(const FleetManifest& manifest,
   return nights;
 }
 
-// The report shows what the result file holds: it is read back (under the HDF5 lock) and
-// rendered beside the other threads. It lies next to the index.
-void WriteRobotReport(const FleetNight& night, const FleetRobotOutcome& r) {
+// The report shows what the result file holds: it is read back (under the HDF5 lock),
+// rendered beside the other threads and written in the background. It lies next to the index.
+void WriteRobotReport(const FleetNight& night, const FleetRobotOutcome& r,
+                      FleetFileWriter* writer) {
   ReportData data;
   {
     const std::lock_guard<std::mutex> lock(Hdf5Lock());
     data = ReadReportData(r.result_file);
   }
-  WriteTextFileAtomically((night.run_dir / (r.name + ".html")).string(),
-                          RenderReportHtml(data, {"index.html", "fleet index"}));
+  writer->Write((night.run_dir / (r.name + ".html")).string(),
+                RenderReportHtml(data, {"index.html", "fleet index"}));
 }
 
 void WriteIndex(const FleetNight& night) {
@@ -88,9 +90,11 @@ void WriteIndex(const FleetNight& night) {
 
 void WriteReports(const FleetNight& night) {
   const FleetReport& report = night.report;
+  FleetFileWriter writer;
   ForEachRobot(report.robots.size(), night.threads, [&](size_t i) {
-    if (report.robots[i].status == "ok") WriteRobotReport(night, report.robots[i]);
+    if (report.robots[i].status == "ok") WriteRobotReport(night, report.robots[i], &writer);
   });
+  writer.Finish();
   WriteIndex(night);
 }
 

@@ -3,9 +3,12 @@
 // then its drift since the previous night. Both run on every thread; each robot's work depends on
 // its own fit only.
 #include <mutex>
+#include <string>
+#include <utility>
 
 #include "frfit/fit/fit_result.h"
 #include "src/fleet/fleet_drift.h"
+#include "src/fleet/fleet_file_writer.h"
 #include "src/fleet/fleet_night.h"
 
 namespace frfit {
@@ -20,7 +23,8 @@ bool KeepsColdRun(const FleetRobotFit& r) {
              r.run->best_cost() * (1.0 + r.options.levenberg_marquardt.agreement_tolerance);
 }
 
-void WriteRobotResult(const FleetNight& night, FleetRobotFit* r, FleetRobotOutcome* out) {
+void WriteRobotResult(const FleetNight& night, FleetRobotFit* r, FleetRobotOutcome* out,
+                      FleetFileWriter* writer) {
   const bool cold = KeepsColdRun(*r);
   const FitRun& run = cold ? *r->cold_run : *r->run;
   FitResult result = AssembleFitResult(r->problem, cold ? *r->cold_map : *r->map, run,
@@ -29,10 +33,14 @@ void WriteRobotResult(const FleetNight& night, FleetRobotFit* r, FleetRobotOutco
   result.backend_used = night.report.backend;
   result.wall_seconds = run.ga_seconds() + run.nm_seconds() + run.lm_seconds();
   out->result_file = (night.run_dir / (out->name + ".h5")).string();
+  // The file is built under the HDF5 lock and written outside it, in the background: the disk's
+  // wait is no other thread's.
+  std::string image;
   {
     const std::lock_guard<std::mutex> lock(Hdf5Lock());
-    WriteFitResult(out->result_file, result);
+    image = FitResultImage(out->result_file, result);
   }
+  writer->Write(out->result_file, std::move(image));
   out->status = "ok";
   out->cost = result.cost;
   out->evaluations = r->run->evaluations() + (r->cold_run ? r->cold_run->evaluations() : 0);
@@ -60,10 +68,12 @@ void WriteRobotResult(const FleetNight& night, FleetRobotFit* r, FleetRobotOutco
 }  // namespace
 
 void WriteRobotResults(FleetNight* night) {
+  FleetFileWriter writer;
   ForEachRobot(night->ready.size(), night->threads, [&](size_t k) {
     FleetRobotFit& r = *night->ready[k];
-    WriteRobotResult(*night, &r, &night->report.robots[r.index]);
+    WriteRobotResult(*night, &r, &night->report.robots[r.index], &writer);
   });
+  writer.Finish();  // the reports read the files back
 }
 
 void AssessDrift(FleetNight* night) {

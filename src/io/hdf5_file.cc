@@ -115,14 +115,16 @@ Hdf5File::~Hdf5File() {
   if (file_ >= 0) H5Fclose(file_);
 }
 
-void Hdf5File::Save() {
+void Hdf5File::Save() { WriteFileAtomically(path_, Image()); }
+
+std::string Hdf5File::Image() {
   if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error(path_, "", "cannot finish the HDF5 file");
   const ssize_t size = H5Fget_file_image(file_, nullptr, 0);
   if (size < 0) throw Error(path_, "", "cannot finish the HDF5 file");
   std::string image(static_cast<size_t>(size), '\0');
   if (H5Fget_file_image(file_, image.data(), image.size()) != size)
     throw Error(path_, "", "cannot finish the HDF5 file");
-  WriteFileAtomically(path_, image);
+  return image;
 }
 
 bool Hdf5File::Exists(const std::string& object) const {

@@ -82,6 +82,9 @@ FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, con
                             const FitOptions& options);
 
 void WriteFitResult(const std::string& path, const FitResult& result);  // atomic
+// The bytes WriteFitResult writes to `path` (named in errors), for a caller that writes them
+// itself: the fleet builds them under its lock on the HDF5 library and writes them outside it.
+std::string FitResultImage(const std::string& path, const FitResult& result);
 // Reads the parameters, cost and provenance (not the per-posture arrays).
 FitResult ReadFitResultSummary(const std::string& path);
 

@@ -26,6 +26,9 @@ class Hdf5File {
   const std::string& path() const { return path_; }
   // kCreate: writes the file to path() atomically (io/atomic_file.h); throws Error on failure.
   void Save();
+  // kCreate: the finished file's bytes, what Save() writes (for a caller that writes them
+  // itself, e.g. after letting go of a lock held around the HDF5 library).
+  std::string Image();
   bool Exists(const std::string& object) const;
   // Throws Error unless the root attribute frfit_file equals `kind` ("frf_set", "fit_result");
   // `what` names the kind in the message ("an frfit FRF set").
