@@ -57,7 +57,7 @@ py::object Evaluate(PyProblem& p, const DoubleArray& population, const std::stri
     throw Error("evaluate", "population",
                 "expected an array of shape (individuals, " + std::to_string(dim) +
                     ") (Problem.parameter_names), got shape " +
-                    std::string(py::str(py::make_tuple(population.attr("shape")))));
+                    std::string(py::str(population.attr("shape"))));
   if (space != "u" && space != "physical")
     throw Error("evaluate", "space", "expected u or physical, got '" + space + "'");
   const int individuals = one ? 1 : static_cast<int>(population.shape(0));
