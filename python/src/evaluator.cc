@@ -10,6 +10,7 @@
 #include "frfit/fit/fit_passes.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/parameter_map.h"
+#include "frfit/model/joint_coefficients.h"
 
 namespace frfit::python {
 namespace {
@@ -26,6 +27,7 @@ struct PyProblem {
   std::unique_ptr<Evaluator> evaluator;
   std::string evaluator_key;
   std::vector<double> coefficients;  // scratch of a call
+  std::vector<double> fixed_values;  // every parameter, the fixed ones at their configured values
 };
 
 std::shared_ptr<PyProblem> MakeProblem(const std::shared_ptr<Model>& model, const py::object& frf_sets,
@@ -39,6 +41,7 @@ std::shared_ptr<PyProblem> MakeProblem(const std::shared_ptr<Model>& model, cons
   p->problem = ProblemArg(p->model, frf_sets, p->options, source);
   p->posture_q = PostureCoordinates(p->problem);
   p->packed = PackForPass(p->problem, *p->map, 0, {});
+  p->fixed_values = p->map->Physical(p->map->InitialU());
   return p;
 }
 
@@ -74,20 +77,27 @@ py::object Evaluate(PyProblem& p, const DoubleArray& population, const std::stri
       p.evaluator_key = key;
     }
     std::span<const double> u(population.data(), static_cast<size_t>(individuals) * dim);
-    std::vector<double> converted;
-    if (space == "physical") {
-      // Free parameters' physical values to u, the fixed ones at their configured values.
-      std::vector<double> full = p.map->Physical(p.map->InitialU());
-      converted.reserve(u.size());
-      for (int i = 0; i < individuals; ++i) {
-        for (int j = 0; j < dim; ++j) full[p.map->free_indices()[j]] = u[static_cast<size_t>(i) * dim + j];
-        const std::vector<double> row = p.map->ToU(full);
-        converted.insert(converted.end(), row.begin(), row.end());
-      }
-      u = converted;
-    }
     p.coefficients.clear();
-    p.map->AppendCoefficients(u, p.posture_q, &p.coefficients);
+    if (space == "physical") {
+      // The values as given (not clamped to the bounds), the fixed parameters at their configured
+      // values: straight to joint coefficients, without the map through u.
+      std::vector<double> full = p.fixed_values;
+      const std::vector<int>& free = p.map->free_indices();
+      p.coefficients.reserve(static_cast<size_t>(individuals) * p.posture_q.size() *
+                             p.packed.coefficient_stride());
+      for (int i = 0; i < individuals; ++i) {
+        for (int j = 0; j < dim; ++j) full[free[j]] = u[static_cast<size_t>(i) * dim + j];
+        for (const std::vector<double>& q : p.posture_q) {
+          const JointCoefficients c = Coefficients(*p.model, full, q);
+          p.coefficients.insert(p.coefficients.end(), c.stiffness.begin(), c.stiffness.end());
+          p.coefficients.insert(p.coefficients.end(), c.viscous.begin(), c.viscous.end());
+          p.coefficients.insert(p.coefficients.end(), c.hysteretic.begin(), c.hysteretic.end());
+          p.coefficients.push_back(c.mass_proportional);
+        }
+      }
+    } else {
+      p.map->AppendCoefficients(u, p.posture_q, &p.coefficients);
+    }
     const int counts[1] = {individuals};
     p.evaluator->Evaluate(counts, p.coefficients, std::span<double>(costs.mutable_data(), individuals),
                           std::span<EvalStatus>(reinterpret_cast<EvalStatus*>(status.mutable_data()),
@@ -148,7 +158,7 @@ void RegisterEvaluator(py::module_& m) {
         py::arg("return_status") = false,
         "The fit's cost of every individual of a population (individuals × problem.dim, or one "
         "point), in one batched evaluator call: space 'u' (the search space, [0, 1] per "
-        "parameter) or 'physical' (the parameters' values). A singular or non-finite individual "
+        "parameter, clamped to it) or 'physical' (the free parameters' values, used as given). A singular or non-finite individual "
         "costs +inf (status 1 or 2 with return_status). The evaluator is kept with the problem "
         "for the next call with the same backend and threads.");
 }
