@@ -15,6 +15,7 @@
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"
 #include "frfit/report/report_data.h"
+#include "frfit/report/result_problem.h"
 
 namespace frfit::python {
 namespace {
@@ -138,33 +139,6 @@ py::object Fleet(const py::object& manifest, const py::object& out, const std::s
   return FromJson(FleetReportToJson(report));
 }
 
-// The fit's problem as its result file keeps it: each posture's prepared FRFs and weights (as
-// `frfit design` reads it).
-Problem ProblemFromResultFile(const ReportData& data, const ModelPtr& model, const FitOptions& options) {
-  Problem problem;
-  problem.model = model;
-  problem.cost = options.cost;
-  for (const ReportPosture& rp : data.postures) {
-    if (model->FindPosture(rp.name) < 0)
-      throw Error(data.result_file, "/postures/" + rp.name,
-                  "posture '" + rp.name + "' is not in model '" + model->name + "'");
-    ProblemPosture pp;
-    pp.posture = Linearize(*model, rp.name);
-    pp.source = rp.frf_file;
-    pp.measured.posture = rp.name;
-    if (!FromString(rp.format, &pp.measured.format))
-      throw Error(data.result_file, "/postures/" + rp.name + "@format", "unknown format '" + rp.format + "'");
-    pp.measured.frequency_hz = rp.frequency_hz;
-    pp.measured.H = rp.measured;
-    pp.measured.present = rp.present;
-    pp.weights = rp.weights;
-    const auto weight = options.posture_weights.find(rp.name);
-    pp.posture_weight = weight == options.posture_weights.end() ? 1.0 : weight->second;
-    problem.postures.push_back(std::move(pp));
-  }
-  return problem;
-}
-
 py::dict Design(const std::shared_ptr<Model>& model_arg, const py::object& result,
                 const py::object& candidates, const py::object& q_candidates) {
   WarningsToPython warnings;
@@ -188,7 +162,7 @@ py::dict Design(const std::shared_ptr<Model>& model_arg, const py::object& resul
     if (data.model != model->name)
       throw Error(source, "@model", "the result is of model '" + data.model + "', model is '" + model->name + "'");
     options = ParseFitOptionsText(data.settings_yaml, source + " (settings_yaml)");
-    problem = ProblemFromResultFile(data, model, options);
+    problem = ProblemFromResult(data, model, options);
     fitted_values = ParametersFromResult(source, *model);
   }
   const ParameterMap map(*model, options.parameters, source + " (settings)");
