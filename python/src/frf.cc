@@ -71,9 +71,12 @@ void RegisterFrf(py::module_& m) {
                      "along axis i to a force along axis j (x, y, z).")
       .def(py::init([](const DoubleArray& frequency_hz, const ComplexArray& H, const std::string& posture,
                        const std::string& format, const py::object& present, const py::object& coherence,
-                       int averages, const py::object& noise_variance, const py::dict& provenance) {
+                       int averages, const py::object& noise_variance, const py::dict& provenance,
+                       const std::string& response_frame, const std::string& excitation_frame) {
              FrfSet set;
              set.posture = posture;
+             set.response_frame = response_frame;
+             set.excitation_frame = excitation_frame;
              if (!FromString(format, &set.format))
                throw Error("FrfSet", "format",
                            "expected receptance, mobility or inertance, got '" + format + "'");
@@ -108,10 +111,12 @@ void RegisterFrf(py::module_& m) {
            py::arg("format") = "inertance", py::arg("present") = py::none(),
            py::arg("coherence") = py::none(), py::arg("averages") = 0,
            py::arg("noise_variance") = py::none(), py::arg("provenance") = py::dict(),
+           py::arg("response_frame") = "", py::arg("excitation_frame") = "",
            "From NumPy arrays: frequency_hz (lines), H (lines×3×3 complex), the posture's name in "
            "the model, the format; present (3×3 bool, default: the entries that are not all 0); "
            "optionally the noise model: coherence γ² (lines×3×3) with the number of averages, or "
-           "noise_variance E|ΔH|² (lines×3×3). Checked as a file is (frfit.Error).")
+           "noise_variance E|ΔH|² (lines×3×3); response_frame and excitation_frame name the model's "
+           "frames of a multi-point set (empty: the sensor). Checked as a file is (frfit.Error).")
       .def_static("read",
                   [](const py::object& path, const std::string& posture, const std::string& format,
                      int averages) {
@@ -137,6 +142,8 @@ void RegisterFrf(py::module_& m) {
            py::arg("path"), py::kw_only(), py::arg("binary") = false,
            "Writes one UFF dataset 58 (ASCII) or 58b (binary) per present entry.")
       .def_readonly("posture", &FrfSet::posture)
+      .def_readonly("response_frame", &FrfSet::response_frame)
+      .def_readonly("excitation_frame", &FrfSet::excitation_frame)
       .def_property_readonly("format", [](const FrfSet& s) { return ToString(s.format); })
       .def_property_readonly("units", [](const FrfSet& s) { return UnitsOf(s.format); })
       .def_property_readonly("frequency_hz", [](const FrfSet& s) { return ToNumpy(s.frequency_hz); })

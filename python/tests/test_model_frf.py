@@ -57,6 +57,7 @@ def test_modal_matches_cli_and_the_paper(paper):
 def test_frf_set_numpy_and_file_round_trip(tmp_path, paper):
     s = frfit.FrfSet.read(paper / "frf_milling_inertance.h5")
     assert s.posture == "milling" and s.format == "inertance" and s.present.all()
+    assert s.response_frame == "" and s.excitation_frame == ""  # the sensor
     copy = frfit.FrfSet(s.frequency_hz, s.H, posture="milling", noise_variance=s.noise_variance)
     copy.write(tmp_path / "copy.h5")
     back = frfit.FrfSet.read(tmp_path / "copy.h5")
