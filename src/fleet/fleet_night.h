@@ -6,6 +6,7 @@
 //   WriteRobotResults   fleet_results.cc   <robot>.h5, each robot's outcome and modes
 //   AssessDrift         fleet_results.cc   each warm robot's changes since its previous night
 //   WriteDrift, WriteSummary (fleet_summary.cc) and WriteReports (fleet_reports.cc)
+// The per-robot files go to the disk on FleetFileWriter's threads (fleet_file_writer.h).
 // Not here: what the outputs say (fleet_summary.cc, fleet_drift.h) and MPI (fleet_shard.h).
 #pragma once
 
