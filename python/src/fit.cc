@@ -14,6 +14,7 @@
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_passes.h"
 #include "frfit/fit/identifiability_io.h"
+#include "frfit/cost/static_sets.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/model_check_io.h"
 
@@ -99,7 +100,7 @@ py::dict HistoryOf(const FitResult& r) {
 
 std::shared_ptr<PyFit> Fit(const std::shared_ptr<Model>& model_arg, const py::object& frf_sets,
                            const py::object& config, long long seed, const std::string& backend,
-                           int threads, const py::object& progress) {
+                           int threads, const py::object& progress, const py::object& static_tests) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   WarningsToPython warnings;
@@ -111,6 +112,11 @@ std::shared_ptr<PyFit> Fit(const std::shared_ptr<Model>& model_arg, const py::ob
   const EvaluatorOptions evaluator_options = EvaluatorOptionsArg(backend, threads, "fit");
   const ParameterMap map(*fit->model, fit->options.parameters, config_source);
   fit->problem = ProblemArg(fit->model, frf_sets, fit->options, config_source);
+  // Static deflection tests beside the FRFs, as `frfit fit --static` (docs/static-tests.md).
+  if (!static_tests.is_none())
+    AddStaticTests(
+        LoadStaticTests(py::str(py::module_::import("os").attr("fspath")(static_tests))),
+        &fit->problem);
 
   FitRun run(map, fit->options, static_cast<std::uint64_t>(seed));
   std::unique_ptr<Evaluator> evaluator;
@@ -221,9 +227,10 @@ void RegisterFit(py::module_& m) {
 
   m.def("fit", &Fit, py::arg("model"), py::arg("frf_sets"), py::arg("config") = py::none(),
         py::kw_only(), py::arg("seed") = 1, py::arg("backend") = "auto", py::arg("threads") = 0,
-        py::arg("progress") = py::none(),
+        py::arg("progress") = py::none(), py::arg("static") = py::none(),
         "Fits the model's elastic parameters to FRF sets (FrfSet objects or file paths, one per "
-        "posture) as `frfit fit` does: config a dict of the fit configuration "
+        "posture and pair of measurement points) as `frfit fit` does, with the static deflection "
+        "tests of the frfit-static-1 file `static` beside them when given: config a dict of the fit configuration "
         "(docs/fit-config.md; `format` may be left out), a YAML file or None (defaults); the same seed gives the same bits "
         "as the CLI on either backend. progress(event) is called after every GA generation and "
         "refinement iteration with a dict (phase, cycle, step, best_cost, evaluations, "

@@ -154,7 +154,8 @@ void RegisterModel(py::module_& m) {
   m.def(
       "simulate",
       [](const Model& model, const py::object& posture, const py::object& q, const py::object& params,
-         const py::object& frequency_hz, const py::object& band, const std::string& format) {
+         const py::object& frequency_hz, const py::object& band, const std::string& format,
+         const std::string& response_frame, const std::string& excitation_frame) {
         WarningsToPython warnings;
         std::string name, source;
         const std::vector<double> coordinates = CoordinatesArg(model, posture, q, &name);
@@ -162,8 +163,10 @@ void RegisterModel(py::module_& m) {
         const std::vector<double> lines = LinesArg(frequency_hz, band);
         const FrfFormat fmt = FormatArg(format, "simulate");
         py::gil_scoped_release release;
-        FrfSet set = Synthesize(Linearize(model, coordinates, name),
-                                Coefficients(model, values, coordinates), lines, fmt);
+        const Posture linearised = Linearize(model, coordinates, name);
+        FrfSet set = Synthesize(linearised, Coefficients(model, values, coordinates), lines, fmt,
+                                PointsAt(model, linearised, response_frame, excitation_frame,
+                                         "simulate response_frame / excitation_frame"));
         std::string text;
         for (int i = 0; i < model.num_parameters(); ++i)
           text += (i ? ";" : "") + model.parameters[i].name + "=" + FormatDouble(values[i]);
@@ -177,7 +180,9 @@ void RegisterModel(py::module_& m) {
       py::arg("model"), py::arg("posture") = py::none(), py::kw_only(), py::arg("q") = py::none(),
       py::arg("params") = py::none(), py::arg("frequency_hz") = py::none(),
       py::arg("band") = py::none(), py::arg("format") = "inertance",
-      "The model's 3×3 sensor-frame FRF matrix (an FrfSet, .H lines×3×3 complex) at a posture "
+      py::arg("response_frame") = "", py::arg("excitation_frame") = "",
+      "The model's 3×3 FRF matrix (an FrfSet, .H lines×3×3 complex) between response_frame and "
+      "excitation_frame (model frames; \"\": the sensor) at a posture "
       "(or q) for parameters `params` (default: the model's initial values) on the lines "
       "`frequency_hz` or the band (f0, f1, df) in Hz; format receptance, mobility or inertance. "
       "As `frfit simulate` without noise.");

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import frfit
-from conftest import DATASETS, run_cli_json
+from conftest import DATASETS, run_cli, run_cli_json
 
 CASES = [
     # (dataset, FRF files, configuration, seed)
@@ -70,3 +70,25 @@ def test_result_object(tmp_path, paper):
     # A saved result is a parameter source like any other, with its covariance for modal's 1σ.
     modes = frfit.modal(model, "milling", params=out)
     assert np.all(np.isfinite(modes["frequency_sigma_hz"]))
+
+
+def test_multi_point_sets_and_static_tests_give_the_cli_bits(tmp_path):
+    """A set at the elbow (frame joint3) beside the tool tip's, with the bundled static deflection
+    tests: simulate() writes the CLI's set, and fit() returns the CLI's parameters."""
+    d = DATASETS / "kuka_kr90"
+    model = frfit.Model(d / "model.yaml")
+    elbow = frfit.simulate(model, "milling", params=d / "params_from34.yaml", band=(0.2, 30, 0.2),
+                           response_frame="joint3")
+    assert elbow.response_frame == "joint3"
+    cli_elbow = tmp_path / "elbow.h5"
+    run_cli("simulate", "--model", d / "model.yaml", "--posture", "milling", "--params",
+            d / "params_from34.yaml", "--band", "0.2:30:0.2", "--response-frame", "joint3",
+            "--out", cli_elbow)
+    assert np.array_equal(elbow.H, frfit.FrfSet.read(cli_elbow).H)
+    sets = [d / "frf_milling_inertance.h5", cli_elbow]
+    cli = run_cli_json("fit", "--model", d / "model.yaml", "--frf", ",".join(map(str, sets)),
+                       "--config", d / "fit.yaml", "--static", d / "static_tests.yaml",
+                       "--backend", "cpu")
+    result = frfit.fit(model, sets, d / "fit.yaml", backend="cpu", static=d / "static_tests.yaml")
+    assert result.parameters == cli["parameters"]
+    assert result.cost == cli["cost"]
