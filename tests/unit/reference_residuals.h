@@ -115,6 +115,19 @@ struct EvaluatorTerms {
   EvalStatus cost_status = EvalStatus::kOk;
 };
 
+// The cost path alone (Evaluator::Evaluate) at one point u.
+inline double CostAt(const Problem& problem, const ParameterMap& map, const std::vector<double>& u,
+                     EvalStatus* status) {
+  std::vector<double> coefficients;
+  map.AppendCoefficients(u, PostureCoordinates(problem), &coefficients);
+  auto evaluator = CreateCpuEvaluator(1);
+  evaluator->SetProblems({Pack(problem)});
+  const int one = 1;
+  double cost = 0.0;
+  evaluator->Evaluate({&one, 1}, coefficients, {&cost, 1}, {status, 1});
+  return cost;
+}
+
 inline EvaluatorTerms EvaluateTermsAt(const Problem& problem, const ParameterMap& map,
                                       const std::vector<double>& u) {
   const std::vector<std::vector<double>> q = PostureCoordinates(problem);
@@ -128,7 +141,7 @@ inline EvaluatorTerms EvaluateTermsAt(const Problem& problem, const ParameterMap
   out.normal.assign(NormalTermCount(dim), 0.0);
   evaluator->EvaluateNormalEquations({{&one, 1}, {&dim, 1}, coefficients, sensitivities},
                                      out.normal, {&out.normal_status, 1});
-  evaluator->Evaluate({&one, 1}, coefficients, {&out.cost, 1}, {&out.cost_status, 1});
+  out.cost = CostAt(problem, map, u, &out.cost_status);
   return out;
 }
 

@@ -129,15 +129,8 @@ TEST(MultiPointEvaluator, TheTruthFitsEverySetAtItsOwnPoints) {
   const ParameterMap map(*model, options.parameters, "test");
   const std::vector<double> u = map.ToU(truth);
   auto cost_of = [&](const Problem& p) {
-    std::vector<double> coefficients;
-    map.AppendCoefficients(u, PostureCoordinates(p), &coefficients);
-    auto evaluator = CreateCpuEvaluator(1);
-    evaluator->SetProblems({Pack(p)});
-    const int one = 1;
-    double cost = 0.0;
     EvalStatus status;
-    evaluator->Evaluate({&one, 1}, coefficients, {&cost, 1}, {&status, 1});
-    return cost;
+    return test::CostAt(p, map, u, &status);
   };
   for (size_t s = 0; s < problem.postures.size(); ++s) {
     Problem one = problem;

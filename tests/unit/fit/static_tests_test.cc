@@ -96,14 +96,8 @@ class StaticSets : public ::testing::Test {
     problem.model = model_;
     problem.cost.type = type;
     AddStaticTests(tests, &problem);
-    std::vector<double> coefficients;
-    map_.AppendCoefficients(u, PostureCoordinates(problem), &coefficients);
-    auto evaluator = CreateCpuEvaluator(1);
-    evaluator->SetProblems({Pack(problem)});
-    const int one = 1;
-    double cost = 0.0;
     EvalStatus status;
-    evaluator->Evaluate({&one, 1}, coefficients, {&cost, 1}, {&status, 1});
+    const double cost = test::CostAt(problem, map_, u, &status);
     EXPECT_EQ(status, EvalStatus::kOk);
     return cost;
   }
