@@ -108,8 +108,7 @@ void PrintModelCheck(const ModelCheck& check) {
 void PrintStaticTests(const std::vector<StaticTestResult>& tests) {
   if (tests.empty()) return;
   double chi2 = 0.0;
-  for (const StaticTestResult& t : tests)
-    for (int i = 0; i < 3; ++i) chi2 += std::pow((t.fitted_m[i] - t.measured_m[i]) / t.std_m[i], 2);
+  for (const StaticTestResult& t : tests) chi2 += t.Chi2();
   std::printf("\n  static deflection tests (docs/static-tests.md): %zu, chi2 %.3g over %zu "
               "components\n",
               tests.size(), chi2, 3 * tests.size());

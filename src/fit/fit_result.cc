@@ -34,6 +34,12 @@ double ReadScalar(const Hdf5File& file, const std::string& name) {
 
 }  // namespace
 
+double StaticTestResult::Chi2() const {
+  double chi2 = 0.0;
+  for (int i = 0; i < 3; ++i) chi2 += std::pow((fitted_m[i] - measured_m[i]) / std_m[i], 2);
+  return chi2;
+}
+
 namespace {
 
 // The fitted model's deflection for each static test of the problem.
@@ -432,8 +438,6 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
                              {"modes", modes}});
   }
   for (const StaticTestResult& t : r.static_tests) {
-    double chi2 = 0.0;
-    for (int i = 0; i < 3; ++i) chi2 += std::pow((t.fitted_m[i] - t.measured_m[i]) / t.std_m[i], 2);
     j["static_tests"].push_back({{"source", t.source},
                                  {"posture", t.posture},
                                  {"force_frame", t.force_frame},
@@ -442,7 +446,7 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
                                  {"measured_m", t.measured_m},
                                  {"fitted_m", t.fitted_m},
                                  {"std_m", t.std_m},
-                                 {"chi2", chi2}});
+                                 {"chi2", t.Chi2()}});
   }
   return j;
 }

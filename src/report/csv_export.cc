@@ -291,15 +291,13 @@ CsvTable StaticTestTable(const ReportData& d) {
     posture.push_back(s.posture);
     force_frame.push_back(s.force_frame);
     frame.push_back(s.displacement_frame);
-    double c = 0.0;
     for (int i = 0; i < 3; ++i) {
       force[i].push_back(s.force_n[i]);
       measured[i].push_back(s.measured_m[i]);
       fitted[i].push_back(s.fitted_m[i]);
       std_m[i].push_back(s.std_m[i]);
-      c += std::pow((s.fitted_m[i] - s.measured_m[i]) / s.std_m[i], 2);
     }
-    chi2.push_back(c);
+    chi2.push_back(s.Chi2());
   }
   t.AddColumn("source", source);
   t.AddColumn("posture", posture);

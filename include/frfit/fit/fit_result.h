@@ -36,6 +36,9 @@ struct StaticTestResult {
   std::string source;  // file, entry and line
   std::string posture, force_frame, displacement_frame;
   std::array<double, 3> force_n{}, measured_m{}, fitted_m{}, std_m{};
+
+  // Σ ((fitted − measured)/σ)² over the three components.
+  double Chi2() const;
 };
 
 struct FitResult {
