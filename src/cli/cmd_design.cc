@@ -183,11 +183,7 @@ int RunDesign(int argc, char** argv) {
     const ParameterIdentifiability& w = shown(c.predicted);
     char largest[64];
     std::snprintf(largest, sizeof largest, "%s %.3g %%", w.name.c_str(), 100 * w.std_relative);
-    const std::string set =
-        c.response_frame.empty() && c.excitation_frame.empty()
-            ? c.posture.name
-            : c.posture.name + ":" + (c.response_frame.empty() ? "sensor" : c.response_frame) +
-                  ":" + (c.excitation_frame.empty() ? "sensor" : c.excitation_frame);
+    const std::string set = SetName(c.posture.name, c.response_frame, c.excitation_frame);
     std::printf("  %4d  %-35s %12.2f %10.3g  %-22s  %s\n", ++rank, set.c_str(),
                 c.log_det_gain, c.predicted.condition_number, largest,
                 Coordinates(*model, c.posture.q).c_str());

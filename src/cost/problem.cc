@@ -303,12 +303,14 @@ MeasurementPoints PointsOf(const ProblemPosture& pp) {
   return {"", "", pp.posture.sensor_basis, pp.posture.sensor_basis};
 }
 
+std::string SetName(const std::string& posture, const std::string& a, const std::string& b) {
+  if (a.empty() && b.empty()) return posture;
+  return posture + ":" + (a.empty() ? "sensor" : a) + ":" + (b.empty() ? "sensor" : b);
+}
+
 std::string SetName(const ProblemPosture& pp) {
   if (pp.is_static) return pp.source;
-  const std::string& a = pp.measured.response_frame;
-  const std::string& b = pp.measured.excitation_frame;
-  if (a.empty() && b.empty()) return pp.posture.name;
-  return pp.posture.name + ":" + (a.empty() ? "sensor" : a) + ":" + (b.empty() ? "sensor" : b);
+  return SetName(pp.posture.name, pp.measured.response_frame, pp.measured.excitation_frame);
 }
 
 static_assert(kernels::kCostNormalizedComplex == 2, "PackedPosture::CostKind's static kind");

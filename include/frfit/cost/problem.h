@@ -62,6 +62,9 @@ MeasurementPoints PointsOf(const ProblemPosture& posture);
 // "posture:response:excitation" (a posture can carry several sets, one per pair of points); a
 // static test's is its source (file and entry).
 std::string SetName(const ProblemPosture& posture);
+// The same name for a posture and two frames ("" = the sensor).
+std::string SetName(const std::string& posture, const std::string& response_frame,
+                    const std::string& excitation_frame);
 
 // The weights of a prepared set, [line][9]: peak picking, bands, uniform, or the inverse noise
 // variances (WeightMode::kNoise, from prepared.noise_variance).
