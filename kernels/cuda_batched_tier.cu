@@ -38,30 +38,20 @@ __global__ void __launch_bounds__(kBatchedBlock)
   const int i = GridIndex32(blockIdx.x, blockDim.x, threadIdx.x);
   if (PastEnd(i, count)) return;
   const LineRef r = LocateLine(postures, segments, line_starts, num_segments, first + i);
-  const double* mass = resident + r.p.mass;
-  const double* gravity = resident + r.p.gravity;
-  const double* basis = resident + r.p.basis;
-  const double* k = coefficients + r.seg.coefficients;
-  const double* c = k + n;
-  const double* h = k + 2 * n;
-  const double omega = resident[r.p.omega + r.l];
-  const double omega2 = omega * omega;
-  const double omega_alpha = omega * k[3 * n];
+  const kernels::PostureArrays arrays = r.Arrays(resident);
+  const double* basis = arrays.basis;
   cuDoubleComplex* z = z_buffer + BatchedZOffset(i, n);
   cuDoubleComplex* x = x_buffer + BatchedXOffset(i, n);
   z_pointers[i] = z;
   x_pointers[i] = x;
-  // Same arithmetic as kernels::LineCost's assembly, stored column-major.
+  // kernels::LineCost's assembly (fitted masses included), stored column-major.
+  const kernels::ZAssembly<double> assembly(arrays, coefficients + r.seg.coefficients,
+                                            resident[r.p.omega + r.l]);
   for (int col = 0; col < n; ++col)
     for (int row = 0; row < n; ++row) {
-      const double m = mass[row * n + col];
-      double re = gravity[row * n + col] - omega2 * m;
-      double im = omega_alpha * m;
-      if (row == col) {
-        re = re + k[row];
-        im = im + (omega * c[row] + h[row]);
-      }
-      z[col * n + row] = make_cuDoubleComplex(re, im);
+      kernels::Cplx v = assembly.Cell(row * n + col);
+      if (row == col) v = assembly.Diagonal(v, row);
+      z[col * n + row] = make_cuDoubleComplex(v.re, v.im);
     }
   for (int j = 0; j < 3; ++j)
     for (int row = 0; row < n; ++row) x[j * n + row] = make_cuDoubleComplex(basis[row * 3 + j], 0.0);

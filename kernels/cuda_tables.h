@@ -28,6 +28,8 @@ struct DevicePosture {
   double posture_weight;
   // Offsets into resident doubles; response == basis when the set has one point (the tool tip).
   long long mass, gravity, basis, response, omega, weight, target;
+  int masses;  // fitted body masses; their shares at mass_parts, gravity_parts ([masses][n][n])
+  long long mass_parts, gravity_parts;
 };
 
 // One (problem, individual, posture): a run of num_lines consecutive line costs.
@@ -120,6 +122,10 @@ inline ResidentProblems PackResident(const std::vector<PackedProblem>& problems)
       d.basis = append(q.basis, n * 3, "basis");
       d.response = q.response_basis.empty() ? d.basis
                                             : append(q.response_basis, n * 3, "response_basis");
+      d.masses = p.masses;
+      const size_t parts = static_cast<size_t>(p.masses) * n * n;
+      d.mass_parts = append(q.mass_parts, parts, "mass_parts");
+      d.gravity_parts = append(q.gravity_parts, parts, "gravity_parts");
       d.omega = append(q.omega_rad_s, lines, "omega");
       d.weight = append(q.weight, lines * 9, "weight");
       d.target = append(q.target, lines * 18, "target");

@@ -27,6 +27,8 @@ namespace frfit::kernels {
 
 // Largest number of elastic DOFs the per-line code handles (stack arrays are sized by it).
 constexpr int kMaxDofs = 32;
+// Largest number of fitted body masses (PostureArrays) the per-line derivatives handle.
+constexpr int kMaxMasses = 8;
 
 enum CostKind : int {
   kCostLogComplex = 0,         // |log H_s − log H|², paper Eq. 22
@@ -75,12 +77,34 @@ enum LineStatus : unsigned {
 // point's B_b (the right-hand sides: X = Z⁻¹B_b) and `response` the response point's B_a (the
 // projection: H = B_aᵀX); a tool-tip set has one point, and `response` is `basis` itself (or
 // null, which means the same), so its arithmetic is the one-point arithmetic to the bit.
+//
+// With fitted body masses (PackedProblem::masses) `mass` and `gravity` are the rest of M0 and
+// K_gravity (those masses at 0) and mass_parts / gravity_parts, [masses][n][n], each fitted mass's
+// share per kg; the masses themselves are the last coefficients (CoefficientStride). Without
+// them (masses 0) M0 and K_gravity are `mass` and `gravity` as they are.
 struct PostureArrays {
   int n;
   const double* mass;
   const double* gravity;
   const double* basis;
   const double* response = nullptr;
+  int masses = 0;
+  const double* mass_parts = nullptr;
+  const double* gravity_parts = nullptr;
+
+  // Cell i (row-major) of M0 and of K_gravity at the fitted masses of `coefficients`, each mass's
+  // share added in mass order (no operation at all without fitted masses).
+  FRFIT_HOST_DEVICE FRFIT_INLINE double MassAt(int i, const double* coefficients) const {
+    double m = mass[i];
+    for (int b = 0; b < masses; ++b) m += coefficients[3 * n + 1 + b] * mass_parts[b * n * n + i];
+    return m;
+  }
+  FRFIT_HOST_DEVICE FRFIT_INLINE double GravityAt(int i, const double* coefficients) const {
+    double g = gravity[i];
+    for (int b = 0; b < masses; ++b)
+      g += coefficients[3 * n + 1 + b] * gravity_parts[b * n * n + i];
+    return g;
+  }
 
   FRFIT_HOST_DEVICE FRFIT_INLINE const double* Response() const {
     return response != nullptr ? response : basis;
@@ -114,9 +138,12 @@ struct LineTargetOf {
 };
 using LineTarget = LineTargetOf<double>;
 
-// Coefficients of one individual at one posture, packed as [k(n), c(n), h(n), α]: stiffness,
-// viscous damping, hysteretic (η·k) and mass-proportional damping. Size 3n + 1.
-FRFIT_HOST_DEVICE FRFIT_INLINE int CoefficientStride(int n) { return 3 * n + 1; }
+// Coefficients of one individual at one posture, packed as [k(n), c(n), h(n), α, m(masses)]:
+// stiffness, viscous damping, hysteretic (η·k), mass-proportional damping and the fitted body
+// masses in kg (PostureArrays). Size 3n + 1 + masses.
+FRFIT_HOST_DEVICE FRFIT_INLINE int CoefficientStride(int n, int masses = 0) {
+  return 3 * n + 1 + masses;
+}
 
 // Scratch of one line, in whatever memory its team shares (stack, GPU shared memory):
 // z n×n and x n×3 row-major, the n inverse pivots, the nine weighted entry errors.
@@ -215,8 +242,8 @@ template <typename Real>
 struct ZAssembly {
   FRFIT_HOST_DEVICE FRFIT_INLINE ZAssembly(const PostureArrays& posture, const double* coefficients,
                                            Real omega)
-      : mass(posture.mass),
-        gravity(posture.gravity),
+      : posture(posture),
+        coefficients(coefficients),
         k(coefficients),
         c(coefficients + posture.n),
         h(coefficients + 2 * posture.n),
@@ -224,13 +251,14 @@ struct ZAssembly {
         omega2(omega * omega),
         omega_alpha(omega * coefficients[3 * posture.n]) {}
   FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Cell(int i) const {
-    const double m = mass[i];
-    return {gravity[i] - omega2 * m, omega_alpha * m};
+    const double m = posture.MassAt(i, coefficients);
+    return {posture.GravityAt(i, coefficients) - omega2 * m, omega_alpha * m};
   }
   FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Diagonal(ComplexOf<Real> v, int r) const {
     return {v.re + k[r], v.im + (omega * c[r] + h[r])};
   }
-  const double *mass, *gravity, *k, *c, *h;
+  const PostureArrays& posture;
+  const double *coefficients, *k, *c, *h;
   Real omega, omega2, omega_alpha;
 };
 

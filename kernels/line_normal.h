@@ -7,7 +7,7 @@
 // K_gravity are symmetric, the joint terms diagonal), so with X = Z⁻¹B_b and Y = Z⁻¹B_a
 // (H_s = B_aᵀX = YᵀB_b)
 //     ∂H_s/∂θ = −Yᵀ (∂Z/∂θ) X,   ∂Z/∂k_r = e_r e_rᵀ,  ∂Z/∂c_r = iω e_r e_rᵀ,  ∂Z/∂h_r = i e_r e_rᵀ,
-//     ∂Z/∂α = iω M0,
+//     ∂Z/∂α = iω M0,   ∂Z/∂m_b = gravity_b − ω² mass_b + iωα mass_b (a fitted mass, PostureArrays),
 // i.e. entry (i, j) of ∂H_s/∂k_r is −Y_ri X_rj. At one point (the tool tip) Y is X and the
 // derivatives need no extra solve; two points (a multi-point set) solve for Y as well. The chain to the optimiser's parameters u comes
 // in as a sensitivity matrix D = ∂(coefficients)/∂u per individual and posture (the parameter map
@@ -39,16 +39,41 @@ FRFIT_HOST_DEVICE FRFIT_INLINE int NormalTermIndex(int p, int j, int k) {
   return 1 + p + j * p - j * (j - 1) / 2 + (k - j);
 }
 
+// −(Yᵀ (∂Z/∂m_b) X)_{i,jj} = −Σ_r Y_ri Σ_c (gravity_b − ω² mass_b + iωα mass_b)_rc X_c,jj: entry
+// (i, jj) of ∂H_s/∂m_b for fitted mass b. Recomputed per entry rather than kept as an n×3 product
+// per mass, which would cost a thread on the GPU more local memory than the rest of the line.
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> MassTerm(const PostureArrays& posture, int b,
+                                                        const ComplexOf<Real>* x,
+                                                        const ComplexOf<Real>* y, int i, int jj,
+                                                        Real omega2, Real omega_alpha) {
+  const int n = posture.n;
+  const double* const mass = posture.mass_parts + b * n * n;
+  const double* const gravity = posture.gravity_parts + b * n * n;
+  ComplexOf<Real> q = SplatComplex<Real>(0.0, 0.0);
+  for (int r = 0; r < n; ++r) {
+    ComplexOf<Real> dzx = SplatComplex<Real>(0.0, 0.0);
+    for (int c = 0; c < n; ++c) {
+      const double m = mass[r * n + c];
+      const ComplexOf<Real> dz = {gravity[r * n + c] - omega2 * m, omega_alpha * m};
+      dzx = Add(dzx, Mul(dz, x[c * 3 + jj]));
+    }
+    q = Add(q, Mul(y[r * 3 + i], dzx));
+  }
+  return {-q.re, -q.im};
+}
+
 // One line's terms (see the file comment) from its solutions X = Z⁻¹B_b and Y = Z⁻¹B_a (x and y,
 // row-major n×3, as SolveLineTeam leaves them; y is x when posture has one point; `singular` is
-// what the solves returned), by one thread. `sensitivity` is D,
-// row-major [3n + 1][p] in the coefficient order of CoefficientStride. Sets *status like
+// what the solves returned) at `coefficients`, by one thread. `sensitivity` is D,
+// row-major [3n + 1 + masses][p] in the coefficient order of CoefficientStride. Sets *status like
 // LineCost; on a singular system every term is 0. With W lines per Real (kernels/real.h) term t
 // of the W lines is out[t·stride .. t·stride + W).
 template <int kCapacity = kMaxDofs, typename Real>
 FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture,
                                                     const ComplexOf<Real>* x,
                                                     const ComplexOf<Real>* y,
+                                                    const double* coefficients,
                                                     const double* sensitivity, int p,
                                                     const LineTargetOf<Real>& line, int fit_order,
                                                     int cost_kind, int phase_mode, double* out,
@@ -64,6 +89,7 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
   const Real omega = line.omega_rad_s;
   const int n = posture.n;
   const double* const d_alpha = sensitivity + 3 * n * p;
+  const double* const d_mass = sensitivity + (3 * n + 1) * p;  // [masses][p]
 
   // (XᵀM0X) is needed only when some parameter moves α (Rayleigh damping).
   bool moves_alpha = false;
@@ -73,9 +99,11 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
     for (int r = 0; r < n; ++r)
       for (int b = 0; b < 3; ++b) {
         C s = SplatComplex<Real>(0.0, 0.0);
-        for (int c = 0; c < n; ++c) s = Add(s, Scale(x[c * 3 + b], posture.mass[r * n + c]));
+        for (int c = 0; c < n; ++c)
+          s = Add(s, Scale(x[c * 3 + b], posture.MassAt(r * n + c, coefficients)));
         mx[r * 3 + b] = s;
       }
+  const Real omega_alpha = omega * coefficients[3 * n];
 
   const Real omega2 = omega * omega;
   Real cost = Splat<Real>(0.0);
@@ -109,6 +137,9 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
       for (int r = 0; r < n; ++r) q = Add(q, Mul(y[r * 3 + i], mx[r * 3 + jj]));
       alpha_term = {q.im * omega, -q.re * omega};
     }
+    C mass_term[kMaxMasses];  // −(Yᵀ (∂Z/∂m_b) X)_{i,jj} of each fitted mass
+    for (int b = 0; b < posture.masses; ++b)
+      mass_term[b] = MassTerm(posture, b, x, y, i, jj, omega2, omega_alpha);
     for (int j = 0; j < p; ++j) {
       C acc = SplatComplex<Real>(0.0, 0.0);
       for (int r = 0; r < n; ++r) {
@@ -117,6 +148,7 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
         acc = Add(acc, Mul(s[r], dz));
       }
       if (moves_alpha) acc = Add(acc, Scale(alpha_term, d_alpha[j]));
+      for (int b = 0; b < posture.masses; ++b) acc = Add(acc, Scale(mass_term[b], d_mass[b * p + j]));
       C dj = Mul(factor, acc);
       if (cost_kind == kCostLogMagnitude) dj.im = Splat<Real>(0.0);
       derivative[j] = dj;
@@ -174,7 +206,8 @@ FRFIT_HOST_DEVICE inline void LineNormalTerms(const PostureArrays& posture,
   singular = Or(singular, SolveLineTeam(SerialTeam{},
                                         LineScratchOf<Real>{z, x, inverse_pivot, nullptr},
                                         posture, coefficients, line.omega_rad_s));
-  NormalTermsOfSolution<kCapacity>(posture, x, y, sensitivity, p, line, fit_order, cost_kind,
+  NormalTermsOfSolution<kCapacity>(posture, x, y, coefficients, sensitivity, p, line, fit_order,
+                                   cost_kind,
                                    phase_mode, out, stride, singular, status);
 }
 

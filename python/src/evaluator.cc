@@ -88,11 +88,7 @@ py::object Evaluate(PyProblem& p, const DoubleArray& population, const std::stri
       for (int i = 0; i < individuals; ++i) {
         for (int j = 0; j < dim; ++j) full[free[j]] = u[static_cast<size_t>(i) * dim + j];
         for (const std::vector<double>& q : p.posture_q) {
-          const JointCoefficients c = Coefficients(*p.model, full, q);
-          p.coefficients.insert(p.coefficients.end(), c.stiffness.begin(), c.stiffness.end());
-          p.coefficients.insert(p.coefficients.end(), c.viscous.begin(), c.viscous.end());
-          p.coefficients.insert(p.coefficients.end(), c.hysteretic.begin(), c.hysteretic.end());
-          p.coefficients.push_back(c.mass_proportional);
+          AppendPacked(Coefficients(*p.model, full, q), &p.coefficients);
         }
       }
     } else {

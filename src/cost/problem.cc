@@ -94,6 +94,28 @@ void ChooseNoiseModel(const CostOptions& cost, const std::string& source, Proble
   set.noise_source = "estimated";
 }
 
+// M0 and K_gravity row-major; with fitted masses their rest and each mass's share per kg
+// (PackedPosture), so that the kernels add m_b·share to the rest for every individual.
+void PackMassMatrices(const Posture& posture, PackedPosture* p) {
+  auto append = [](const Eigen::MatrixXd& m, std::vector<double>* out) {
+    for (int r = 0; r < m.rows(); ++r)
+      for (int c = 0; c < m.cols(); ++c) out->push_back(m(r, c));
+  };
+  if (posture.mass_parts.empty()) {
+    append(posture.mass, &p->mass);
+    append(posture.gravity_stiffness, &p->gravity);
+    return;
+  }
+  JointCoefficients rest;
+  rest.masses.assign(posture.mass_parts.size(), 0.0);
+  append(MassMatrix(posture, rest), &p->mass);
+  append(GravityStiffness(posture, rest), &p->gravity);
+  for (const MassPart& part : posture.mass_parts) {
+    append(part.mass, &p->mass_parts);
+    append(part.gravity, &p->gravity_parts);
+  }
+}
+
 }  // namespace
 
 std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prominence_db,
@@ -318,6 +340,11 @@ static_assert(kernels::kCostNormalizedComplex == 2, "PackedPosture::CostKind's s
 PackedProblem Pack(const Problem& problem) {
   PackedProblem packed;
   packed.n = problem.model->num_dofs();
+  packed.masses = problem.model->num_masses();
+  if (packed.masses > kernels::kMaxMasses)
+    throw Error(problem.model->source, "bodies",
+                "at most " + std::to_string(kernels::kMaxMasses) + " fitted masses, got " +
+                    std::to_string(packed.masses));
   packed.cost_kind = problem.cost.type == CostType::kLogComplex     ? kernels::kCostLogComplex
                      : problem.cost.type == CostType::kLogMagnitude ? kernels::kCostLogMagnitude
                                                                      : kernels::kCostNormalizedComplex;
@@ -335,12 +362,7 @@ PackedProblem Pack(const Problem& problem) {
     p.fit_order = DerivativeOrder(pp.measured.format);
     p.is_static = pp.is_static;
     const int cost_kind = p.CostKind(packed.cost_kind);
-    for (int r = 0; r < n; ++r) {
-      for (int c = 0; c < n; ++c) {
-        p.mass.push_back(pp.posture.mass(r, c));
-        p.gravity.push_back(pp.posture.gravity_stiffness(r, c));
-      }
-    }
+    PackMassMatrices(pp.posture, &p);
     const MeasurementPoints points = PointsOf(pp);
     for (int r = 0; r < n; ++r)
       for (int j = 0; j < 3; ++j) p.basis.push_back(points.excitation_basis(r, j));

@@ -121,7 +121,7 @@ inline void NormalLines(const BlockRange& range, const double* sensitivity, int 
     }
     singular = kernels::Or(singular, solver.Run(range, line.omega_rad_s));
     kernels::NormalTermsOfSolution(range.posture, solver.x(), two_points ? y : solver.x(),
-                                   sensitivity, dim, line,
+                                   range.coefficients, sensitivity, dim, line,
                                    range.fit_order, range.cost_kind, range.phase_mode,
                                    terms + static_cast<size_t>(b) * w, stride, singular, &slots);
   }

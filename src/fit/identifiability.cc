@@ -68,8 +68,14 @@ std::vector<double> BlockMeat(const PackedProblem& problem, int dim,
   std::vector<double> terms(kernels::NormalTermCount(dim));
   for (int q = 0; q < problem.num_postures(); ++q) {
     const PackedPosture& posture = problem.postures[q];
-    const kernels::PostureArrays arrays{n, posture.mass.data(), posture.gravity.data(),
-                                        posture.basis.data(), posture.response_data()};
+    const kernels::PostureArrays arrays{n,
+                                        posture.mass.data(),
+                                        posture.gravity.data(),
+                                        posture.basis.data(),
+                                        posture.response_data(),
+                                        problem.masses,
+                                        posture.mass_parts.data(),
+                                        posture.gravity_parts.data()};
     Eigen::VectorXd block = Eigen::VectorXd::Zero(dim);
     for (int l = 0; l < posture.num_lines(); ++l) {
       const kernels::LineTarget line{posture.omega_rad_s[l], posture.weight.data() + 9 * l,

@@ -5,6 +5,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/model/joint_coefficients.h"
+#include "kernels/line_cost.h"
 
 namespace frfit {
 
@@ -92,11 +93,7 @@ void ParameterMap::AppendCoefficients(std::span<const double> u,
   for (size_t start = 0; start + d <= u.size(); start += d) {
     const std::vector<double> physical = Physical(u.subspan(start, d));
     for (const std::vector<double>& q : posture_q) {
-      const JointCoefficients c = Coefficients(*model_, physical, q);
-      out->insert(out->end(), c.stiffness.begin(), c.stiffness.end());
-      out->insert(out->end(), c.viscous.begin(), c.viscous.end());
-      out->insert(out->end(), c.hysteretic.begin(), c.hysteretic.end());
-      out->push_back(c.mass_proportional);
+      AppendPacked(Coefficients(*model_, physical, q), out);
     }
   }
 }
@@ -118,7 +115,7 @@ void ParameterMap::AppendSensitivities(std::span<const double> u,
                                        const std::vector<std::vector<double>>& posture_q,
                                        std::vector<double>* out) const {
   const int d = dim(), count = model_->num_parameters();
-  const int rows = 3 * model_->num_dofs() + 1;
+  const int rows = kernels::CoefficientStride(model_->num_dofs(), model_->num_masses());
   for (size_t start = 0; start + d <= u.size(); start += d) {
     const std::span<const double> point = u.subspan(start, d);
     const std::vector<double> physical = Physical(point);

@@ -49,7 +49,7 @@ FrfSet Synthesize(const Posture& posture, const JointCoefficients& coefficients,
                   const std::vector<double>& frequency_hz, FrfFormat format,
                   const MeasurementPoints& points) {
   using Cplx = std::complex<double>;
-  const Eigen::MatrixXcd M = posture.mass.cast<Cplx>();
+  const Eigen::MatrixXcd M = MassMatrix(posture, coefficients).cast<Cplx>();
   const Eigen::MatrixXcd K = TangentStiffness(posture, coefficients);
   const Eigen::MatrixXcd C = TangentDamping(posture, coefficients).cast<Cplx>();
   const Eigen::MatrixXcd Ba = points.response_basis.cast<Cplx>();

@@ -31,7 +31,7 @@ struct FirstOrder {
 
 FirstOrder SolveFirstOrder(const Posture& posture, const JointCoefficients& coefficients) {
   const int n = posture.n;
-  const Eigen::MatrixXcd M = posture.mass.cast<Cplx>();
+  const Eigen::MatrixXcd M = MassMatrix(posture, coefficients).cast<Cplx>();
   const Eigen::MatrixXcd K = TangentStiffness(posture, coefficients);
   const Eigen::MatrixXcd C = TangentDamping(posture, coefficients).cast<Cplx>();
   FirstOrder out;
@@ -104,13 +104,16 @@ ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coef
 // half (λ·x) and z = (w_k's bottom half)·M⁻¹:
 //   ∂λ/∂k_j = −z_j x_j,  ∂λ/∂η_j k_j = −i z_j x_j,  ∂λ/∂d_j = −z_j ẋ_j,  ∂λ/∂α = −(w_k's bottom
 //   half)·ẋ.
+// A fitted mass m_b moves M (by mass_b), K (gravity_b) and C (α·mass_b); with M⁻¹(Kx + Cẋ) = −λẋ
+// from the eigenproblem itself this gives  ∂λ/∂m_b = −z·(gravity_b x + (λ + α) mass_b ẋ).
 std::vector<Cplx> ModeEigenvalueDerivatives(const Posture& posture,
                                             const JointCoefficients& coefficients) {
   const int n = posture.n;
   const FirstOrder first = SolveFirstOrder(posture, coefficients);
   const Eigen::MatrixXcd& V = first.solver.eigenvectors();
   const Eigen::MatrixXcd W = V.partialPivLu().inverse();
-  const int stride = 3 * n + 1;
+  const int masses = static_cast<int>(posture.mass_parts.size());
+  const int stride = 3 * n + 1 + masses;
   std::vector<Cplx> out;
   for (int k : ModeColumns(first.solver)) {
     const Eigen::VectorXcd x = V.col(k).head(n);
@@ -125,6 +128,14 @@ std::vector<Cplx> ModeEigenvalueDerivatives(const Posture& posture,
       d[2 * n + j] = Cplx(0.0, -1.0) * z(j) * x(j);
     }
     d[3 * n] = -(w * xdot).value();
+    const Cplx lambda = first.solver.eigenvalues()(k);
+    for (int b = 0; b < masses; ++b) {
+      const MassPart& part = posture.mass_parts[b];
+      const Eigen::VectorXcd moved = part.gravity.cast<Cplx>() * x +
+                                     (lambda + coefficients.mass_proportional) *
+                                         (part.mass.cast<Cplx>() * xdot);
+      d[3 * n + 1 + b] = -z.cwiseProduct(moved).sum();  // z·v without conjugation, as above
+    }
     out.insert(out.end(), d.begin(), d.end());
   }
   return out;

@@ -4,6 +4,14 @@
 
 namespace frfit {
 
+void AppendPacked(const JointCoefficients& c, std::vector<double>* out) {
+  out->insert(out->end(), c.stiffness.begin(), c.stiffness.end());
+  out->insert(out->end(), c.viscous.begin(), c.viscous.end());
+  out->insert(out->end(), c.hysteretic.begin(), c.hysteretic.end());
+  out->push_back(c.mass_proportional);
+  out->insert(out->end(), c.masses.begin(), c.masses.end());
+}
+
 JointCoefficients Coefficients(const Model& model, std::span<const double> parameters) {
   if (model.has_posture_dependent_stiffness())
     throw Error(model.source, "dofs",
@@ -22,6 +30,8 @@ JointCoefficients Coefficients(const Model& model, std::span<const double> param
   c.stiffness.assign(n, 0.0);
   c.viscous.assign(n, 0.0);
   c.hysteretic.assign(n, 0.0);
+  c.masses.assign(model.num_masses(), 0.0);
+  int next_mass = 0;  // masses come last, in Model::mass_bodies order
   double beta = 0.0;
   for (int i = 0; i < model.num_parameters(); ++i) {
     const ParameterSpec& spec = model.parameters[i];
@@ -38,6 +48,7 @@ JointCoefficients Coefficients(const Model& model, std::span<const double> param
       case ParameterKind::kLossFactor: c.hysteretic[spec.dof] = parameters[i]; break;
       case ParameterKind::kRayleighAlpha: c.mass_proportional = parameters[i]; break;
       case ParameterKind::kRayleighBeta: beta = parameters[i]; break;
+      case ParameterKind::kMass: c.masses[next_mass++] = parameters[i]; break;
     }
   }
   for (int j = 0; j < n; ++j) {
@@ -72,7 +83,8 @@ std::vector<double> CoefficientJacobian(const Model& model, std::span<const doub
     else if (spec.kind == ParameterKind::kLossFactor) eta[spec.dof] = parameters[i];
     else if (spec.kind == ParameterKind::kRayleighBeta) beta = parameters[i];
   }
-  std::vector<double> d(static_cast<size_t>(3 * n + 1) * count, 0.0);
+  std::vector<double> d(static_cast<size_t>(3 * n + 1 + model.num_masses()) * count, 0.0);
+  int next_mass = 0;
   auto at = [&](int row, int i) -> double& { return d[static_cast<size_t>(row) * count + i]; };
   for (int i = 0; i < count; ++i) {
     const ParameterSpec& spec = model.parameters[i];
@@ -91,6 +103,7 @@ std::vector<double> CoefficientJacobian(const Model& model, std::span<const doub
         if (rayleigh)
           for (int j = 0; j < n; ++j) at(n + j, i) = c.stiffness[j];
         break;
+      case ParameterKind::kMass: at(3 * n + 1 + next_mass++, i) = 1.0; break;
     }
   }
   return d;

@@ -131,6 +131,15 @@ void FinalizeModel(Model* model) {
           {"rayleigh_beta", ParameterKind::kRayleighBeta, -1, -1, model->rayleigh_beta, "s"});
       break;
   }
+  model->mass_bodies.clear();
+  for (size_t b = 0; b < model->bodies.size(); ++b) {
+    const Body& body = model->bodies[b];
+    if (!body.has_fitted_mass) continue;
+    ParameterSpec spec{"m_" + body.name, ParameterKind::kMass, -1, -1, body.fitted_mass, "kg"};
+    spec.body = static_cast<int>(b);
+    model->parameters.push_back(spec);
+    model->mass_bodies.push_back(static_cast<int>(b));
+  }
 }
 
 }  // namespace frfit

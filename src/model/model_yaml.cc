@@ -297,9 +297,17 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
     body.frame = model.FindFrame(frame);
     if (body.frame < 0)
       r.Fail(bodies[i]["frame"], JoinPath(path, "frame"), "unknown frame '" + frame + "'");
-    body.mass_kg = r.Number(r.Child(bodies[i], "mass", path), JoinPath(path, "mass"));
+    // A number, or a bounds block: the mass is then fitted as m_<name> (model.h, Body).
+    const YAML::Node mass = r.Child(bodies[i], "mass", path);
+    if (mass.IsMap()) {
+      body.has_fitted_mass = true;
+      body.fitted_mass = ParseBounds(r, mass, JoinPath(path, "mass"));
+      body.mass_kg = body.fitted_mass.initial;
+    } else {
+      body.mass_kg = r.Number(mass, JoinPath(path, "mass"));
+    }
     if (!(body.mass_kg > 0.0))
-      r.Fail(bodies[i]["mass"], JoinPath(path, "mass"),
+      r.Fail(mass, JoinPath(path, "mass"),
              "expected a positive mass in kg, got " + FormatDouble(body.mass_kg));
     if (r.Has(bodies[i], "com")) {
       const auto c = r.Vector3(bodies[i]["com"], JoinPath(path, "com"));

@@ -32,10 +32,19 @@ Posture Linearize(const Model& model, const std::vector<double>& q, const std::s
     const Eigen::Matrix3d inertia_ground = R * body.inertia_kg_m2 * R.transpose();
     posture.mass += body.mass_kg * JS.transpose() * JS + Jw.transpose() * inertia_ground * Jw;
     // Gravity potential V = −Σ m gᵀe; its Hessian is the gravity part of ∂f/∂q.
+    Eigen::MatrixXd gravity_per_kg(n, n);
     for (int p = 0; p < n; ++p)
       for (int r = 0; r < n; ++r)
-        posture.gravity_stiffness(p, r) -=
-            body.mass_kg * model.gravity_m_s2.dot(jet.dd[p * n + r].block<3, 1>(0, 3));
+        gravity_per_kg(p, r) = -model.gravity_m_s2.dot(jet.dd[p * n + r].block<3, 1>(0, 3));
+    posture.gravity_stiffness += body.mass_kg * gravity_per_kg;
+    if (body.has_fitted_mass) {
+      MassPart part;
+      part.mass = JS.transpose() * JS + Jw.transpose() * (inertia_ground / body.mass_kg) * Jw;
+      part.mass = 0.5 * (part.mass + part.mass.transpose()).eval();
+      part.gravity = 0.5 * (gravity_per_kg + gravity_per_kg.transpose());
+      part.nominal_kg = body.mass_kg;
+      posture.mass_parts.push_back(std::move(part));
+    }
   }
   // Symmetrise away the rounding of the two triangles.
   posture.mass = 0.5 * (posture.mass + posture.mass.transpose()).eval();
@@ -117,14 +126,50 @@ MeasurementPoints PointsAt(const Model& model, const Posture& posture,
   return points;
 }
 
+namespace {
+
+// `nominal` + Σ_b (m_b − nominal_b)·part_b: exactly `nominal` at the file's masses.
+Eigen::MatrixXd AtMasses(const Posture& posture, const JointCoefficients& c,
+                         const Eigen::MatrixXd& nominal, Eigen::MatrixXd MassPart::*part) {
+  if (c.masses.empty()) return nominal;
+  if (c.masses.size() != posture.mass_parts.size())
+    throw Error("posture " + posture.name, "masses",
+                "expected " + std::to_string(posture.mass_parts.size()) + " fitted masses, got " +
+                    std::to_string(c.masses.size()));
+  Eigen::MatrixXd out = nominal;
+  for (size_t b = 0; b < c.masses.size(); ++b) {
+    const MassPart& p = posture.mass_parts[b];
+    if (c.masses[b] != p.nominal_kg) out += (c.masses[b] - p.nominal_kg) * (p.*part);
+  }
+  return out;
+}
+
+}  // namespace
+
+Eigen::MatrixXd MassMatrix(const Posture& posture, const JointCoefficients& c) {
+  return AtMasses(posture, c, posture.mass, &MassPart::mass);
+}
+
+Eigen::MatrixXd GravityStiffness(const Posture& posture, const JointCoefficients& c) {
+  return AtMasses(posture, c, posture.gravity_stiffness, &MassPart::gravity);
+}
+
+Eigen::MatrixXcd MassPartDerivative(const Posture& posture, const JointCoefficients& c, int b,
+                                    double omega) {
+  const MassPart& part = posture.mass_parts[b];
+  const Eigen::MatrixXd real = part.gravity - omega * omega * part.mass;
+  return real.cast<std::complex<double>>() +
+         std::complex<double>(0.0, omega * c.mass_proportional) * part.mass.cast<std::complex<double>>();
+}
+
 Eigen::MatrixXcd TangentStiffness(const Posture& posture, const JointCoefficients& c) {
-  Eigen::MatrixXcd K = posture.gravity_stiffness.cast<std::complex<double>>();
+  Eigen::MatrixXcd K = GravityStiffness(posture, c).cast<std::complex<double>>();
   for (int j = 0; j < posture.n; ++j) K(j, j) += std::complex<double>(c.stiffness[j], c.hysteretic[j]);
   return K;
 }
 
 Eigen::MatrixXd TangentDamping(const Posture& posture, const JointCoefficients& c) {
-  Eigen::MatrixXd C = c.mass_proportional * posture.mass;
+  Eigen::MatrixXd C = c.mass_proportional * MassMatrix(posture, c);
   for (int j = 0; j < posture.n; ++j) C(j, j) += c.viscous[j];
   return C;
 }

@@ -44,29 +44,33 @@ double LeastStiffFrequency(const std::function<double(double)>& magnitude,
 // ∂k/∂θ of the stiffness k = 1/|H_ii(ω)| at its minimum ω (where ∂|H_ii|/∂ω = 0, so ω stays):
 // ∂H/∂c = −Gᵀ(∂Z/∂c)G with G = Z⁻¹B (Z is symmetric), ∂Z/∂c of linearize.cc's TangentStiffness
 // and TangentDamping: e_j e_jᵀ for k_j, iω e_j e_jᵀ for the viscous d_j, i e_j e_jᵀ for the
-// hysteretic η_j k_j, iω M for α. Chained with ∂c/∂θ over the free parameters `index`.
+// hysteretic η_j k_j, iω M for α, MassPartDerivative for a fitted mass. Chained with ∂c/∂θ over the free parameters `index`.
 std::vector<double> StiffnessGradient(const Posture& posture, const JointCoefficients& c,
                                       const std::vector<double>& coefficient_jacobian, int np,
                                       const std::vector<int>& index, int axis, double frequency_hz) {
   const int n = posture.n;
   const double w = 2.0 * M_PI * frequency_hz;
   const Cplx iw(0.0, w);
-  const Eigen::MatrixXcd Z = -w * w * posture.mass.cast<Cplx>() + iw * TangentDamping(posture, c).cast<Cplx>() +
+  const Eigen::MatrixXcd M = MassMatrix(posture, c).cast<Cplx>();
+  const Eigen::MatrixXcd Z = -w * w * M + iw * TangentDamping(posture, c).cast<Cplx>() +
                              TangentStiffness(posture, c);
   const Eigen::VectorXcd g = Z.partialPivLu().solve(posture.sensor_basis.col(axis).cast<Cplx>());
   const Cplx h = (posture.sensor_basis.col(axis).cast<Cplx>().transpose() * g)(0, 0);
-  std::vector<Cplx> dh(3 * n + 1);
+  const int masses = static_cast<int>(posture.mass_parts.size());
+  std::vector<Cplx> dh(3 * n + 1 + masses);
   for (int j = 0; j < n; ++j) {
     dh[j] = -g(j) * g(j);
     dh[n + j] = iw * dh[j];
     dh[2 * n + j] = Cplx(0.0, 1.0) * dh[j];
   }
-  dh[3 * n] = -iw * (g.transpose() * posture.mass.cast<Cplx>() * g)(0, 0);
+  dh[3 * n] = -iw * (g.transpose() * M * g)(0, 0);
+  for (int b = 0; b < masses; ++b)
+    dh[3 * n + 1 + b] = -(g.transpose() * MassPartDerivative(posture, c, b, w) * g)(0, 0);
   const double magnitude = std::abs(h);
   std::vector<double> gradient(index.size(), 0.0);
   for (size_t p = 0; p < index.size(); ++p) {
     Cplx d = 0.0;
-    for (int row = 0; row <= 3 * n; ++row)
+    for (int row = 0; row < static_cast<int>(dh.size()); ++row)
       d += dh[row] * coefficient_jacobian[static_cast<size_t>(row) * np + index[p]];
     gradient[p] = -(std::conj(h) * d).real() / (magnitude * magnitude * magnitude);
   }

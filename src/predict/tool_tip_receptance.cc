@@ -10,7 +10,7 @@ using Cplx = std::complex<double>;
 
 ToolTipReceptance::ToolTipReceptance(const Posture& posture, const JointCoefficients& coefficients) {
   const int n = posture.n;
-  const Eigen::MatrixXcd M = posture.mass.cast<Cplx>();
+  const Eigen::MatrixXcd M = MassMatrix(posture, coefficients).cast<Cplx>();
   const Eigen::PartialPivLU<Eigen::MatrixXcd> mass_lu(M);
   Eigen::MatrixXcd A = Eigen::MatrixXcd::Zero(2 * n, 2 * n);
   A.topRightCorner(n, n).setIdentity();

@@ -30,8 +30,8 @@ bool IsCudaUsable(std::string* reason);
 // One batch of points whose least-squares normal equations are wanted (kernels/line_normal.h).
 //   individuals[p]   points of problem p in this call (0 allowed)
 //   dims[p]          free parameters of problem p, 1 to kernels::kMaxParameters
-//   coefficients     [problem][individual][posture][3n + 1], as for Evaluate
-//   sensitivities    [problem][individual][posture][3n + 1][dims[p]]: ∂coefficients/∂u
+//   coefficients     [problem][individual][posture][3n + 1 + masses], as for Evaluate
+//   sensitivities    [problem][individual][posture][3n + 1 + masses][dims[p]]: ∂coefficients/∂u
 struct NormalEquationsBatch {
   std::span<const int> individuals;
   std::span<const int> dims;

@@ -4,8 +4,10 @@
 //
 // Packing orders:
 //   mass, gravity      [n][n]     basis   [n][3]     response_basis [n][3] or empty
+//   mass_parts, gravity_parts     [masses][n][n]
 //   omega_rad_s        [line]     weight  [line][entry]     target  [line][entry][2]
-//   coefficients of a call   [problem][individual][posture][3n + 1]   (kernels::CoefficientStride)
+//   coefficients of a call   [problem][individual][posture][3n + 1 + masses]
+//                            (kernels::CoefficientStride)
 //   costs, status of a call  [problem][individual]
 #pragma once
 
@@ -15,8 +17,12 @@
 namespace frfit {
 
 struct PackedPosture {
+  // M0 and K_gravity; with fitted masses their rest (those masses at 0), each mass's share per kg
+  // in mass_parts and gravity_parts (kernels::PostureArrays).
   std::vector<double> mass;
   std::vector<double> gravity;
+  std::vector<double> mass_parts;
+  std::vector<double> gravity_parts;
   std::vector<double> basis;           // the excitation point's B_b (the sensor: the tool tip)
   // The response point's B_a when it is another point than the excitation's (a multi-point set);
   // empty when they are the same, and the kernels then take `basis` (kernels::PostureArrays).
@@ -42,6 +48,7 @@ struct PackedPosture {
 
 struct PackedProblem {
   int n = 0;                    // elastic DOFs (the same at every posture)
+  int masses = 0;               // fitted body masses, the last coefficients
   int cost_kind = 0;            // kernels::CostKind
   int phase_mode = 0;           // kernels::PhaseMode
   int loss = 0;                 // kernels::LossKind, applied to each entry's weighted error
@@ -52,7 +59,7 @@ struct PackedProblem {
   std::vector<PackedPosture> postures;
 
   int num_postures() const { return static_cast<int>(postures.size()); }
-  int coefficient_stride() const { return 3 * n + 1; }
+  int coefficient_stride() const { return 3 * n + 1 + masses; }
 };
 
 // Outcome of one individual's evaluation. A non-OK individual's cost is +inf, so optimisers rank

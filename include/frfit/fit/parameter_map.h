@@ -31,14 +31,14 @@ class ParameterMap {
   std::vector<double> ToU(std::span<const double> physical) const;
 
   // Joint coefficients of every point of a packed batch u [point][dim] at each posture (its
-  // coordinates, rad / m), appended to `out` as [point][posture][3n + 1].
+  // coordinates, rad / m), appended to `out` as [point][posture][3n + 1 + masses].
   void AppendCoefficients(std::span<const double> u, const std::vector<std::vector<double>>& posture_q,
                           std::vector<double>* out) const;
   // The same for models whose stiffness does not depend on the posture (Error otherwise).
   void AppendCoefficients(std::span<const double> u, int num_postures, std::vector<double>* out) const;
 
   // ∂(joint coefficients)/∂u of every point of a packed batch u [point][dim] at each posture,
-  // appended as [point][posture][3n + 1][dim] (Evaluator::EvaluateNormalEquations).
+  // appended as [point][posture][3n + 1 + masses][dim] (Evaluator::EvaluateNormalEquations).
   void AppendSensitivities(std::span<const double> u,
                            const std::vector<std::vector<double>>& posture_q,
                            std::vector<double>* out) const;

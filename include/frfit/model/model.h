@@ -80,12 +80,19 @@ struct Frame {
 // A rigid body attached to a frame. Its centre of mass sits at `com_m` in that frame; its inertia
 // tensor (about the centre of mass, in the frame's axes) is stored as tensor entries, whatever
 // convention the file used.
+//
+// Beyond the paper: a body whose mass is not known (a tool, a payload) may have it fitted, as the
+// parameter m_<body> within `fitted_mass`; `mass_kg` is then its initial value. Its centre of mass
+// stays where the file puts it and its inertia scales with its mass (inertia_kg_m2 · m / mass_kg:
+// the same shape, a uniformly denser or lighter body), so M0 and K_gravity are linear in m.
 struct Body {
   std::string name;
   int frame = -1;
   double mass_kg = 0.0;
   Eigen::Vector3d com_m = Eigen::Vector3d::Zero();
   Eigen::Matrix3d inertia_kg_m2 = Eigen::Matrix3d::Zero();
+  bool has_fitted_mass = false;
+  Bounds fitted_mass;  // kg; when has_fitted_mass
 };
 
 // A named reference configuration: one value per coordinate (elastic DOFs first, then rigid).
@@ -94,17 +101,18 @@ struct PostureSpec {
   std::vector<double> q;  // rad or m
 };
 
-enum class ParameterKind { kStiffness, kDamping, kLossFactor, kRayleighAlpha, kRayleighBeta };
+enum class ParameterKind { kStiffness, kDamping, kLossFactor, kRayleighAlpha, kRayleighBeta, kMass };
 
 // One elastic parameter as the optimisers and files see it.
 struct ParameterSpec {
-  std::string name;  // k_z1, d_z1, eta_z1, rayleigh_alpha, rayleigh_beta
+  std::string name;  // k_z1, d_z1, eta_z1, rayleigh_alpha, rayleigh_beta, m_tool
   ParameterKind kind = ParameterKind::kStiffness;
-  int dof = -1;      // -1 for the Rayleigh coefficients
+  int dof = -1;      // -1 for the Rayleigh coefficients and masses
   int term = -1;     // index into Dof::stiffness_law for a law coefficient, else -1
   Bounds bounds;
   std::string unit;
   bool log_scale = true;  // searched on a log scale (false for coefficients that may be <= 0)
+  int body = -1;     // a mass's body (index into Model::bodies), else -1
 };
 
 struct Model {
@@ -121,13 +129,18 @@ struct Model {
   std::vector<PostureSpec> postures;
   Bounds rayleigh_alpha;                    // 1/s, rayleigh only
   Bounds rayleigh_beta;                     // s, rayleigh only
-  // Derived once by FinalizeModel: the elastic parameters in their canonical order — every
-  // stiffness (DOF order), then the damping parameters (DOF order, or alpha, beta).
+  // Derived once by FinalizeModel: the parameters in their canonical order — every stiffness (DOF
+  // order), then the damping parameters (DOF order, or alpha, beta), then the fitted masses (body
+  // order).
   std::vector<ParameterSpec> parameters;
+  // The bodies whose mass is fitted, in body order: the order of JointCoefficients::masses and
+  // of Posture::mass_parts. Derived by FinalizeModel.
+  std::vector<int> mass_bodies;
 
   int num_dofs() const { return static_cast<int>(dofs.size()); }
   int num_coordinates() const { return num_dofs() + static_cast<int>(rigid_coordinates.size()); }
   int num_parameters() const { return static_cast<int>(parameters.size()); }
+  int num_masses() const { return static_cast<int>(mass_bodies.size()); }
   bool has_posture_dependent_stiffness() const;
   // Index lookups; -1 when absent.
   int FindDof(const std::string& name) const;

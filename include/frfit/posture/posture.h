@@ -19,12 +19,24 @@
 
 namespace frfit {
 
+// A body with a fitted mass (Model::mass_bodies): its share of M0 and of K_gravity per kg, so that
+// at masses m_b  M0 = M_rest + Σ_b m_b·mass_b  and  K_gravity = G_rest + Σ_b m_b·gravity_b (its
+// inertia scales with its mass: model/model.h, Body).
+struct MassPart {
+  Eigen::MatrixXd mass;     // n×n, kg·m²/kg (the body's term of Eq. 8 divided by its mass)
+  Eigen::MatrixXd gravity;  // n×n, per kg
+  double nominal_kg = 0.0;  // the body's mass in the model file (Body::mass_kg)
+};
+
 struct Posture {
   std::string name;
   std::vector<double> q;                   // every coordinate, rad / m
   int n = 0;                               // elastic DOFs
+  // M0 and K_gravity at the masses of the model file. With fitted masses the matrices at other
+  // masses are MassMatrix / GravityStiffness below, which every user with coefficients takes.
   Eigen::MatrixXd mass;                    // M0, n×n, symmetric positive definite
   Eigen::MatrixXd gravity_stiffness;       // K_gravity, n×n, symmetric
+  std::vector<MassPart> mass_parts;        // one per fitted mass, Model::mass_bodies order
   Eigen::Matrix3Xd sensor_jacobian;        // J_S of the sensor origin in the ground frame, 3×n
   Eigen::Matrix3d sensor_rotation;         // R_0,S
   Eigen::Vector3d sensor_position_m;       // e_S in the ground frame
@@ -58,8 +70,19 @@ MeasurementPoints PointsAt(const Model& model, const Posture& posture,
                            const std::string& response_frame, const std::string& excitation_frame,
                            const std::string& what);
 
+// M0 and K_gravity at the masses of `c` (c.masses, one per posture.mass_parts; empty: the file's
+// masses, and then posture.mass itself). Rest parts (`masses` all 0) are what the kernels start
+// from (cost/problem.cc).
+Eigen::MatrixXd MassMatrix(const Posture& posture, const JointCoefficients& c);
+Eigen::MatrixXd GravityStiffness(const Posture& posture, const JointCoefficients& c);
+
+// ∂Z/∂m_b = gravity_b − ω²·mass_b + iω·α·mass_b of fitted mass b (posture.mass_parts[b]) at
+// angular frequency ω, Z = K0 + iωC0 − ω²M0 being the dynamic stiffness at coefficients `c`.
+Eigen::MatrixXcd MassPartDerivative(const Posture& posture, const JointCoefficients& c, int b,
+                                    double omega);
+
 // The tangent matrices for one set of joint coefficients: K0 (complex: structural damping puts
-// i·η·k on the diagonal) and C0.
+// i·η·k on the diagonal; fitted masses move K_gravity) and C0 (α·M0 at the fitted masses).
 Eigen::MatrixXcd TangentStiffness(const Posture& posture, const JointCoefficients& c);
 Eigen::MatrixXd TangentDamping(const Posture& posture, const JointCoefficients& c);
 
