@@ -52,6 +52,30 @@ inline PackedProblem RandomProblem(std::mt19937_64& rng, int n, int postures) {
   return problem;
 }
 
+// Gives `problem` `masses` fitted body masses: at every posture each mass's share of M0 (a
+// random positive semi-definite n×n per kg, rank 3 like a body's translation) and of K_gravity
+// (symmetric). The caller appends the masses (kg) to each individual's coefficients.
+inline void AddRandomMasses(std::mt19937_64& rng, int masses, PackedProblem* problem) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int n = problem->n;
+  problem->masses = masses;
+  for (PackedPosture& p : problem->postures) {
+    p.mass_parts.assign(static_cast<size_t>(masses) * n * n, 0.0);
+    p.gravity_parts.assign(static_cast<size_t>(masses) * n * n, 0.0);
+    for (int b = 0; b < masses; ++b) {
+      double* mass = p.mass_parts.data() + b * n * n;
+      double* gravity = p.gravity_parts.data() + b * n * n;
+      std::vector<double> j(3 * n);  // a 3×n Jacobian: mass = JᵀJ
+      for (double& v : j) v = 0.2 * u(rng);
+      for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c)
+          for (int k = 0; k < 3; ++k) mass[r * n + c] += j[k * n + r] * j[k * n + c];
+      for (int r = 0; r < n; ++r)
+        for (int c = r; c < n; ++c) gravity[r * n + c] = gravity[c * n + r] = 2.0 * u(rng);
+    }
+  }
+}
+
 struct Batch {
   std::vector<PackedProblem> problems;
   std::vector<int> individuals;

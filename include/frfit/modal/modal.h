@@ -38,8 +38,9 @@ ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coef
 
 // ∂(frequency_hz)/∂(joint coefficients) of every mode ComputeModes returns, in its order, packed
 // [mode][3n + 1 + masses] in the coefficient order of kernels::CoefficientStride (stiffness,
-// viscous, hysteretic, mass-proportional α, fitted masses): first-order eigenvalue perturbation with the left
-// eigenvectors, exact for simple eigenvalues (chain with CoefficientJacobian for parameters).
+// viscous, hysteretic, mass-proportional α, fitted masses): first-order eigenvalue perturbation
+// with the left eigenvectors, exact for simple eigenvalues (chain with CoefficientJacobian for
+// parameters).
 std::vector<double> ModeFrequencyDerivatives(const Posture& posture,
                                              const JointCoefficients& coefficients);
 // The same for the eigenvalue λ itself (complex), packed alike: what the damping ratio's

@@ -1,7 +1,8 @@
 // ModeFrequencyDerivatives (modal/modal.h), the exact first-order derivatives of every mode's
 // frequency by the joint coefficients that the fleet's drift report turns into a frequency's 1σ,
 // checked against central differences of ComputeModes itself: each coefficient (stiffness,
-// viscous, hysteretic per DOF, and the mass-proportional α) moved by ±h, Richardson-extrapolated.
+// viscous, hysteretic per DOF, the mass-proportional α and a fitted body mass) moved by ±h,
+// Richardson-extrapolated.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,12 +21,13 @@ namespace {
 
 const std::string kRoot = FRFIT_SOURCE_DIR;
 
-// The coefficient `row` of the packed order (stiffness, viscous, hysteretic per DOF, then α).
+// The coefficient `row` of the packed order (stiffness, viscous, hysteretic per DOF, α, masses).
 double& Entry(JointCoefficients& c, int n, int row) {
   if (row < n) return c.stiffness[row];
   if (row < 2 * n) return c.viscous[row - n];
   if (row < 3 * n) return c.hysteretic[row - 2 * n];
-  return c.mass_proportional;
+  if (row == 3 * n) return c.mass_proportional;
+  return c.masses[row - 3 * n - 1];
 }
 
 std::vector<double> Frequencies(const Posture& posture, const JointCoefficients& c) {
@@ -41,7 +43,7 @@ void ExpectDerivativesMatchDifferences(const std::string& model_file,
   const Posture posture = Linearize(model, posture_name);
   const JointCoefficients base = Coefficients(model, LoadParameters(params_file, model), posture.q);
   const int n = posture.n;
-  const int stride = 3 * n + 1;
+  const int stride = 3 * n + 1 + model.num_masses();
   const std::vector<double> modes = Frequencies(posture, base);
   const std::vector<double> exact = ModeFrequencyDerivatives(posture, base);
   ASSERT_FALSE(modes.empty());
@@ -53,7 +55,8 @@ void ExpectDerivativesMatchDifferences(const std::string& model_file,
     const double size = row < n       ? base.stiffness[row]
                         : row < 2 * n ? std::max(std::fabs(base.viscous[row - n]), 1.0)
                         : row < 3 * n ? base.stiffness[row - 2 * n]
-                                      : 1.0;
+                        : row == 3 * n ? 1.0
+                                       : base.masses[row - 3 * n - 1];
     auto difference = [&](double h) {
       JointCoefficients up = base, down = base;
       Entry(up, n, row) += h;
@@ -79,6 +82,12 @@ void ExpectDerivativesMatchDifferences(const std::string& model_file,
 TEST(ModeFrequencyDerivatives, KukaMatchesCentralDifferences) {
   ExpectDerivativesMatchDifferences(kRoot + "/datasets/kuka_kr90/model.yaml",
                                     kRoot + "/datasets/kuka_kr90/params_from34.yaml", "milling");
+}
+
+// ∂λ/∂m of a fitted tool mass, which moves M0, K_gravity and (with α) C0 at once.
+TEST(ModeFrequencyDerivatives, KukaWithAFittedToolMassMatchesCentralDifferences) {
+  ExpectDerivativesMatchDifferences(kRoot + "/datasets/kuka_kr90/model_tool.yaml",
+                                    kRoot + "/datasets/kuka_kr90/params_tool_78kg.yaml", "folded");
 }
 
 TEST(ModeFrequencyDerivatives, ThreeJointRobotMatchesCentralDifferences) {

@@ -102,16 +102,17 @@ struct Batch {
   std::vector<PackedProblem> problems;
   std::vector<int> individuals;
   std::vector<int> dims;
-  std::vector<double> coefficients;   // [problem][individual][posture][3n + 1]
-  std::vector<double> sensitivities;  // [problem][individual][posture][3n + 1][dim]
+  std::vector<double> coefficients;   // [problem][individual][posture][3n + 1 + masses]
+  std::vector<double> sensitivities;  // [problem][individual][posture][3n + 1 + masses][dim]
 };
 
 // The benchmark's random problems cut to the given lines, with every cost kind, phase mode and
 // fit order and unequal posture weights; one individual's stiffness NaN, so that statuses are
-// exercised too.
+// exercised too. Every fourth problem fits body masses (1 or 2).
 Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::mt19937_64 points_rng(seed + 1000);  // multi-point sets' response bases, drawn apart
+  std::mt19937_64 mass_rng(seed + 2000);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Batch b;
   bool nan_placed = false;
@@ -134,6 +135,7 @@ Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
         for (double& v : posture.response_basis) v = u(points_rng) - 0.5;
       }
     }
+    if (s % 4 == 1) bench::AddRandomMasses(mass_rng, 1 + static_cast<int>(s / 4 % 2), &p);
     const int stride = p.coefficient_stride();
     for (int i = 0; i < spec.individuals; ++i)
       for (size_t q = 0; q < spec.lines.size(); ++q) {
@@ -143,6 +145,7 @@ Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
         for (int j = 0; j < spec.n; ++j) b.coefficients.push_back(std::pow(10.0, 4.0 * u(rng)));
         for (int j = 0; j < spec.n; ++j) b.coefficients.push_back(0.02 * b.coefficients[first + j]);
         b.coefficients.push_back(1e-4);
+        for (int m = 0; m < p.masses; ++m) b.coefficients.push_back(40.0 + 15.0 * m + u(rng));
         if (i == 1 && !nan_placed) {
           b.coefficients[first] = std::numeric_limits<double>::quiet_NaN();
           nan_placed = true;
@@ -185,8 +188,9 @@ std::vector<ExpectedLine> EnumerateLines(const Batch& b) {
                          coefficients, sensitivities, terms + within + l, lines_per_individual,
                          normal_out});
         within += problem.postures[q].num_lines();
-        coefficients += 3 * problem.n + 1;
-        sensitivities += static_cast<long long>(3 * problem.n + 1) * b.dims[p];
+        const int stride = 3 * problem.n + 1 + problem.masses;  // as evaluator.h packs them
+        coefficients += stride;
+        sensitivities += static_cast<long long>(stride) * b.dims[p];
       }
       terms += lines_per_individual * term_count;
       normal_out += term_count;
@@ -269,7 +273,11 @@ void CheckLocated(const cuda::LineRefOf<Seg>& r, const ExpectedLine& e, const Ba
               target.target[17] == q.target[18 * e.line + 17] &&
               arrays.mass[n * n - 1] == q.mass[n * n - 1] &&
               arrays.gravity[n * n - 1] == q.gravity[n * n - 1] &&
-              arrays.basis[3 * n - 1] == q.basis[3 * n - 1],
+              arrays.basis[3 * n - 1] == q.basis[3 * n - 1] &&
+              arrays.masses == b.problems[e.problem].masses &&
+              (arrays.masses == 0 ||
+               (arrays.mass_parts[arrays.masses * n * n - 1] == q.mass_parts.back() &&
+                arrays.gravity_parts[arrays.masses * n * n - 1] == q.gravity_parts.back())),
           [&] { return "line " + std::to_string(e.position) + ": resident data of another line"; });
 }
 

@@ -299,6 +299,23 @@ std::vector<LineCase> LineCases() {
     c.what = "pivots change along the band, n = " + std::to_string(n);
     cases.push_back(std::move(c));
   }
+  // Fitted body masses: M0 and K_gravity assembled from their rest and per-kg shares, and the
+  // masses' derivative terms (kernels::MassTerm), on every variant.
+  for (int n : {2, 7, 9, 18}) {
+    LineCase c;
+    c.problem = bench::RandomProblem(rng, n, 1);
+    c.problem.cost_kind = n % 3;
+    bench::AddRandomMasses(rng, n == 9 ? 3 : 1, &c.problem);
+    ZeroSomeWeights(rng, &c.problem.postures[0]);
+    const std::vector<double> joints = RandomCoefficients(rng, n, 3, 1e5);
+    for (int i = 0; i < 3; ++i) {
+      c.coefficients.insert(c.coefficients.end(), joints.begin() + i * (3 * n + 1),
+                            joints.begin() + (i + 1) * (3 * n + 1));
+      for (int b = 0; b < c.problem.masses; ++b) c.coefficients.push_back(20.0 + 40.0 * (b + i));
+    }
+    c.what = "fitted masses, n = " + std::to_string(n);
+    cases.push_back(std::move(c));
+  }
   // Ties: mass and coefficients zero, so Z is the gravity matrix, whose column 0 is ±1000 in
   // every row: the pivot search sees equal candidates and must take row 0.
   {
@@ -366,7 +383,8 @@ std::vector<LineCase> LineCases() {
 
 kernels::PostureArrays Arrays(const PackedProblem& p) {
   const PackedPosture& q = p.postures[0];
-  return {p.n, q.mass.data(), q.gravity.data(), q.basis.data()};
+  return {p.n,     q.mass.data(),       q.gravity.data(),      q.basis.data(),
+          nullptr, p.masses,            q.mass_parts.data(),   q.gravity_parts.data()};
 }
 
 kernels::LineTarget Target(const PackedProblem& p, int l) {
@@ -418,10 +436,11 @@ TEST(CpuSimdLines, EveryVariantGivesTheOneLineBitsAndStatus) {
   EXPECT_GT(lines_checked, 0);
 }
 
-// Sensitivities D [3n + 1][dim] with zeros and, for some individuals, a moving α.
-std::vector<double> RandomSensitivities(std::mt19937_64& rng, int n, int dim, bool moves_alpha) {
+// Sensitivities D [3n + 1 + masses][dim] with zeros and, for some individuals, a moving α.
+std::vector<double> RandomSensitivities(std::mt19937_64& rng, int n, int masses, int dim,
+                                        bool moves_alpha) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> d((3 * n + 1) * dim);
+  std::vector<double> d(kernels::CoefficientStride(n, masses) * dim);
   for (double& v : d) v = rng() % 3 == 0 ? 0.0 : u(rng) * 1e3;
   for (int j = 0; j < dim; ++j) d[3 * n * dim + j] = moves_alpha && j % 2 ? 1e-5 * u(rng) : 0.0;
   return d;
@@ -437,7 +456,8 @@ TEST(CpuSimdLines, EveryVariantGivesTheOneLineNormalTerms) {
       if (c.problem.n > 12 && k % 3 && c.what.rfind("random", 0) == 0) continue;  // time
       const PackedPosture& posture = c.problem.postures[0];
       const int n = c.problem.n, dim = 1 + static_cast<int>(k % 7);
-      const std::vector<double> d = RandomSensitivities(rng, n, dim, k % 2 == 0);
+      const std::vector<double> d =
+          RandomSensitivities(rng, n, c.problem.masses, dim, k % 2 == 0);
       const cpu::LineBlocks blocks = cpu::MakeLineBlocks(posture, kernels.width);
       const int terms = kernels::NormalTermCount(dim);
       const long long stride = blocks.blocks * blocks.width;
@@ -473,10 +493,12 @@ struct Batch : bench::Batch {
 };
 
 // Problems of several sizes, postures and kinds; `per_problem` points each, one of them singular.
-// Every second posture is a multi-point set (a response point other than the excitation's).
+// Every second posture is a multi-point set (a response point other than the excitation's); the
+// n = 9 problem fits two body masses.
 Batch RandomBatch(int per_problem, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::mt19937_64 points_rng(seed + 1000);  // apart, so the other draws stay as they were
+  std::mt19937_64 mass_rng(seed + 2000);
   Batch b;
   const int ns[] = {3, 9, 18, 1};
   for (int p = 0; p < 4; ++p) {
@@ -502,13 +524,16 @@ Batch RandomBatch(int per_problem, unsigned seed) {
           v = std::uniform_real_distribution<double>(-1.0, 1.0)(points_rng);
       }
     }
+    if (problem.n == 9) bench::AddRandomMasses(mass_rng, 2, &problem);
     const int n = problem.n, dim = 2 + p;
     for (int i = 0; i < per_problem; ++i)
       for (int q = 0; q < problem.num_postures(); ++q) {
         std::vector<double> c = RandomCoefficients(rng, n, 1, 1e5);
         if (i == 1 && q == 0) c[0] = kNaN;
+        for (int m = 0; m < problem.masses; ++m) c.push_back(30.0 + 10.0 * (i + m));
         b.coefficients.insert(b.coefficients.end(), c.begin(), c.end());
-        const std::vector<double> d = RandomSensitivities(rng, n, dim, i % 2 == 0);
+        const std::vector<double> d =
+            RandomSensitivities(rng, n, problem.masses, dim, i % 2 == 0);
         b.sensitivities.insert(b.sensitivities.end(), d.begin(), d.end());
       }
     b.problems.push_back(std::move(problem));

@@ -3,7 +3,8 @@
 // (Synthesize), and the gradient and Gauss–Newton matrix from central differences of those
 // residuals. Tool-tip, transfer (response at joint3 or joint2, hammer at the tool tip) and
 // reversed sets at one posture, for each cost kind, with viscous and Rayleigh damping (whose
-// α·M0 term takes Y = Z⁻¹B_a on one side and X on the other).
+// α·M0 term takes Y = Z⁻¹B_a on one side and X on the other), and with fitted body masses (whose
+// ∂Z/∂m = gravity_b − ω²mass_b + iωα mass_b the kernels build from per-kg shares).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -25,8 +26,13 @@ namespace {
 
 const std::string kData = std::string(FRFIT_SOURCE_DIR) + "/datasets/";
 
-std::shared_ptr<const Model> Paper3Dof(bool rayleigh) {
+std::shared_ptr<const Model> Paper3Dof(bool rayleigh, bool fitted_masses = false) {
   std::string text = test::ReadText(kData + "paper_3dof/model.yaml");
+  if (fitted_masses) {  // the links 2 and 3 (the forearm) become fitted masses
+    for (const std::string mass : {"249.53", "222.659"})
+      text.replace(text.find("mass: " + mass), 6 + mass.size(),
+                   "mass: {initial: " + mass + ", min: 50, max: 900}");
+  }
   if (rayleigh) {
     const std::string viscous = ", damping: {initial: 300, min: 10, max: 1.0e4}";
     for (size_t at = text.find(viscous); at != std::string::npos; at = text.find(viscous))
@@ -64,6 +70,7 @@ struct Case {
   std::string name;
   CostType type;
   bool rayleigh;
+  bool fitted_masses = false;
 };
 
 class MultiPointNormalEquations : public ::testing::TestWithParam<Case> {};
@@ -73,7 +80,8 @@ TEST_P(MultiPointNormalEquations, MatchCentralDifferencesOfTheDenseSolve) {
   FitOptions options;
   options.cost.type = c.type;
   options.cost.weights.mode = WeightMode::kUniform;
-  const auto model = Paper3Dof(c.rayleigh);
+  const auto model = Paper3Dof(c.rayleigh, c.fitted_masses);
+  ASSERT_EQ(model->num_masses(), c.fitted_masses ? 2 : 0);
   const Problem problem = MultiPointProblem(model, options);
   EXPECT_EQ(Pack(problem).postures[1].response_basis.size(), 3u * problem.postures[1].posture.n);
   const ParameterMap map(*model, options.parameters, "test");
@@ -114,7 +122,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{"log_complex", CostType::kLogComplex, false},
                       Case{"log_magnitude", CostType::kLogMagnitude, false},
                       Case{"normalized_complex", CostType::kNormalizedComplex, false},
-                      Case{"log_complex_rayleigh", CostType::kLogComplex, true}),
+                      Case{"log_complex_rayleigh", CostType::kLogComplex, true},
+                      Case{"log_complex_masses", CostType::kLogComplex, false, true},
+                      Case{"normalized_complex_masses", CostType::kNormalizedComplex, false, true},
+                      Case{"log_complex_rayleigh_masses", CostType::kLogComplex, true, true}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 // At the parameters the sets were made from, every set costs (almost) nothing, the transfer sets
