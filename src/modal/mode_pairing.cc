@@ -62,25 +62,45 @@ std::vector<int> AssignMinimumCost(const Eigen::MatrixXd& cost) {
   return out;
 }
 
-double SensorMac(const Mode& a, const Mode& b) {
-  Eigen::VectorXcd x(3), y(3);
+double ShapeMac(const Eigen::VectorXcd& a, const Eigen::VectorXcd& b) {
+  const Eigen::Index size = std::min(a.size(), b.size());
+  Eigen::VectorXcd x(size), y(size);
   int n = 0;
-  for (int i = 0; i < 3; ++i)
-    if (std::isfinite(std::abs(a.sensor_shape(i))) && std::isfinite(std::abs(b.sensor_shape(i))))
-      x(n) = a.sensor_shape(i), y(n++) = b.sensor_shape(i);
+  for (Eigen::Index i = 0; i < size; ++i)
+    if (std::isfinite(std::abs(a(i))) && std::isfinite(std::abs(b(i)))) x(n) = a(i), y(n++) = b(i);
   x.conservativeResize(n);
   y.conservativeResize(n);
   if (n == 0 || !(x.squaredNorm() > 0.0) || !(y.squaredNorm() > 0.0)) return std::nan("");
   return Mac({x}, {y})(0, 0);
 }
 
+double SensorMac(const Mode& a, const Mode& b) { return ShapeMac(a.sensor_shape, b.sensor_shape); }
+
+namespace {
+
+std::vector<Eigen::VectorXcd> SensorShapes(const std::vector<Mode>& modes) {
+  std::vector<Eigen::VectorXcd> shapes;
+  for (const Mode& m : modes) shapes.push_back(m.sensor_shape);
+  return shapes;
+}
+
+}  // namespace
+
 std::vector<int> PairModes(const std::vector<Mode>& a, const std::vector<Mode>& b,
+                           const ModePairingOptions& options) {
+  return PairModes(a, SensorShapes(a), b, SensorShapes(b), options);
+}
+
+std::vector<int> PairModes(const std::vector<Mode>& a,
+                           const std::vector<Eigen::VectorXcd>& a_shapes,
+                           const std::vector<Mode>& b,
+                           const std::vector<Eigen::VectorXcd>& b_shapes,
                            const ModePairingOptions& options) {
   Eigen::MatrixXd cost(static_cast<Eigen::Index>(a.size()), static_cast<Eigen::Index>(b.size()));
   for (size_t i = 0; i < a.size(); ++i)
     for (size_t j = 0; j < b.size(); ++j) {
       const double df = std::abs(b[j].frequency_hz - a[i].frequency_hz) / a[i].frequency_hz;
-      const double mac = SensorMac(a[i], b[j]);
+      const double mac = ShapeMac(a_shapes[i], b_shapes[j]);
       const bool allowed = df <= options.max_frequency_difference &&
                            !(std::isfinite(mac) && mac < options.min_mac);
       cost(i, j) = allowed ? df + (std::isfinite(mac) ? 1.0 - mac : 0.0)

@@ -1,4 +1,6 @@
-// Table 6 of the paper: the fitted model's modes against reference modes, mode by mode.
+// Table 6 of the paper: the fitted model's modes against reference modes, mode by mode, seen at
+// each FRF set's response point and, for a posture measured at several points, at all of them at
+// once.
 #pragma once
 
 #include <Eigen/Core>
@@ -7,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "frfit/cost/problem.h"
 #include "frfit/frf/frf_set.h"
 #include "frfit/modal/ema.h"
 #include "frfit/modal/modal.h"
@@ -67,5 +70,43 @@ std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, con
 ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vector<Mode>& fitted,
                              const std::string& description,
                              double max_hz = std::numeric_limits<double>::infinity());
+// The same with the MAC of given shapes, one per mode (NaN where an entry is unknown), in place of
+// the modes' sensor_shape: pairing, rows and the MAC table alike.
+ModalComparison CompareModes(const std::vector<Mode>& reference,
+                             const std::vector<Eigen::VectorXcd>& reference_shapes,
+                             const std::vector<Mode>& fitted,
+                             const std::vector<Eigen::VectorXcd>& fitted_shapes,
+                             const std::string& description,
+                             double max_hz = std::numeric_limits<double>::infinity());
+
+// Whether a set's provenance names the parameters it was synthesised from for this model; then
+// *values holds them in Model::parameters order.
+bool SynthesisParameters(const Model& model, const FrfSet& set, std::vector<double>* values);
+
+// The modes of one posture seen at every point where its FRF sets measured the response: the three
+// components of each point, in that frame's axes, stacked point after point ([point][axis]). One
+// point's three components cannot tell every pair of modes apart (two KUKA modes have MAC 0.92 at
+// the tool tip); the shape over several points can. The result file's
+// /modal_comparison_points/<posture> (docs/multi-point.md).
+struct ModalComparisonPoints {
+  std::string posture;
+  std::vector<std::string> points;  // response frames in stacking order (the sensor's by its name)
+  ModalComparison modal;            // its MAC over all 3·points components
+};
+
+// The result file's /modal_comparison_points/<posture>@points: the frames joined by ", " (a frame
+// name holding ", " would not read back; the command line's lists of frames take none either).
+std::string PointsAttribute(const std::vector<std::string>& points);
+std::vector<std::string> PointsFromAttribute(const std::string& text);
+
+// One per posture whose FRF sets measured the response at two or more points, in the order the
+// postures first appear. Fitted modes: the model's at `parameters`. Reference modes: the model's
+// at the parameters the sets were synthesised from, when they all name the same; otherwise each
+// set's EMA estimate (per_set[s]->ema, per_set[s] being problem.postures[s]'s comparison), paired
+// across the sets by frequency and stacked from their residues (docs/decisions.md); none, with the
+// reason in modal.reference, when neither is possible.
+std::vector<ModalComparisonPoints> CompareModesAtPoints(
+    const Problem& problem, const std::vector<double>& parameters,
+    const std::vector<const ModalComparison*>& per_set);
 
 }  // namespace frfit

@@ -22,13 +22,23 @@ struct ModePairingOptions {
   double min_mac = 0.3;
 };
 
-// The MAC of two modes over the axes both shapes know (an estimated shape is NaN on axes no FRF
-// measured); NaN when they share none.
+// The MAC of two shapes over the entries both know (an estimated shape is NaN on axes no FRF
+// measured); NaN when they share none. Shapes of any length: one point's three axes, or several
+// points' stacked.
+double ShapeMac(const Eigen::VectorXcd& a, const Eigen::VectorXcd& b);
+// ShapeMac of the modes' sensor_shape.
 double SensorMac(const Mode& a, const Mode& b);
 
 // For each mode of `a` its partner in `b` (−1 for none): the cost of a pair is its relative
 // frequency difference plus (1 − MAC) where a MAC is known.
 std::vector<int> PairModes(const std::vector<Mode>& a, const std::vector<Mode>& b,
+                           const ModePairingOptions& options = {});
+// The same with the MAC of given shapes, one per mode (e.g. stacked over several points), in
+// place of the modes' sensor_shape.
+std::vector<int> PairModes(const std::vector<Mode>& a,
+                           const std::vector<Eigen::VectorXcd>& a_shapes,
+                           const std::vector<Mode>& b,
+                           const std::vector<Eigen::VectorXcd>& b_shapes,
                            const ModePairingOptions& options = {});
 
 }  // namespace frfit
