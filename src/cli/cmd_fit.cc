@@ -196,6 +196,8 @@ int RunFit(int argc, char** argv) {
   PrintModelCheck(result.model_check);
   PrintStaticTests(result.static_tests);
   for (const PostureResult& p : result.postures) PrintModalComparison(p);
+  for (const ModalComparisonPoints& c : result.modal_comparison_points)
+    PrintModalComparisonPoints(c);
   if (!out_path.empty()) std::printf("\nwrote %s\n", out_path.c_str());
   return 0;
 }

@@ -119,14 +119,15 @@ void PrintStaticTests(const std::vector<StaticTestResult>& tests) {
                 1e3 * t.fitted_m[0], 1e3 * t.fitted_m[1], 1e3 * t.fitted_m[2]);
 }
 
-void PrintModalComparison(const PostureResult& p) {
-  std::printf("\n  posture %s (%s), cost %.6e; reference: %s\n", p.name.c_str(),
-              p.frf_source.c_str(), p.cost, p.modal.reference.c_str());
+namespace {
+
+// The table's rows: each reference mode, its fitted partner with 1σ, the errors and the MAC.
+void PrintModeRows(const ModalComparison& modal) {
   std::printf(
       "  mode   f_ref [Hz]   f_fit [Hz]   1σ [Hz]  error [%%]  zeta_ref [%%]  zeta_fit [%%]  "
       "1σ [%%]  error [%%]    MAC\n");
-  for (size_t k = 0; k < p.modal.rows.size(); ++k) {
-    const ModalComparisonRow& row = p.modal.rows[k];
+  for (size_t k = 0; k < modal.rows.size(); ++k) {
+    const ModalComparisonRow& row = modal.rows[k];
     if (std::isnan(row.fitted_frequency_hz)) {  // one to one: no fitted mode left for it
       std::printf("  %4zu %12.4f %12s %9s %10s %13.3f %13s %7s %10s %6s\n", k + 1,
                   row.reference_frequency_hz, "unpaired", "-", "-",
@@ -139,8 +140,41 @@ void PrintModalComparison(const PostureResult& p) {
                 100 * row.reference_damping_ratio, 100 * row.fitted_damping_ratio,
                 100 * row.fitted_damping_sigma, row.damping_error_percent, row.mac);
   }
-  for (double f : p.modal.unpaired_fitted_frequency_hz)
+  for (double f : modal.unpaired_fitted_frequency_hz)
     std::printf("  fitted mode at %.4f Hz: no reference mode pairs with it\n", f);
+}
+
+// The largest MAC of a reference mode with a fitted mode other than its partner: how close the
+// shapes the comparison sees come to confusing two modes (near 1: it cannot tell them apart).
+void PrintLargestMacOffPairs(const ModalComparison& modal) {
+  double largest = -1.0, reference_hz = 0.0, fitted_hz = 0.0;
+  for (Eigen::Index r = 0; r < modal.mac.rows(); ++r)
+    for (Eigen::Index c = 0; c < modal.mac.cols(); ++c) {
+      const double mac = modal.mac(r, c);
+      if (modal.mac_fitted_frequency_hz[c] == modal.rows[r].fitted_frequency_hz || !(mac > largest))
+        continue;
+      largest = mac, reference_hz = modal.rows[r].reference_frequency_hz;
+      fitted_hz = modal.mac_fitted_frequency_hz[c];
+    }
+  if (largest >= 0.0)
+    std::printf("  largest MAC off the pairs: %.3f (reference %.4f Hz, fitted %.4f Hz)\n", largest,
+                reference_hz, fitted_hz);
+}
+
+}  // namespace
+
+void PrintModalComparison(const PostureResult& p) {
+  std::printf("\n  posture %s (%s), cost %.6e; reference: %s\n", p.name.c_str(),
+              p.frf_source.c_str(), p.cost, p.modal.reference.c_str());
+  PrintModeRows(p.modal);
+  PrintLargestMacOffPairs(p.modal);
+}
+
+void PrintModalComparisonPoints(const ModalComparisonPoints& c) {
+  std::printf("\n  posture %s, mode shapes over all its points (%s); reference: %s\n",
+              c.posture.c_str(), PointsAttribute(c.points).c_str(), c.modal.reference.c_str());
+  PrintModeRows(c.modal);
+  PrintLargestMacOffPairs(c.modal);
 }
 
 }  // namespace frfit::cli

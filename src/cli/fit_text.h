@@ -1,6 +1,6 @@
 // The human-readable parts of `frfit fit`'s output that describe the solution: the parameter
 // table (with 1σ and bound flags), the refinement's starts, the identifiability summary, the
-// model check and the modal comparison.
+// model check and the modal comparisons.
 #pragma once
 
 #include "frfit/fit/fit_result.h"
@@ -14,5 +14,7 @@ void PrintModelCheck(const ModelCheck& check);
 void PrintStaticTests(const std::vector<StaticTestResult>& tests);
 // One posture's modes against the reference, the fitted ones with their 1σ.
 void PrintModalComparison(const PostureResult& posture);
+// A posture's modes with shapes over every response point its sets measured.
+void PrintModalComparisonPoints(const ModalComparisonPoints& comparison);
 
 }  // namespace frfit::cli

@@ -92,6 +92,37 @@ void WriteStaticTests(Hdf5File* f, const std::vector<StaticTestResult>& tests) {
   f->WriteDoubles("/static_tests/std_m", {k, 3}, std_m.data());
 }
 
+// Each paired row's fitted 1σ, from the sigmas of the fitted modes in ComputeModes order.
+void SetModeSigmas(const std::vector<ModeSigma>& sigmas, ModalComparison* modal) {
+  for (ModalComparisonRow& row : modal->rows)
+    if (row.fitted_index >= 0 && static_cast<size_t>(row.fitted_index) < sigmas.size()) {
+      row.fitted_frequency_sigma_hz = sigmas[row.fitted_index].frequency_hz;
+      row.fitted_damping_sigma = sigmas[row.fitted_index].damping_ratio;
+    }
+}
+
+// A modal comparison's tables in group g: modal_comparison, the unpaired fitted modes, the MAC of
+// every reference mode with every fitted mode and those modes' frequencies.
+void WriteModalComparison(Hdf5File* f, const std::string& g, const ModalComparison& modal) {
+  f->WriteDoubles(g + "/unpaired_fitted_frequency_hz", {modal.unpaired_fitted_frequency_hz.size()},
+                  modal.unpaired_fitted_frequency_hz.data());
+  std::vector<double> table;  // [mode][kModalComparisonColumns]
+  for (const ModalComparisonRow& row : modal.rows)
+    table.insert(table.end(),
+                 {row.reference_frequency_hz, row.reference_damping_ratio, row.fitted_frequency_hz,
+                  row.fitted_damping_ratio, row.frequency_error_percent, row.damping_error_percent,
+                  row.mac, row.fitted_frequency_sigma_hz, row.fitted_damping_sigma});
+  f->WriteDoubles(g + "/modal_comparison", {modal.rows.size(), kModalComparisonColumns},
+                  table.data());
+  f->SetAttribute(g + "/modal_comparison", "columns", kModalComparisonColumnNames);
+  // Every reference mode against every fitted mode in the band, row-major [reference][fitted].
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mac = modal.mac;
+  f->WriteDoubles(g + "/mac", {static_cast<hsize_t>(mac.rows()), static_cast<hsize_t>(mac.cols())},
+                  mac.data());
+  f->WriteDoubles(g + "/mac_fitted_frequency_hz", {modal.mac_fitted_frequency_hz.size()},
+                  modal.mac_fitted_frequency_hz.data());
+}
+
 }  // namespace
 
 FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, const FitRun& run,
@@ -186,6 +217,7 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   }
   std::vector<const ModalComparison*> modal;
   for (const PostureResult& p : r.postures) modal.push_back(&p.modal);
+  r.modal_comparison_points = CompareModesAtPoints(frf, r.parameters, modal);
   r.model_check = CheckModel(frf, map, run.best_u(), modal);
   // A misfit is the model's fault only at the best minimum: a search that did not converge (the
   // paper's GA ⇄ Nelder-Mead on 18 parameters) may have stopped in a worse one.
@@ -198,15 +230,17 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   if (r.model_check.has_noise_model) inputs.reduced_chi2 = r.model_check.reduced_chi2;
   r.identifiability = AssessIdentifiability(map, run.best_u(), inputs);
   // The fitted modes' 1σ, from the covariance just assessed.
-  for (size_t p = 0; p < frf.postures.size(); ++p) {
-    const std::vector<ModeSigma> sigmas =
-        PropagateModeSigmas(frf.postures[p].posture, model, r.parameters, r.identifiability);
-    for (ModalComparisonRow& row : r.postures[p].modal.rows)
-      if (row.fitted_index >= 0 && static_cast<size_t>(row.fitted_index) < sigmas.size()) {
-        row.fitted_frequency_sigma_hz = sigmas[row.fitted_index].frequency_hz;
-        row.fitted_damping_sigma = sigmas[row.fitted_index].damping_ratio;
+  for (size_t p = 0; p < frf.postures.size(); ++p)
+    SetModeSigmas(
+        PropagateModeSigmas(frf.postures[p].posture, model, r.parameters, r.identifiability),
+        &r.postures[p].modal);
+  for (ModalComparisonPoints& c : r.modal_comparison_points)
+    for (const ProblemPosture& pp : frf.postures)
+      if (pp.posture.name == c.posture) {
+        SetModeSigmas(PropagateModeSigmas(pp.posture, model, r.parameters, r.identifiability),
+                      &c.modal);
+        break;
       }
-  }
   return r;
 }
 
@@ -298,32 +332,21 @@ std::string FitResultImage(const std::string& path, const FitResult& r) {
         f.WriteDoubles(g + "/noise_variance", {lines, 3, 3}, p.measured.noise_variance.data());
         f.SetAttribute(g + "/noise_variance", "source", p.measured.noise_source);
       }
-      f.WriteDoubles(g + "/unpaired_fitted_frequency_hz",
-                     {p.modal.unpaired_fitted_frequency_hz.size()},
-                     p.modal.unpaired_fitted_frequency_hz.data());
       std::int64_t present[9];
       for (int e = 0; e < 9; ++e) present[e] = p.measured.present[e];
       f.WriteInts(g + "/present", {3, 3}, present);
       WriteScalar(&f, g + "/cost", p.cost);
       f.WriteDoubles(g + "/dropped_hz", {p.dropped_hz.size()}, p.dropped_hz.data());
-      std::vector<double> table;  // [mode][kModalComparisonColumns]
-      for (const ModalComparisonRow& row : p.modal.rows)
-        table.insert(table.end(), {row.reference_frequency_hz, row.reference_damping_ratio,
-                                   row.fitted_frequency_hz, row.fitted_damping_ratio,
-                                   row.frequency_error_percent, row.damping_error_percent, row.mac,
-                                   row.fitted_frequency_sigma_hz, row.fitted_damping_sigma});
-      f.WriteDoubles(g + "/modal_comparison", {p.modal.rows.size(), kModalComparisonColumns},
-                     table.data());
-      f.SetAttribute(g + "/modal_comparison", "columns", kModalComparisonColumnNames);
+      WriteModalComparison(&f, g, p.modal);
       if (p.modal.ema) WriteEmaGroup(&f, g + "/ema", *p.modal.ema, false);
-      // Every reference mode against every fitted mode in the band, row-major [reference][fitted].
-      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mac =
-          p.modal.mac;
-      f.WriteDoubles(g + "/mac",
-                     {static_cast<hsize_t>(mac.rows()), static_cast<hsize_t>(mac.cols())},
-                     mac.data());
-      f.WriteDoubles(g + "/mac_fitted_frequency_hz", {p.modal.mac_fitted_frequency_hz.size()},
-                     p.modal.mac_fitted_frequency_hz.data());
+    }
+    if (!r.modal_comparison_points.empty()) f.CreateGroup("/modal_comparison_points");
+    for (const ModalComparisonPoints& c : r.modal_comparison_points) {
+      const std::string g = "/modal_comparison_points/" + c.posture;
+      f.CreateGroup(g);
+      f.SetAttribute(g, "points", PointsAttribute(c.points));
+      f.SetAttribute(g, "modal_reference", c.modal.reference);
+      WriteModalComparison(&f, g, c.modal);
     }
     if (!r.static_tests.empty()) WriteStaticTests(&f, r.static_tests);
   }
@@ -374,6 +397,30 @@ std::vector<double> ParametersFromResult(const std::string& path, const Model& m
   return values;
 }
 
+namespace {
+
+nlohmann::ordered_json Number(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+// A modal comparison's rows, one object per reference mode, null where a value is not known.
+nlohmann::ordered_json ModeRowsToJson(const ModalComparison& modal) {
+  nlohmann::ordered_json modes = nlohmann::json::array();
+  for (const ModalComparisonRow& row : modal.rows)
+    modes.push_back({{"reference_frequency_hz", Number(row.reference_frequency_hz)},
+                     {"fitted_frequency_hz", Number(row.fitted_frequency_hz)},
+                     {"frequency_error_percent", Number(row.frequency_error_percent)},
+                     {"reference_damping_ratio", Number(row.reference_damping_ratio)},
+                     {"fitted_damping_ratio", Number(row.fitted_damping_ratio)},
+                     {"damping_error_percent", Number(row.damping_error_percent)},
+                     {"mac", Number(row.mac)},
+                     {"fitted_frequency_sigma_hz", Number(row.fitted_frequency_sigma_hz)},
+                     {"fitted_damping_sigma", Number(row.fitted_damping_sigma)}});
+  return modes;
+}
+
+}  // namespace
+
 nlohmann::ordered_json FitResultToJson(const FitResult& r) {
   nlohmann::ordered_json j;
   nlohmann::ordered_json params;
@@ -414,19 +461,7 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
   j["refinement"] = refinement;
   j["identifiability"] = IdentifiabilityToJson(r.identifiability);
   j["model_check"] = ModelCheckToJson(r.model_check);
-  for (const PostureResult& p : r.postures) {
-    nlohmann::ordered_json modes = nlohmann::json::array();
-    auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    for (const ModalComparisonRow& row : p.modal.rows)
-      modes.push_back({{"reference_frequency_hz", num(row.reference_frequency_hz)},
-                       {"fitted_frequency_hz", num(row.fitted_frequency_hz)},
-                       {"frequency_error_percent", num(row.frequency_error_percent)},
-                       {"reference_damping_ratio", num(row.reference_damping_ratio)},
-                       {"fitted_damping_ratio", num(row.fitted_damping_ratio)},
-                       {"damping_error_percent", num(row.damping_error_percent)},
-                       {"mac", num(row.mac)},
-                       {"fitted_frequency_sigma_hz", num(row.fitted_frequency_sigma_hz)},
-                       {"fitted_damping_sigma", num(row.fitted_damping_sigma)}});
+  for (const PostureResult& p : r.postures)
     j["postures"].push_back({{"name", p.name},
                              {"frf_file", p.frf_source},
                              {"cost", p.cost},
@@ -435,7 +470,24 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
                              {"modal_reference", p.modal.reference},
                              {"noise_source", p.measured.noise_source},
                              {"unpaired_fitted_frequency_hz", p.modal.unpaired_fitted_frequency_hz},
-                             {"modes", modes}});
+                             {"modes", ModeRowsToJson(p.modal)}});
+  for (const ModalComparisonPoints& c : r.modal_comparison_points) {
+    // [reference][fitted], null where a MAC is not known.
+    nlohmann::ordered_json mac = nlohmann::json::array();
+    for (Eigen::Index row = 0; row < c.modal.mac.rows(); ++row) {
+      nlohmann::ordered_json cells = nlohmann::json::array();
+      for (Eigen::Index col = 0; col < c.modal.mac.cols(); ++col)
+        cells.push_back(Number(c.modal.mac(row, col)));
+      mac.push_back(cells);
+    }
+    j["modal_comparison_points"].push_back(
+        {{"posture", c.posture},
+         {"points", c.points},
+         {"modal_reference", c.modal.reference},
+         {"unpaired_fitted_frequency_hz", c.modal.unpaired_fitted_frequency_hz},
+         {"modes", ModeRowsToJson(c.modal)},
+         {"mac_fitted_frequency_hz", c.modal.mac_fitted_frequency_hz},
+         {"mac", mac}});
   }
   for (const StaticTestResult& t : r.static_tests) {
     j["static_tests"].push_back({{"source", t.source},

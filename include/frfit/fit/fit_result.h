@@ -73,6 +73,8 @@ struct FitResult {
   std::string settings_yaml;
   std::vector<HistoryRow> history;
   std::vector<PostureResult> postures;  // the FRF sets
+  // Per posture measured at several response points, its modes over all of them.
+  std::vector<ModalComparisonPoints> modal_comparison_points;
   std::vector<StaticTestResult> static_tests;
   // How well the data determine the free parameters, at the fitted point (docs/identifiability.md).
   Identifiability identifiability;
@@ -80,7 +82,8 @@ struct FitResult {
   ModelCheck model_check;
 };
 
-// Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture.
+// Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture and
+// compares them with the reference modes, per set and over each posture's points.
 FitResult AssembleFitResult(const Problem& problem, const ParameterMap& map, const FitRun& run,
                             const FitOptions& options);
 
