@@ -21,9 +21,10 @@ namespace {
 
 using namespace html;
 
-std::string ModalTable(const ReportPosture& p) {
+// `name` as MacMap's.
+std::string ModalTable(const ReportModalComparison& p, const std::string& name) {
   std::ostringstream s;
-  s << "<table class=\"modal-table\" id=\"modal-" << IdPart(p.name) << "\"><thead><tr><th>mode</th>"
+  s << "<table class=\"modal-table\" id=\"modal-" << IdPart(name) << "\"><thead><tr><th>mode</th>"
        "<th>f<sub>ref</sub> [Hz]</th><th>f<sub>fit</sub> &#177; 1&#963; [Hz]</th><th>error [%]</th>"
        "<th>&#950;<sub>ref</sub> [%]</th><th>&#950;<sub>fit</sub> &#177; 1&#963; [%]</th>"
        "<th>error [%]</th><th>MAC</th>"
@@ -56,6 +57,23 @@ std::string ModalTable(const ReportPosture& p) {
     s << "<tr class=\"modal-row unpaired-fitted\"><td>&#8212;</td><td></td><td class=\"num\">"
       << Fixed(f, 3) << "</td><td colspan=\"5\">fitted mode no reference mode pairs with</td></tr>";
   s << "</tbody></table>";
+  return s.str();
+}
+
+// A posture's modes with their shapes over every response point its sets measured.
+std::string PointsSection(const ReportModalComparisonPoints& c) {
+  std::string points;
+  for (const std::string& p : c.points) points += (points.empty() ? "" : ", ") + HtmlEscape(p);
+  std::ostringstream s;
+  s << "<section class=\"points\" id=\"points-" << IdPart(c.posture) << "\">\n<h2>Posture "
+    << HtmlEscape(c.posture) << ": modes over all points</h2>\n<p class=\"note\">Mode shapes "
+       "stacked over the three components at every response point measured at this posture, each "
+       "in its frame's axes: <span class=\"points-list\">" << points << "</span>. One point's three "
+       "components cannot tell every pair of modes apart; the MAC over all points can, so here a "
+       "pale cell off the diagonal is a real difference between two modes. Reference modes: "
+    << HtmlEscape(c.modal_reference) << ". Pairs, errors and the map read as in each set's modal "
+       "comparison.</p>\n<div class=\"modal-block\">" << ModalTable(c, "points-" + c.posture)
+    << MacMap(c, "points-" + c.posture) << "</div>\n</section>\n";
   return s.str();
 }
 
@@ -335,6 +353,9 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
   s << "<nav>";
   for (const ReportPosture& p : d.postures)
     s << "<a href=\"#posture-" << IdPart(p.name) << "\">posture " << HtmlEscape(p.name) << "</a>";
+  for (const ReportModalComparisonPoints& c : d.modal_comparison_points)
+    s << "<a href=\"#points-" << IdPart(c.posture) << "\">modes of " << HtmlEscape(c.posture)
+      << " over all points</a>";
   s << "<a href=\"#history\">cost history</a><a href=\"#parameters\">parameters</a>"
     << (d.has_identifiability ? "<a href=\"#identifiability\">identifiability</a>" : "")
     << (d.has_model_check ? "<a href=\"#model-check\">model check</a>" : "")
@@ -370,10 +391,12 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
          "reference)/reference. The MAC map compares every reference mode with every fitted mode in the "
          "band; the pairs of the table are outlined. A good fit is a dark outlined diagonal, pale "
          "elsewhere; n/a where the reference has no mode shapes.</p>\n"
-      << "<div class=\"modal-block\">" << ModalTable(p) << MacMap(p) << "</div>\n";
+      << "<div class=\"modal-block\">" << ModalTable(p, p.name) << MacMap(p, p.name) << "</div>\n";
     if (p.ema) s << EmaReferenceHtml(p) << "\n";
     s << "</section>\n";
   }
+
+  for (const ReportModalComparisonPoints& c : d.modal_comparison_points) s << PointsSection(c);
 
   s << "<section id=\"history\">\n<h2>Cost history</h2>\n<p class=\"note\">Best cost so far "
        "against evaluations (log scale); blue stretches are genetic-algorithm generations (a dot "

@@ -83,6 +83,32 @@ std::vector<StaticTestResult> ReadStaticTests(const Hdf5File& f) {
   return out;
 }
 
+// The tables WriteFitResult writes for a modal comparison in group g; each optional, for results
+// written before it.
+void ReadModalComparison(const Hdf5File& f, const std::string& g, ReportModalComparison* out) {
+  std::vector<hsize_t> dims;
+  out->modal_reference = Attribute(f, g, "modal_reference");
+  if (f.Exists(g + "/unpaired_fitted_frequency_hz"))
+    out->unpaired_fitted_hz = f.ReadDoubles(g + "/unpaired_fitted_frequency_hz", 1, &dims);
+  if (f.Exists(g + "/modal_comparison")) {
+    const std::vector<double> t = f.ReadDoubles(g + "/modal_comparison", 2, &dims);
+    // 9 columns; results written before the modes carried their 1σ have the first 7.
+    const hsize_t columns = dims[0] > 0 && dims[1] == 7 ? 7 : kModalComparisonColumns;
+    if (dims[0] > 0) RequireDims(f, g + "/modal_comparison", dims, {dims[0], columns});
+    for (hsize_t r = 0; r < dims[0]; ++r) {
+      const double* v = &t[r * columns];
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      out->modes.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6], columns > 7 ? v[7] : nan,
+                            columns > 8 ? v[8] : nan});
+    }
+  }
+  if (f.Exists(g + "/mac") && f.Exists(g + "/mac_fitted_frequency_hz")) {
+    out->mac_fitted_hz = f.ReadDoubles(g + "/mac_fitted_frequency_hz", 1, &dims);
+    out->mac = f.ReadDoubles(g + "/mac", 2, &dims);
+    RequireDims(f, g + "/mac", dims, {out->modes.size(), out->mac_fitted_hz.size()});
+  }
+}
+
 ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   const std::string g = "/postures/" + name;
   ReportPosture p;
@@ -94,7 +120,6 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   p.frf_file = Attribute(f, g, "frf_file");
   p.format = Attribute(f, g, "format");
   p.units = Attribute(f, g, "units");
-  p.modal_reference = Attribute(f, g, "modal_reference");
   std::vector<hsize_t> dims;
   p.frequency_hz = f.ReadDoubles(g + "/frequency_hz", 1, &dims);
   const hsize_t lines = p.frequency_hz.size();
@@ -112,8 +137,6 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
     RequireDims(f, g + "/noise_variance", dims, {lines, 3, 3});
     p.noise_source = Attribute(f, g + "/noise_variance", "source");
   }
-  if (f.Exists(g + "/unpaired_fitted_frequency_hz"))
-    p.unpaired_fitted_hz = f.ReadDoubles(g + "/unpaired_fitted_frequency_hz", 1, &dims);
   const std::vector<double> present = f.ReadDoubles(g + "/present", 2, &dims);
   RequireDims(f, g + "/present", dims, {3, 3});
   for (int e = 0; e < 9; ++e) {
@@ -124,24 +147,8 @@ ReportPosture ReadPosture(const Hdf5File& f, const std::string& name) {
   }
   p.cost = Scalar(f, g + "/cost", false);
   if (f.Exists(g + "/dropped_hz")) p.dropped_hz = f.ReadDoubles(g + "/dropped_hz", 1, &dims);
-  if (f.Exists(g + "/modal_comparison")) {
-    const std::vector<double> t = f.ReadDoubles(g + "/modal_comparison", 2, &dims);
-    // 9 columns; results written before the modes carried their 1σ have the first 7.
-    const hsize_t columns = dims[0] > 0 && dims[1] == 7 ? 7 : kModalComparisonColumns;
-    if (dims[0] > 0) RequireDims(f, g + "/modal_comparison", dims, {dims[0], columns});
-    for (hsize_t r = 0; r < dims[0]; ++r) {
-      const double* v = &t[r * columns];
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      p.modes.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6], columns > 7 ? v[7] : nan,
-                         columns > 8 ? v[8] : nan});
-    }
-  }
+  ReadModalComparison(f, g, &p);
   if (f.Exists(g + "/ema")) p.ema = std::make_shared<const EmaResult>(ReadEmaGroup(f, g + "/ema"));
-  if (f.Exists(g + "/mac") && f.Exists(g + "/mac_fitted_frequency_hz")) {
-    p.mac_fitted_hz = f.ReadDoubles(g + "/mac_fitted_frequency_hz", 1, &dims);
-    p.mac = f.ReadDoubles(g + "/mac", 2, &dims);
-    RequireDims(f, g + "/mac", dims, {p.modes.size(), p.mac_fitted_hz.size()});
-  }
   for (size_t i = 1; i < p.frequency_hz.size(); ++i)
     if (!(p.frequency_hz[i] > p.frequency_hz[i - 1]))
       throw Error(f.path(), g + "/frequency_hz", "expected strictly increasing frequencies");
@@ -204,6 +211,15 @@ ReportData ReadReportData(const std::string& path) {
                          f.ToInt64(evaluations[i], "/history/evaluations"), best[i]});
 
   for (const std::string& name : f.Children("/postures")) d.postures.push_back(ReadPosture(f, name));
+  if (f.Exists("/modal_comparison_points"))
+    for (const std::string& name : f.Children("/modal_comparison_points")) {
+      const std::string g = "/modal_comparison_points/" + name;
+      ReportModalComparisonPoints c;
+      c.posture = name;
+      c.points = PointsFromAttribute(Attribute(f, g, "points"));
+      ReadModalComparison(f, g, &c);
+      d.modal_comparison_points.push_back(std::move(c));
+    }
   d.has_identifiability = f.Exists("/identifiability");
   if (d.has_identifiability) d.identifiability = ReadIdentifiability(f, "/identifiability");
   d.has_model_check = f.Exists("/model_check");

@@ -458,7 +458,7 @@ static std::string MacColour(double mac) {
 // shade, the pairs of the modal table outlined: a clean fit is a dark outlined diagonal and pale
 // elsewhere; two swapped modes show as dark cells off the outline. Results written before the
 // whole matrix was stored have the paired MACs only, shown on the diagonal.
-std::string MacMap(const ReportPosture& p) {
+std::string MacMap(const ReportModalComparison& p, const std::string& name) {
   const int rows = static_cast<int>(p.modes.size());
   const bool full =
       !p.mac_fitted_hz.empty() && p.mac.size() == p.modes.size() * p.mac_fitted_hz.size();
@@ -469,7 +469,7 @@ std::string MacMap(const ReportPosture& p) {
     return full ? p.mac_fitted_hz[c] : p.modes[c].fitted_frequency_hz;
   };
   std::ostringstream s;
-  s << "<svg class=\"mac-map\" id=\"mac-" << IdPart(p.name)
+  s << "<svg class=\"mac-map\" id=\"mac-" << IdPart(name)
     << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
     << "\" viewBox=\"0 0 " << W << " " << H
     << "\" role=\"img\" aria-label=\"MAC of every reference mode with every fitted mode\">";
@@ -509,11 +509,11 @@ std::string MacMap(const ReportPosture& p) {
   }
   // Colour bar.
   const double bx = left + cols * cell + 20, bh = std::max(rows * cell, 80.0);
-  s << "<defs><linearGradient id=\"macgrad-" << IdPart(p.name) << "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">"
+  s << "<defs><linearGradient id=\"macgrad-" << IdPart(name) << "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">"
     << "<stop offset=\"0\" stop-color=\"" << MacColour(0) << "\"/><stop offset=\"1\" stop-color=\""
     << MacColour(1) << "\"/></linearGradient></defs>";
   s << "<rect x=\"" << bx << "\" y=\"" << top << "\" width=\"12\" height=\"" << bh << "\" fill=\"url(#macgrad-"
-    << IdPart(p.name) << ")\" stroke=\"#888\" stroke-width=\"0.5\"/>";
+    << IdPart(name) << ")\" stroke=\"#888\" stroke-width=\"0.5\"/>";
   s << "<text class=\"" << kAxes << "\" x=\"" << bx + 16 << "\" y=\"" << top + 8 << "\">1</text><text class=\""
     << kAxes << "\" x=\"" << bx + 16 << "\" y=\"" << top + bh << "\">0</text>";
   s << "</svg>";

@@ -21,8 +21,9 @@ bool ShadesWeights(const ReportPosture& posture);
 std::string ResidualPlot(const ReportPosture& posture);
 // Best cost against evaluations, log y, phases shaded, cycle boundaries dashed.
 std::string HistoryPlot(const ReportData& data);
-// Reference modes against fitted modes, the MAC of each pair, the modal table's pairs outlined.
-std::string MacMap(const ReportPosture& posture);
+// Reference modes against fitted modes, the MAC of each pair, the modal table's pairs outlined;
+// its element ids end in IdPart(name) (a set's name, or "points-<posture>").
+std::string MacMap(const ReportModalComparison& modal, const std::string& name);
 // The free parameters' correlation matrix, blue −1 to red +1, with its colour bar.
 std::string CorrelationMap(const Identifiability& id);
 // The colour of a correlation (exposed for the tests that check the map's reading).

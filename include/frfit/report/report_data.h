@@ -36,27 +36,41 @@ struct ReportModalRow {
   double fitted_frequency_sigma_hz = 0.0, fitted_damping_sigma = 0.0;  // 1σ, NaN if unknown
 };
 
-struct ReportPosture {
+// A modal comparison as the result file keeps it (fit/modal_comparison.h): a set's, or a posture's
+// over all its points.
+struct ReportModalComparison {
+  std::string modal_reference;  // where the reference modes came from
+  std::vector<ReportModalRow> modes;
+  std::vector<double> unpaired_fitted_hz;  // fitted modes in the band no reference mode took
+  // /mac: every reference mode (row) against every fitted mode in mac_fitted_hz; empty in results
+  // written before it was stored.
+  std::vector<double> mac_fitted_hz;
+  std::vector<double> mac;  // [reference][fitted]
+};
+
+// One FRF set: /postures/<name>; its modal comparison at its response point.
+struct ReportPosture : ReportModalComparison {
   std::string name;     // the group's: the posture, or posture:response:excitation (SetName)
   // The set's posture and measurement points ("" = the sensor).
   std::string posture, response_frame, excitation_frame;
-  std::string frf_file, format, units, modal_reference;  // group attributes
+  std::string frf_file, format, units;                   // group attributes
   std::vector<double> frequency_hz;                      // [line]
   std::vector<std::complex<double>> measured, fitted;    // [line * 9 + 3 * i + j]
   std::vector<double> weights;                           // [line * 9 + 3 * i + j]
   std::vector<double> noise_variance;  // [line * 9 + 3 * i + j]; empty without a noise model
   std::string noise_source;
-  std::vector<double> unpaired_fitted_hz;  // fitted modes in the band no reference mode took
   std::array<bool, 9> present{};
   double cost = 0.0;
   std::vector<double> dropped_hz;
-  std::vector<ReportModalRow> modes;
   std::shared_ptr<const EmaResult> ema;  // /postures/<name>/ema: the reference's diagram, if any
-  // /mac: every reference mode (row) against every fitted mode in mac_fitted_hz; empty in results
-  // written before it was stored.
-  std::vector<double> mac_fitted_hz;
-  std::vector<double> mac;  // [reference][fitted]
   int num_lines() const { return static_cast<int>(frequency_hz.size()); }
+};
+
+// /modal_comparison_points/<posture>: a posture's modes with shapes stacked over every response
+// point its sets measured (the MAC that tells apart modes one point confuses).
+struct ReportModalComparisonPoints : ReportModalComparison {
+  std::string posture;
+  std::vector<std::string> points;  // in stacking order
 };
 
 struct ReportData {
@@ -72,6 +86,7 @@ struct ReportData {
   std::string refinement;  // "levenberg_marquardt" or "nelder_mead" (older files: nelder_mead)
   std::vector<ReportHistoryRow> history;
   std::vector<ReportPosture> postures;  // in name order (HDF5 keeps no creation order here)
+  std::vector<ReportModalComparisonPoints> modal_comparison_points;  // in posture name order
   bool has_identifiability = false;     // older result files have no /identifiability
   Identifiability identifiability;
   bool has_model_check = false;  // results written before the model check have none
