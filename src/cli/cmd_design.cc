@@ -12,6 +12,7 @@
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/identifiability_io.h"
+#include "frfit/deflection/static_tests.h"
 #include "frfit/fit/posture_design.h"
 #include "frfit/fleet/fleet_generator.h"
 #include "frfit/model/model_yaml.h"
@@ -55,6 +56,53 @@ std::vector<std::pair<std::string, std::string>> ParsePointPairs(const std::stri
   return pairs;
 }
 
+// "P:F:D,...": static load cases, each a force of `force_n` N along x, y and z of frame F at
+// posture P with the displacement measured in frame D, σ `std_m` per component (an empty frame
+// is the sensor).
+std::vector<DesignCandidate> ParseStaticLoads(const std::string& text, const Model& model,
+                                              double force_n, double std_m) {
+  std::vector<DesignCandidate> out;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    std::vector<std::string> parts;
+    std::stringstream fields(item);
+    for (std::string part; std::getline(fields, part, ':');) parts.push_back(part);
+    if (!item.empty() && item.back() == ':') parts.push_back("");
+    if (parts.size() != 3 || parts[0].empty())
+      throw Error("frfit design", "--static-loads",
+                  "expected POSTURE:FORCE_FRAME:DISPLACEMENT_FRAME load cases separated by commas "
+                  "(e.g. milling:sensor:sensor; an empty frame is the sensor), got '" + item + "'");
+    for (const std::string& frame : {parts[1], parts[2]})
+      if (!frame.empty() && model.FindFrame(frame) < 0)
+        throw Error("frfit design", "--static-loads",
+                    "model '" + model.name + "' has no frame '" + frame + "'");
+    DesignCandidate load{model.posture(parts[0]), "", "", {}};
+    for (int axis = 0; axis < 3; ++axis) {
+      StaticTest test;
+      test.posture = parts[0];
+      test.force_frame = parts[1];
+      test.displacement_frame = parts[2];
+      test.force_n = force_n * Eigen::Vector3d::Unit(axis);
+      test.displacement_m.setZero();  // the fitted model's, set by the design
+      test.std_m.setConstant(std_m);
+      load.static_tests.push_back(test);
+    }
+    out.push_back(std::move(load));
+  }
+  return out;
+}
+
+// A candidate's name in the table: its set (posture:response:excitation) or its load case.
+std::string CandidateName(const CandidateRanking& c) {
+  if (c.static_tests.empty()) return SetName(c.posture.name, c.response_frame, c.excitation_frame);
+  const StaticTest& t = c.static_tests.front();
+  char force[32];
+  std::snprintf(force, sizeof force, "%g", t.force_n.norm());
+  return "static " + c.posture.name + ":" + (t.force_frame.empty() ? "sensor" : t.force_frame) +
+         ":" + (t.displacement_frame.empty() ? "sensor" : t.displacement_frame) + " (" + force +
+         " N)";
+}
+
 // The parameter with the largest 1σ (the one a new posture matters most for).
 const ParameterIdentifiability& Weakest(const Identifiability& id) {
   size_t worst = 0;
@@ -67,7 +115,8 @@ const ParameterIdentifiability& Weakest(const Identifiability& id) {
 
 int RunDesign(int argc, char** argv) {
   const Args args("design", argc, argv,
-                  {"model", "result", "candidates", "q-candidates", "points", "target"},
+                  {"model", "result", "candidates", "q-candidates", "points", "target",
+                   "static-loads", "static-force", "static-std"},
                   {"json"});
   auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));
   const std::string result_path = args.Get("result");
@@ -99,21 +148,33 @@ int RunDesign(int argc, char** argv) {
           {name, ParseCoordinateAssignments(assignments, *model,
                                             std::vector<double>(model->num_coordinates(), 0.0),
                                             "--q-candidates " + name)});
-  const bool points_only = args.Has("points") && !args.Has("candidates") && !args.Has("q-candidates");
-  if (!args.Has("candidates") && !args.Has("q-candidates") && !points_only)
+  // --points and --static-loads alone rank only themselves, not the model's other postures.
+  const bool others_only = (args.Has("points") || args.Has("static-loads")) &&
+                           !args.Has("candidates") && !args.Has("q-candidates");
+  if (!args.Has("candidates") && !args.Has("q-candidates") && !others_only)
     for (const PostureSpec& spec : model->postures)
       if (!fitted.count(spec.name)) candidates.push_back(spec);
   std::vector<DesignCandidate> sets;
-  for (const PostureSpec& spec : candidates) sets.push_back({spec, "", ""});
+  for (const PostureSpec& spec : candidates) sets.push_back({spec, "", "", {}});
   // --points: each pair of points at every fitted posture.
   if (args.Has("points"))
     for (const auto& [response, excitation] : ParsePointPairs(args.Get("points"), *model))
       for (const std::string& name : fitted)
-        sets.push_back({model->posture(name), response, excitation});
+        sets.push_back({model->posture(name), response, excitation, {}});
+  if (args.Has("static-loads")) {
+    const double force = args.GetDouble("static-force", 1000.0);
+    const double std_m = args.GetDouble("static-std", 1e-6);
+    if (!(force > 0.0) || !std::isfinite(force))
+      throw Error("frfit design", "--static-force", "expected a positive force in N");
+    if (!(std_m > 0.0) || !std::isfinite(std_m))
+      throw Error("frfit design", "--static-std", "expected a positive standard deviation in m");
+    for (DesignCandidate& load : ParseStaticLoads(args.Get("static-loads"), *model, force, std_m))
+      sets.push_back(std::move(load));
+  }
   if (sets.empty())
     throw Error("frfit design", "--candidates",
                 "no candidate posture: the model has none the fit does not already use (give "
-                "--candidates, --q-candidates or --points)");
+                "--candidates, --q-candidates, --points or --static-loads)");
 
   PostureDesign design = RankCandidates(problem, map, u, sets);
   // --target: the candidates that pin one parameter best first (its predicted 1σ), instead of
@@ -144,9 +205,20 @@ int RunDesign(int argc, char** argv) {
       nlohmann::ordered_json std_relative;
       for (const ParameterIdentifiability& q : c.predicted.per_parameter)
         std_relative[q.name] = q.std_relative;
-      ranked.push_back({{"posture", c.posture.name},
+      nlohmann::ordered_json load = nullptr;
+      if (!c.static_tests.empty()) {
+        const StaticTest& t = c.static_tests.front();
+        load = {{"force_frame", t.force_frame},
+                {"displacement_frame", t.displacement_frame},
+                {"force_n", t.force_n.norm()},
+                {"axes", "x, y, z of the force frame, one test each"},
+                {"std_m", t.std_m(0)}};
+      }
+      ranked.push_back({{"set", CandidateName(c)},
+                        {"posture", c.posture.name},
                         {"response_frame", c.response_frame},
                         {"excitation_frame", c.excitation_frame},
+                        {"static_load", load},
                         {"coordinates", Coordinates(*model, c.posture.q)},
                         {"log_det_gain", c.log_det_gain},
                         {"condition_number", std::isfinite(c.predicted.condition_number)
@@ -164,18 +236,18 @@ int RunDesign(int argc, char** argv) {
   };
   const ParameterIdentifiability& weakest = shown(design.current);
   std::printf(
-      "candidate postures and points for the fit in %s, ranked by %s\n"
+      "candidate postures, points and load cases for the fit in %s, ranked by %s\n"
       "(D-optimal: gain in log det JᵀWJ over relative parameters, in nats;\n"
       " a gain of %.1f nats = 2p·ln 2 for p = %d halves every 1σ on average)\n\n",
       result_path.c_str(),
-      target >= 0 ? ("the 1σ of " + weakest.name + " with their FRFs").c_str()
-                  : "the information their FRFs would add",
+      target >= 0 ? ("the 1σ of " + weakest.name + " with their data").c_str()
+                  : "the information their FRFs or deflections would add",
       NatsToHalveEverySigma(map.dim()), map.dim());
   std::printf("  now: condition number %.3g, %s 1σ %s %.3g %%\n\n",
               design.current.condition_number, target >= 0 ? "target" : "largest",
               weakest.name.c_str(), 100 * weakest.std_relative);
   std::printf(
-      "  rank  set (posture[:response:excitation])  gain [nats]  condition  %s 1σ with it"
+      "  rank  set (posture[:response:excitation])       gain [nats]  condition  %s 1σ with it"
       "      coordinates\n",
       target >= 0 ? " target" : "largest");
   int rank = 0;
@@ -183,8 +255,8 @@ int RunDesign(int argc, char** argv) {
     const ParameterIdentifiability& w = shown(c.predicted);
     char largest[64];
     std::snprintf(largest, sizeof largest, "%s %.3g %%", w.name.c_str(), 100 * w.std_relative);
-    const std::string set = SetName(c.posture.name, c.response_frame, c.excitation_frame);
-    std::printf("  %4d  %-35s %12.2f %10.3g  %-22s  %s\n", ++rank, set.c_str(),
+    const std::string set = CandidateName(c);
+    std::printf("  %4d  %-42s %12.2f %10.3g  %-22s  %s\n", ++rank, set.c_str(),
                 c.log_det_gain, c.predicted.condition_number, largest,
                 Coordinates(*model, c.posture.q).c_str());
   }

@@ -57,6 +57,11 @@ const std::vector<OptionText> kOptionHelp = {
     {"design.points", "R:E,...",
      "candidate measurement points: pairs of response and excitation frames, each ranked at "
      "every fitted posture (an empty side is the sensor)"},
+    {"design.static-loads", "P:F:D,...",
+     "candidate static load cases: at posture P a force along x, y and z of frame F (one test "
+     "each), the displacement measured in frame D (an empty frame is the sensor)"},
+    {"design.static-force", "N", "the load cases' force in N (default 1000)"},
+    {"design.static-std", "M", "the load cases' displacement 1σ per component in m (default 1e-6)"},
     {"excitation-frame", "FRAME",
      "the model frame the force is applied in, its axes the FRF's columns (default: the sensor)"},
     {"seed", "N",

@@ -1,6 +1,8 @@
 #include "frfit/cost/static_sets.h"
 
 #include "frfit/common/error.h"
+#include "frfit/frf/synthesize.h"
+#include "frfit/model/joint_coefficients.h"
 
 namespace frfit {
 namespace {
@@ -57,6 +59,15 @@ void AddStaticTests(const StaticTests& tests, Problem* problem) {
         StaticSet(model, tests.tests[i],
                   tests.source + " tests[" + std::to_string(i) + "] (line " +
                       std::to_string(tests.tests[i].line) + ")"));
+}
+
+Eigen::Vector3d PredictedDeflection(const Model& model, const ProblemPosture& pp,
+                                    const std::vector<double>& parameters) {
+  const FrfSet fitted = Synthesize(pp.posture, Coefficients(model, parameters, pp.posture.q),
+                                   {0.0}, FrfFormat::kReceptance, PointsOf(pp));
+  Eigen::Vector3d out;
+  for (int i = 0; i < 3; ++i) out(i) = fitted.H[EntryIndex(i, 0)].real();
+  return out;
 }
 
 Problem FrfSetsOnly(const Problem& problem) {

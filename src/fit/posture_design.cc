@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "frfit/common/error.h"
+#include "frfit/cost/static_sets.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/frf/noise_estimate.h"
 #include "frfit/frf/synthesize.h"
@@ -70,6 +71,70 @@ void AssumeNoise(const NoiseTerms& noise, FrfSet* predicted) {
   }
 }
 
+// What a candidate would add, as a problem of its own: the fitted model's predictions there,
+// weighted as a measurement of them would be.
+class PredictedSets {
+ public:
+  PredictedSets(const Problem& fitted, std::vector<double> physical)
+      : fitted_(fitted), physical_(std::move(physical)), noise_(TypicalNoise(fitted)) {
+    for (const ProblemPosture& pp : fitted.postures)
+      for (int e = 0; e < 9; ++e) present_[e] = present_[e] || pp.measured.present[e];
+  }
+
+  // FRFs between the candidate's points on the first fitted posture's lines and format, the
+  // entries any fitted set has, with the fitted sets' typical noise.
+  Problem Frfs(const DesignCandidate& set) const {
+    const Model& model = *fitted_.model;
+    const PostureSpec& candidate = set.posture;
+    const FrfSet& grid = fitted_.postures.front().measured;
+    const Posture posture = Linearize(model, candidate.q, candidate.name);
+    const MeasurementPoints points = PointsAt(model, posture, set.response_frame,
+                                              set.excitation_frame, "candidate " + candidate.name);
+    FrfSet predicted = Synthesize(posture, Coefficients(model, physical_, candidate.q),
+                                         grid.frequency_hz, grid.format, points);
+    predicted.posture = candidate.name;
+    predicted.present = present_;
+    AssumeNoise(noise_, &predicted);
+    Problem added = Empty();
+    added.cost.noise.source = NoiseSource::kAuto;  // the assumed noise, not one of exact data
+    added.postures = {
+        PreparePosture(posture, predicted, fitted_.cost, "predicted at " + candidate.name, 1.0)};
+    added.postures[0].points = points;
+    const std::string name = SetName(added.postures[0]);
+    for (const ProblemPosture& pp : fitted_.postures)
+      if (SetName(pp) == name)
+        throw Error("", "candidate " + name,
+                    name == candidate.name ? "is a posture the fit already has"
+                                           : "is a set the fit already has");
+    return added;
+  }
+
+  // The static load case's tests, each displacement the fitted model's deflection (so that a
+  // robust loss weighs them as it would a test that fits).
+  Problem StaticLoad(const DesignCandidate& set) const {
+    Problem added = Empty();
+    AddStaticTests({"candidate " + set.posture.name, "", set.static_tests}, &added);
+    for (ProblemPosture& pp : added.postures) {
+      const Eigen::Vector3d deflection = PredictedDeflection(*fitted_.model, pp, physical_);
+      for (int i = 0; i < 3; ++i) pp.measured.H[EntryIndex(i, 0)] = deflection(i);
+    }
+    return added;
+  }
+
+ private:
+  Problem Empty() const {
+    Problem added;
+    added.model = fitted_.model;
+    added.cost = fitted_.cost;
+    return added;
+  }
+
+  const Problem& fitted_;
+  std::vector<double> physical_;
+  NoiseTerms noise_;
+  std::array<bool, 9> present_{};
+};
+
 }  // namespace
 
 double NatsToHalveEverySigma(int p) { return 2.0 * p * std::log(2.0); }
@@ -86,7 +151,6 @@ PostureDesign RankCandidates(const Problem& fitted, const ParameterMap& map,
                              std::span<const double> u,
                              const std::vector<DesignCandidate>& candidates) {
   if (fitted.postures.empty()) throw Error("", "design", "the fit has no posture");
-  const Model& model = *fitted.model;
   const IdentifiabilityInputs current =
       EvaluateIdentifiabilityInputs(Pack(fitted), map, PostureCoordinates(fitted), u);
   PostureDesign design;
@@ -96,43 +160,18 @@ PostureDesign RankCandidates(const Problem& fitted, const ParameterMap& map,
   const double floor = std::max(kNullEigenvalue * largest * largest, 1e-300);
   const double log_det = LogDet(design.current, floor);
 
-  const FrfSet& grid = fitted.postures.front().measured;
-  std::array<bool, 9> present{};
-  for (const ProblemPosture& pp : fitted.postures)
-    for (int e = 0; e < 9; ++e) present[e] = present[e] || pp.measured.present[e];
-  const std::vector<double> physical = map.Physical(u);
-  const NoiseTerms noise = TypicalNoise(fitted);
+  const PredictedSets predict(fitted, map.Physical(u));
   for (const DesignCandidate& set : candidates) {
-    const PostureSpec& candidate = set.posture;
-    const Posture posture = Linearize(model, candidate.q, candidate.name);
-    const MeasurementPoints points = PointsAt(model, posture, set.response_frame,
-                                              set.excitation_frame, "candidate " + candidate.name);
-    FrfSet predicted = Synthesize(posture, Coefficients(model, physical, candidate.q),
-                                  grid.frequency_hz, grid.format, points);
-    predicted.posture = candidate.name;
-    predicted.present = present;
-    AssumeNoise(noise, &predicted);
-    Problem added;
-    added.model = fitted.model;
-    added.cost = fitted.cost;
-    added.cost.noise.source = NoiseSource::kAuto;  // the assumed noise, not one of exact data
-    added.postures = {
-        PreparePosture(posture, predicted, fitted.cost, "predicted at " + candidate.name, 1.0)};
-    added.postures[0].points = points;
-    const std::string name = SetName(added.postures[0]);
-    for (const ProblemPosture& pp : fitted.postures)
-      if (SetName(pp) == name)
-        throw Error("", "candidate " + name,
-                    name == candidate.name ? "is a posture the fit already has"
-                                           : "is a set the fit already has");
+    const Problem added = set.static_tests.empty() ? predict.Frfs(set) : predict.StaticLoad(set);
     IdentifiabilityInputs combined =
         Add(current, EvaluateIdentifiabilityInputs(Pack(added), map, PostureCoordinates(added), u));
     // The predicted FRFs fit exactly; assume the fit's residual level for the new lines too.
     combined.unweighted_cost = design.current.sigma2 * (combined.residuals - p);
     CandidateRanking ranking;
-    ranking.posture = candidate;
+    ranking.posture = set.posture;
     ranking.response_frame = set.response_frame;
     ranking.excitation_frame = set.excitation_frame;
+    ranking.static_tests = set.static_tests;
     ranking.predicted = AssessIdentifiability(map, u, combined);
     ranking.log_det_gain = LogDet(ranking.predicted, floor) - log_det;
     design.candidates.push_back(std::move(ranking));

@@ -19,6 +19,11 @@ namespace frfit {
 // frame, or a model with structural damping, is an Error naming the file and the test.
 void AddStaticTests(const StaticTests& tests, Problem* problem);
 
+// The displacement (m, in the displacement frame's axes) that the model with `parameters`
+// predicts for `pp`, a static set AddStaticTests made: B_aᵀ K0⁻¹ B_b F at its posture.
+Eigen::Vector3d PredictedDeflection(const Model& model, const ProblemPosture& pp,
+                                    const std::vector<double>& parameters);
+
 // The problem without its static sets: what the per-set FRF analyses (modal comparison, model
 // check, report) look at.
 Problem FrfSetsOnly(const Problem& problem);

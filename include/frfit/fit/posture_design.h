@@ -1,8 +1,9 @@
-// Which posture or measurement point to measure next (docs/identifiability.md, "Choosing the next
-// posture"): for each candidate (a posture, or a pair of response and excitation points at a
-// posture: a roving accelerometer or hammer), the FRFs the fitted model predicts there are weighted as a measurement would
-// be (the fit's cost options, peaks of the predicted FRFs), and their information JᵀWJ is added
-// to the fit's. Candidates are ranked by the D-optimal criterion, the gain in log det of the
+// Which posture, measurement point or static load case to measure next (docs/identifiability.md,
+// "Choosing the next posture"): for each candidate (a posture, a pair of response and excitation
+// points at a posture: a roving accelerometer or hammer, or static deflection tests), the FRFs
+// the fitted model predicts there are weighted as a measurement would be (the fit's cost options,
+// peaks of the predicted FRFs) — or the deflections by their 1/σ² —, and their information JᵀWJ
+// is added to the fit's. Candidates are ranked by the D-optimal criterion, the gain in log det of the
 // combined information (relative parameters): how much the volume of the confidence ellipsoid
 // shrinks. The predicted 1σ assumes the fit's residual level at the new posture.
 #pragma once
@@ -12,21 +13,26 @@
 #include <vector>
 
 #include "frfit/cost/problem.h"
+#include "frfit/deflection/static_tests.h"
 #include "frfit/fit/identifiability.h"
 #include "frfit/fit/parameter_map.h"
 
 namespace frfit {
 
-// A set one could measure: at `posture`, between two frames of the model ("" = the sensor).
+// A set one could measure: at `posture`, between two frames of the model ("" = the sensor); or,
+// when `static_tests` is not empty, a static load case: those deflection tests at `posture` (a
+// posture of the model), whose displacements are taken as the fitted model predicts them.
 struct DesignCandidate {
   PostureSpec posture;  // name and coordinates (rad / m)
   std::string response_frame;
   std::string excitation_frame;
+  std::vector<StaticTest> static_tests;
 };
 
 struct CandidateRanking {
   PostureSpec posture;        // name and coordinates (rad / m)
   std::string response_frame, excitation_frame;  // "" = the sensor
+  std::vector<StaticTest> static_tests;          // a static load case's tests, else empty
   double log_det_gain = 0.0;  // nats; NatsToHalveEverySigma(p) halves every 1σ on average
   Identifiability predicted;  // with this posture's predicted FRFs added to the fit's
 };
