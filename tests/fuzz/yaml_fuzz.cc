@@ -8,7 +8,8 @@
 // a fit configuration is checked (IsValid) and written back as YAML, which must read back to the
 // same text.
 //   usage: yaml_fuzz SOURCE_DIR [ITERATIONS=20000] [SEED=1]
-//          yaml_fuzz --replay FILE KIND SOURCE_DIR   (KIND: model, fit, params_<dataset>, manifest)
+//          yaml_fuzz --replay FILE KIND SOURCE_DIR   (KIND: model, fit,
+//                                                      params_<dataset>/<model stem>, manifest)
 #include <unistd.h>
 
 #include <algorithm>
@@ -48,7 +49,8 @@ const std::vector<std::string> kTokens = {
 
 // Parameter files are read against their dataset's model: the reader's job is matching names.
 struct Context {
-  std::map<std::string, std::shared_ptr<const Model>> models;  // dataset name → model
+  // "dataset/model stem" → model, the key of a parameter file's kind (params_<key>)
+  std::map<std::string, std::shared_ptr<const Model>> models;
   fs::path scratch;                                            // where file readers read from
 };
 
@@ -82,7 +84,9 @@ void ReadFitConfig(const std::string& text) {
 void Read(const Input& input, const Context& context) {
   if (input.kind == "model") return ReadModel(input.bytes);
   if (input.kind == "fit") return ReadFitConfig(input.bytes);
-  const fs::path file = context.scratch / ("fuzz_" + input.kind + ".yaml");
+  std::string file_name = "fuzz_" + input.kind + ".yaml";
+  std::replace(file_name.begin(), file_name.end(), '/', '_');  // params_<dataset>/<model stem>
+  const fs::path file = context.scratch / file_name;
   fuzz::WriteBytes(file, input.bytes);
   if (input.kind == "manifest") {
     LoadFleetManifest(file.string());
@@ -96,8 +100,17 @@ void Read(const Input& input, const Context& context) {
   std::exit(2);
 }
 
-// The bundled files by kind: datasets/*/model.yaml (and their parameter files, read against
-// them), fit*.yaml, and tests/data/fuzz/*.yaml (manifests, a model with anchors).
+// The model file a dataset's parameter file `params_stem` is read against: model_<x>.yaml when
+// the stem is params_<x>_... (params_tool_78kg: model_tool.yaml), else model.yaml.
+std::string ModelStemFor(const std::string& params_stem, const std::vector<std::string>& models) {
+  for (const std::string& m : models)
+    if (m != "model" && params_stem.rfind("params_" + m.substr(6) + "_", 0) == 0) return m;
+  return "model";
+}
+
+// The bundled files by kind: datasets/*/model*.yaml in frfit's own format (and their parameter
+// files, read against them), fit*.yaml, and tests/data/fuzz/*.yaml (manifests, a model with
+// anchors).
 std::vector<Input> Seeds(const fs::path& source, Context* context) {
   std::vector<Input> seeds;
   std::vector<fs::path> datasets;
@@ -106,16 +119,25 @@ std::vector<Input> Seeds(const fs::path& source, Context* context) {
   std::sort(datasets.begin(), datasets.end());  // the same seeds in the same order everywhere
   for (const fs::path& d : datasets) {
     const std::string name = d.filename().string();
-    context->models[name] = std::make_shared<Model>(LoadModel((d / "model.yaml").string()));
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(d)) files.push_back(e.path());
     std::sort(files.begin(), files.end());
+    std::vector<std::string> models;  // stems of the frfit-model-1 files (not URDF overlays)
+    for (const fs::path& f : files) {
+      const std::string stem = f.stem().string();
+      if (f.extension() != ".yaml" || stem.rfind("model", 0) != 0) continue;
+      const std::string text = fuzz::ReadBytes(f);
+      if (text.find("format: frfit-model-1") == std::string::npos) continue;
+      models.push_back(stem);
+      context->models[name + "/" + stem] = std::make_shared<Model>(LoadModel(f.string()));
+      seeds.push_back({"model", text});
+    }
     for (const fs::path& f : files) {
       const std::string stem = f.stem().string();
       if (f.extension() != ".yaml") continue;
-      if (stem == "model") seeds.push_back({"model", fuzz::ReadBytes(f)});
-      else if (stem.rfind("fit", 0) == 0) seeds.push_back({"fit", fuzz::ReadBytes(f)});
-      else if (stem.rfind("params", 0) == 0) seeds.push_back({"params_" + name, fuzz::ReadBytes(f)});
+      if (stem.rfind("fit", 0) == 0) seeds.push_back({"fit", fuzz::ReadBytes(f)});
+      else if (stem.rfind("params", 0) == 0)
+        seeds.push_back({"params_" + name + "/" + ModelStemFor(stem, models), fuzz::ReadBytes(f)});
     }
   }
   std::vector<fs::path> extra;
