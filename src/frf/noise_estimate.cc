@@ -1,18 +1,16 @@
 #include "frfit/frf/noise_estimate.h"
 
-#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "frfit/common/error.h"
+#include "src/frf/libm_log.h"
+#include "src/frf/local_rational.h"
 
 namespace frfit {
 namespace {
 
-constexpr int kNumeratorDegree = 2;
-constexpr int kDenominatorDegree = 2;
-constexpr int kUnknowns = kNumeratorDegree + 1 + kDenominatorDegree;
 // A sample whose leverage leaves less than this of its variance says little; it is not used.
 constexpr double kMinResidualShare = 0.05;
 // Samples beyond this many times the pooled variance are taken for lines the local model could
@@ -32,39 +30,6 @@ struct Sample {
   double magnitude2;  // |Ĥ|²
 };
 
-// The local rational model of `entry` around line `centre`: the centre's variance sample, |Ĥ|²
-// there, and whether the sample is usable.
-bool LocalSample(const FrfSet& set, int entry, int centre, int half_window, Sample* out) {
-  const int lines = set.num_lines(), width = 2 * half_window + 1;
-  const int first = std::clamp(centre - half_window, 0, lines - width);
-  const double scale = 0.5 * (set.frequency_hz[first + width - 1] - set.frequency_hz[first]);
-  Eigen::MatrixXcd x(width, kUnknowns);
-  Eigen::VectorXcd y(width);
-  for (int r = 0; r < width; ++r) {
-    const int l = first + r;
-    const double s = (set.frequency_hz[l] - set.frequency_hz[centre]) / scale;
-    const std::complex<double> h = set.H[l * 9 + entry];
-    double power = 1.0;
-    for (int d = 0; d <= kNumeratorDegree; ++d, power *= s) x(r, d) = power;
-    power = s;
-    for (int d = 1; d <= kDenominatorDegree; ++d, power *= s) x(r, kNumeratorDegree + d) = -h * power;
-    y(r) = h;
-  }
-  const Eigen::HouseholderQR<Eigen::MatrixXcd> qr(x);
-  const Eigen::VectorXcd theta = qr.solve(y);
-  const Eigen::MatrixXcd q = qr.householderQ() * Eigen::MatrixXcd::Identity(width, kUnknowns);
-  const int row = centre - first;
-  const double leverage = q.row(row).squaredNorm();
-  if (!(1.0 - leverage >= kMinResidualShare)) return false;
-  // s is the offset from the centre line, so there D = 1 and the model's value is N(0): the
-  // linearised residual H·D − N is the FRF's own.
-  const std::complex<double> h = set.H[centre * 9 + entry];
-  const std::complex<double> fitted = theta(0);
-  out->variance = std::norm(h - fitted) / (1.0 - leverage);
-  out->magnitude2 = std::norm(fitted);
-  return std::isfinite(out->variance) && std::isfinite(out->magnitude2);
-}
-
 // The minimum over log x ∈ [log lo, log hi] of a function of x, by golden section.
 template <typename F>
 double MinimiseInLog(F f, double lo, double hi) {
@@ -76,6 +41,31 @@ double MinimiseInLog(F f, double lo, double hi) {
     else a = c, c = d, fc = fd, d = a + g * (b - a), fd = f(std::exp(d));
   }
   return std::exp(0.5 * (a + b));
+}
+
+// One entry's kept samples side by side, in line order, for the likelihood's loops.
+struct KeptSamples {
+  std::vector<double> magnitude2, variance;
+};
+
+// Σ log σ² + v/σ² over one entry's kept samples, σ² = α·m + β, as before to the bit
+// (libm_log.h): the logarithms, most of a noise estimate's time, go four at a time.
+double EntryCost(const KeptSamples& s, double alpha, double beta) {
+  return ExpNegLogLikelihood(s.magnitude2.data(), s.variance.data(), s.magnitude2.size(), alpha,
+                             beta);
+}
+
+// The samples of each entry that `keep` marks, in line order.
+std::vector<KeptSamples> Kept(const std::vector<std::vector<Sample>>& by_entry,
+                              const std::vector<std::vector<char>>& keep) {
+  std::vector<KeptSamples> out(by_entry.size());
+  for (size_t e = 0; e < by_entry.size(); ++e)
+    for (size_t k = 0; k < by_entry[e].size(); ++k)
+      if (keep[e][k]) {
+        out[e].magnitude2.push_back(by_entry[e][k].magnitude2);
+        out[e].variance.push_back(by_entry[e][k].variance);
+      }
+  return out;
 }
 
 // σ²(entry e, line) = α·m + β_e, one relative term α shared by the entries and a floor β_e per
@@ -119,23 +109,15 @@ Pooled PoolSamples(const std::vector<std::vector<Sample>>& by_entry, double alph
   }
   std::sort(ratios.begin(), ratios.end());
   out.alpha = std::max(ratios.empty() ? alpha_floor : ratios[ratios.size() / 2] / std::log(2.0), alpha_floor);
-  auto entry_cost = [&](size_t e, double alpha, double beta) {
-    double sum = 0.0;
-    for (size_t k = 0; k < by_entry[e].size(); ++k) {
-      if (!keep[e][k]) continue;
-      const double v = alpha * by_entry[e][k].magnitude2 + beta;
-      sum += std::log(v) + by_entry[e][k].variance / v;
-    }
-    return sum;
-  };
+  std::vector<KeptSamples> kept = Kept(by_entry, keep);
   for (int round = 0; round < 12; ++round) {
     for (size_t e = 0; e < entries; ++e)
-      out.beta[e] = MinimiseInLog([&](double b) { return entry_cost(e, out.alpha, b); },
+      out.beta[e] = MinimiseInLog([&](double b) { return EntryCost(kept[e], out.alpha, b); },
                                   beta_floor[e], std::max(2.0 * max_v, beta_floor[e] * 4.0));
     out.alpha = MinimiseInLog(
         [&](double a) {
           double sum = 0.0;
-          for (size_t e = 0; e < entries; ++e) sum += entry_cost(e, a, out.beta[e]);
+          for (size_t e = 0; e < entries; ++e) sum += EntryCost(kept[e], a, out.beta[e]);
           return sum;
         },
         alpha_floor, std::max(2.0 * max_ratio, alpha_floor * 4.0));
@@ -144,6 +126,7 @@ Pooled PoolSamples(const std::vector<std::vector<Sample>>& by_entry, double alph
       for (size_t k = 0; k < by_entry[e].size(); ++k)
         keep[e][k] = by_entry[e][k].variance <=
                      kTrimRatio * (out.alpha * by_entry[e][k].magnitude2 + out.beta[e]);
+    kept = Kept(by_entry, keep);
   }
   for (const std::vector<char>& k : keep) {
     out.used += static_cast<int>(std::count(k.begin(), k.end(), 1));
@@ -172,6 +155,7 @@ NoiseEstimate EstimateNoise(const FrfSet& set, const std::string& source,
   std::vector<int> entries;
   std::vector<double> beta_floor;
   std::vector<std::vector<double>> magnitude2;
+  LocalRationalWorkspace workspace;
   for (int e = 0; e < 9; ++e) {
     if (!set.present[e]) continue;
     double peak = 0.0;
@@ -180,7 +164,8 @@ NoiseEstimate EstimateNoise(const FrfSet& set, const std::string& source,
     std::vector<double> m(lines);
     for (int k = 0; k < lines; ++k) {
       Sample s{0.0, std::norm(set.H[k * 9 + e])};
-      if (LocalSample(set, e, k, half, &s)) {
+      if (LocalRationalSample(set, e, k, half, kMinResidualShare, &workspace, &s.variance,
+                              &s.magnitude2)) {
         // Below double precision nothing is noise: keeps noise-free data finite.
         s.variance = std::max(s.variance, std::pow(kRelativeFloor * peak, 2));
         samples.push_back(s);
