@@ -185,12 +185,18 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
     kept.erase(kept.begin() + static_cast<long>(weakest));
   }
   const LsfdFit fit = FitResidues(set, lines, eigenvalues, RelativeWeights(set, lines));
+  // A driving point's residue matrix is symmetric (reciprocity); a transfer set's is φ_a φ_bᵀ / a_r
+  // and its shape is the response point's φ_a, what a modal comparison sees there. Frames named
+  // alike are one point, as for symmetrisation (cost/problem.cc).
+  const bool driving_point = set.response_frame == set.excitation_frame;
   for (size_t p = 0; p < kept.size(); ++p) {
     EmaMode mode;
     mode.mode.eigenvalue = eigenvalues[p];
     mode.mode.frequency_hz = eigenvalues[p].imag() / (2.0 * std::numbers::pi);
     mode.mode.damping_ratio = -eigenvalues[p].real() / std::abs(eigenvalues[p]);
-    mode.mode.sensor_shape = ShapeFromResidues(fit.residues[p], set.present);
+    mode.mode.sensor_shape = driving_point
+                                 ? ShapeFromResidues(fit.residues[p], set.present)
+                                 : ResponseShapeFromResidues(fit.residues[p], set.present);
     mode.stable_poles = kept[p].stable_poles;
     mode.lowest_order = kept[p].lowest_order;
     mode.contribution = contributions[p];

@@ -1,6 +1,7 @@
 #include "frfit/modal/lsfd.h"
 
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -158,6 +159,65 @@ Eigen::Vector3cd ShapeFromResidues(const std::array<std::complex<double>, 9>& re
   for (int i = 0; i < 3; ++i)
     if (!observed[i]) phi(i) = {nan, nan};
   return phi;
+}
+
+namespace {
+
+// One half step of the alternating least squares for R ≈ u vᵀ over the known entries: each
+// component of `out` from its known entries against `other` (rows of R when by_row, else columns);
+// a component whose known entries meet only zeros of `other` is left as it was.
+void LeastSquaresFactor(const Eigen::Matrix3cd& R, const bool (&known)[3][3], bool by_row,
+                        const Eigen::Vector3cd& other, Eigen::Vector3cd* out) {
+  for (int i = 0; i < 3; ++i) {
+    std::complex<double> numerator = 0.0;
+    double denominator = 0.0;
+    for (int j = 0; j < 3; ++j) {
+      if (!(by_row ? known[i][j] : known[j][i])) continue;
+      numerator += (by_row ? R(i, j) : R(j, i)) * std::conj(other(j));
+      denominator += std::norm(other(j));
+    }
+    if (denominator > 0.0) (*out)(i) = numerator / denominator;
+  }
+}
+
+}  // namespace
+
+Eigen::Vector3cd ResponseShapeFromResidues(const std::array<std::complex<double>, 9>& residues,
+                                           const std::array<bool, 9>& present) {
+  Eigen::Matrix3cd R = Eigen::Matrix3cd::Zero();
+  bool known[3][3] = {};
+  int column = -1;  // the excitation axis with the largest residues starts the fit
+  double largest = -1.0;
+  for (int j = 0; j < 3; ++j) {
+    double sum = -1.0;
+    for (int i = 0; i < 3; ++i)
+      if ((known[i][j] = present[EntryIndex(i, j)])) {
+        R(i, j) = residues[EntryIndex(i, j)];
+        sum = std::max(sum, 0.0) + std::norm(R(i, j));
+      }
+    if (sum > largest) largest = sum, column = j;
+  }
+  Eigen::Vector3cd u = Eigen::Vector3cd::Zero(), v = Eigen::Vector3cd::Zero();
+  if (column >= 0) v(column) = 1.0;
+  // With every entry known this is the power iteration of R Rᴴ: u and v become the leading
+  // singular pair, at a rate (σ₂/σ₁)² per step — a few steps for a mode's residues.
+  for (int iteration = 0; iteration < 200 && column >= 0; ++iteration) {
+    const Eigen::Vector3cd before = u;
+    LeastSquaresFactor(R, known, true, v, &u);
+    LeastSquaresFactor(R, known, false, u, &v);
+    if (iteration > 0 && (u - before).norm() <= 1e-14 * u.norm()) break;
+  }
+  Eigen::Index at = 0;
+  u.cwiseAbs().maxCoeff(&at);
+  if (std::abs(u(at)) > 0.0) u /= u(at);
+  // A response axis is unknown without a present entry in a column the fit reached (e.g. a
+  // transfer set of xx and yy alone: their relative scale is not in the data).
+  for (int i = 0; i < 3; ++i) {
+    bool reached = false;
+    for (int j = 0; j < 3; ++j) reached = reached || (known[i][j] && v(j) != 0.0);
+    if (!reached) u(i) = {std::nan(""), std::nan("")};
+  }
+  return u;
 }
 
 }  // namespace frfit

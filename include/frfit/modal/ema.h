@@ -31,7 +31,9 @@ struct EmaOptions {
 };
 
 struct EmaMode {
-  Mode mode;             // eigenvalue, frequency_hz, damping_ratio, sensor_shape (no joint shape)
+  // eigenvalue, frequency_hz, damping_ratio, sensor_shape (no joint shape); a transfer set's
+  // sensor_shape is the response point's φ_a (lsfd.h).
+  Mode mode;
   int stable_poles = 0;  // fully stable poles in its column of the diagram
   int lowest_order = 0;  // the order where it first became stable
   // The selection test (criteria.min_contribution): how much the modal model's misfit grows

@@ -1,7 +1,7 @@
-// Residues of known poles by least squares in the frequency domain (LSFD), and the sensor-frame
-// mode shape a residue matrix implies. With the poles fixed the modal model is linear in its
-// residues, so each FRF entry is one small linear least-squares problem (all entries share the
-// basis, so one factorisation serves them all).
+// Residues of known poles by least squares in the frequency domain (LSFD), and the mode shape a
+// residue matrix implies (at a driving point, or at a transfer set's response point). With the
+// poles fixed the modal model is linear in its residues, so each FRF entry is one small linear
+// least-squares problem (all entries share the basis, so one factorisation serves them all).
 //
 // Model of entry ij, in the set's format of derivative order d (0 receptance, 1 mobility, 2
 // inertance):
@@ -62,5 +62,14 @@ LsfdFit FitResidues(const FrfSet& set, const std::vector<int>& lines,
 // with only direct entries the relative signs cannot be known and are left positive.
 Eigen::Vector3cd ShapeFromResidues(const std::array<std::complex<double>, 9>& residues,
                                    const std::array<bool, 9>& present);
+
+// The response point's mode shape φ_a (x, y, z in its frame) of a transfer set, whose residue
+// matrix R = φ_a φ_bᵀ / a_r is of rank one but not symmetric (the response and the excitation point
+// differ): the left factor u of the least-squares fit R_ij ≈ u_i v_j over the present entries —
+// with all nine, the leading left singular vector — scaled so that its largest component is 1.
+// Components the present entries cannot determine are NaN: an axis without a present entry, or
+// one whose entries share no excitation axis with the others' (its scale against them is unknown).
+Eigen::Vector3cd ResponseShapeFromResidues(const std::array<std::complex<double>, 9>& residues,
+                                           const std::array<bool, 9>& present);
 
 }  // namespace frfit
