@@ -10,6 +10,7 @@
 #include <set>
 
 #include "frfit/common/error.h"
+#include "frfit/fit/modal_comparison.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/hdf5_file.h"
@@ -151,60 +152,113 @@ CsvTable ParameterTable(const ReportData& d) {
   return t;
 }
 
+// Columns of modes.csv and modes_points.csv after their labels, as the result stores a row.
+constexpr int kModeColumns = 9;
+constexpr const char* kModeColumnNames[kModeColumns] = {
+    "reference_frequency_hz", "reference_damping_ratio", "fitted_frequency_hz",
+    "fitted_damping_ratio",   "frequency_error_percent", "damping_error_percent",
+    "mac",                    "fitted_frequency_sigma_hz", "fitted_damping_sigma"};
+
+// Modal comparisons one row per reference mode: the comparison's label (a set's name, or a
+// posture's), the mode's number within it, the stored columns.
+struct ModeRows {
+  std::vector<std::string> label, mode;
+  std::vector<double> column[kModeColumns];
+
+  void Add(const std::string& name, const ReportModalComparison& c) {
+    for (size_t m = 0; m < c.modes.size(); ++m) {
+      const ReportModalRow& r = c.modes[m];
+      label.push_back(name);
+      mode.push_back(std::to_string(m + 1));
+      const double v[kModeColumns] = {r.reference_frequency_hz, r.reference_damping_ratio,
+                                      r.fitted_frequency_hz,    r.fitted_damping_ratio,
+                                      r.frequency_error_percent, r.damping_error_percent,
+                                      r.mac, r.fitted_frequency_sigma_hz, r.fitted_damping_sigma};
+      for (int k = 0; k < kModeColumns; ++k) column[k].push_back(v[k]);
+    }
+  }
+  void AddValueColumns(CsvTable* t) const {
+    for (int k = 0; k < kModeColumns; ++k) t->AddNumberColumn(kModeColumnNames[k], column[k]);
+  }
+};
+
 // The modal comparison of every posture, one row per reference mode, columns as stored.
 CsvTable ModeTable(const ReportData& d) {
   CsvTable t("modes.csv",
              "one row per reference mode and posture: reference and fitted mode (damping as a "
              "ratio), errors in percent, MAC, the fitted mode's 1σ; empty where not paired");
-  std::vector<std::string> posture, mode;
-  std::vector<double> c[9];
-  for (const ReportPosture& p : d.postures)
-    for (size_t m = 0; m < p.modes.size(); ++m) {
-      const ReportModalRow& r = p.modes[m];
-      posture.push_back(p.name);
-      mode.push_back(std::to_string(m + 1));
-      const double v[9] = {r.reference_frequency_hz, r.reference_damping_ratio,
-                           r.fitted_frequency_hz,    r.fitted_damping_ratio,
-                           r.frequency_error_percent, r.damping_error_percent,
-                           r.mac, r.fitted_frequency_sigma_hz, r.fitted_damping_sigma};
-      for (int k = 0; k < 9; ++k) c[k].push_back(v[k]);
-    }
-  t.AddColumn("posture", posture);
-  t.AddColumn("mode", mode);
-  const char* names[9] = {"reference_frequency_hz", "reference_damping_ratio",
-                          "fitted_frequency_hz",    "fitted_damping_ratio",
-                          "frequency_error_percent", "damping_error_percent",
-                          "mac", "fitted_frequency_sigma_hz", "fitted_damping_sigma"};
-  for (int k = 0; k < 9; ++k) t.AddNumberColumn(names[k], c[k]);
+  ModeRows rows;
+  for (const ReportPosture& p : d.postures) rows.Add(p.name, p);
+  t.AddColumn("posture", rows.label);
+  t.AddColumn("mode", rows.mode);
+  rows.AddValueColumns(&t);
   return t;
 }
 
-// Every reference mode against every fitted mode in the band (the stored /mac), long format.
-CsvTable MacTable(const ReportData& d) {
-  CsvTable t("mac.csv",
-             "one row per posture, reference mode and fitted mode in the band: their MAC "
-             "(reference_mode numbers the rows of modes.csv)");
-  std::vector<std::string> posture, reference, fitted;
+// Each posture's modes over all its points (/modal_comparison_points), as modes.csv, with the
+// response points in stacking order.
+CsvTable ModePointsTable(const ReportData& d) {
+  CsvTable t("modes_points.csv",
+             "one row per reference mode of each posture measured at two or more response "
+             "points: the modal comparison with shapes stacked over the points (in the order "
+             "given), columns as modes.csv");
+  ModeRows rows;
+  std::vector<std::string> points;
+  for (const ReportModalComparisonPoints& c : d.modal_comparison_points) {
+    rows.Add(c.posture, c);
+    points.resize(rows.label.size(), PointsAttribute(c.points));
+  }
+  t.AddColumn("posture", rows.label);
+  t.AddColumn("points", points);
+  t.AddColumn("mode", rows.mode);
+  rows.AddValueColumns(&t);
+  return t;
+}
+
+// Every reference mode against every fitted mode in the band (a stored /mac), long format.
+struct MacRows {
+  std::vector<std::string> label, reference, fitted;
   std::vector<double> reference_hz, fitted_hz, mac;
-  for (const ReportPosture& p : d.postures) {
-    const size_t nf = p.mac_fitted_hz.size();
-    for (size_t r = 0; r < p.modes.size() && !p.mac.empty(); ++r)
+
+  void Add(const std::string& name, const ReportModalComparison& c) {
+    const size_t nf = c.mac_fitted_hz.size();
+    for (size_t r = 0; r < c.modes.size() && !c.mac.empty(); ++r)
       for (size_t f = 0; f < nf; ++f) {
-        posture.push_back(p.name);
+        label.push_back(name);
         reference.push_back(std::to_string(r + 1));
         fitted.push_back(std::to_string(f + 1));
-        reference_hz.push_back(p.modes[r].reference_frequency_hz);
-        fitted_hz.push_back(p.mac_fitted_hz[f]);
-        mac.push_back(p.mac[r * nf + f]);
+        reference_hz.push_back(c.modes[r].reference_frequency_hz);
+        fitted_hz.push_back(c.mac_fitted_hz[f]);
+        mac.push_back(c.mac[r * nf + f]);
       }
   }
-  t.AddColumn("posture", posture);
-  t.AddColumn("reference_mode", reference);
-  t.AddColumn("fitted_mode", fitted);
-  t.AddNumberColumn("reference_frequency_hz", reference_hz);
-  t.AddNumberColumn("fitted_frequency_hz", fitted_hz);
-  t.AddNumberColumn("mac", mac);
-  return t;
+  CsvTable Table(const std::string& name, const std::string& description) const {
+    CsvTable t(name, description);
+    t.AddColumn("posture", label);
+    t.AddColumn("reference_mode", reference);
+    t.AddColumn("fitted_mode", fitted);
+    t.AddNumberColumn("reference_frequency_hz", reference_hz);
+    t.AddNumberColumn("fitted_frequency_hz", fitted_hz);
+    t.AddNumberColumn("mac", mac);
+    return t;
+  }
+};
+
+CsvTable MacTable(const ReportData& d) {
+  MacRows rows;
+  for (const ReportPosture& p : d.postures) rows.Add(p.name, p);
+  return rows.Table("mac.csv",
+                    "one row per posture, reference mode and fitted mode in the band: their MAC "
+                    "(reference_mode numbers the rows of modes.csv)");
+}
+
+CsvTable MacPointsTable(const ReportData& d) {
+  MacRows rows;
+  for (const ReportModalComparisonPoints& c : d.modal_comparison_points) rows.Add(c.posture, c);
+  return rows.Table("mac_points.csv",
+                    "one row per posture, reference mode and fitted mode in the band: their MAC "
+                    "over all the posture's response points (reference_mode numbers its rows of "
+                    "modes_points.csv)");
 }
 
 // A p×p matrix over the free parameters: a header of their names, each row led by its name.
@@ -318,6 +372,13 @@ std::vector<CsvTable> FitResultTables(const ReportData& d) {
   bool any_mac = false;
   for (const ReportPosture& p : d.postures) any_mac = any_mac || !p.mac_fitted_hz.empty();
   if (any_mac) tables.push_back(MacTable(d));
+  if (!d.modal_comparison_points.empty()) {
+    tables.push_back(ModePointsTable(d));
+    bool any_points_mac = false;
+    for (const ReportModalComparisonPoints& c : d.modal_comparison_points)
+      any_points_mac = any_points_mac || !c.mac_fitted_hz.empty();
+    if (any_points_mac) tables.push_back(MacPointsTable(d));
+  }
   if (d.has_identifiability) AddIdentifiabilityTables(d.identifiability, &tables);
   if (!d.static_tests.empty()) tables.push_back(StaticTestTable(d));
   // Posture names that differ only in characters a file name drops ("a b", "a_b") get "_2", ….

@@ -368,6 +368,63 @@ TEST_F(ExportCli, FitResultMatricesAndModes) {
   }
 }
 
+// A posture measured at two response points (the tool tip and joint3, the hammer at the tool tip)
+// has a modal comparison over both: modes_points.csv and mac_points.csv, as modes.csv and mac.csv,
+// the numbers of /modal_comparison_points/milling exactly.
+TEST_F(ExportCli, FitResultModesOverAllPoints) {
+  const std::string tip = Path("tip.h5"), elbow = Path("elbow.h5");
+  for (const auto& [out, frame] : {std::pair{tip, ""}, std::pair{elbow, "joint3"}}) {
+    std::vector<std::string> args = {"simulate", "--model", kData + "model.yaml", "--posture",
+                                     "milling", "--params", kData + "params_table1.yaml",
+                                     "--band", "0.2:30:0.2", "--out", out};
+    if (*frame) args.insert(args.end(), {"--response-frame", frame});
+    const test::CliResult r = Run(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  const std::string result = Fit(tip + "," + elbow, Path("R.h5"));
+  const ReportData d = ReadReportData(result);
+  ASSERT_EQ(d.modal_comparison_points.size(), 1u);
+  const ReportModalComparisonPoints& c = d.modal_comparison_points[0];
+  ASSERT_GE(c.modes.size(), 3u);
+  const nlohmann::json j = Export(result);
+  std::vector<std::string> names;
+  for (const auto& f : j["files"]) names.push_back(f["name"]);
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 5),
+            (Row{"parameters.csv", "modes.csv", "mac.csv", "modes_points.csv", "mac_points.csv"}));
+
+  const Table modes = ReadTable(Path("csv/modes_points.csv"));
+  EXPECT_EQ(modes.header, (Row{"posture", "points", "mode", "reference_frequency_hz",
+                               "reference_damping_ratio", "fitted_frequency_hz",
+                               "fitted_damping_ratio", "frequency_error_percent",
+                               "damping_error_percent", "mac", "fitted_frequency_sigma_hz",
+                               "fitted_damping_sigma"}));
+  Hdf5File file(result, Hdf5File::Mode::kRead);
+  std::vector<hsize_t> dims;
+  const std::vector<double> stored =
+      file.ReadDoubles("/modal_comparison_points/milling/modal_comparison", 2, &dims);
+  ASSERT_EQ(dims[1], 9u);
+  ASSERT_EQ(modes.rows.size(), dims[0]);
+  for (size_t m = 0; m < modes.rows.size(); ++m) {
+    EXPECT_EQ(modes.rows[m][0], "milling");
+    EXPECT_EQ(modes.rows[m][1], "sensor, joint3");  // /@points, the stacking order
+    EXPECT_EQ(modes.rows[m][2], std::to_string(m + 1));
+    for (size_t k = 0; k < 9; ++k)
+      ExpectSame(Number(modes.rows[m][k + 3]), stored[m * 9 + k], modes.header[k + 3]);
+    EXPECT_GT(Number(modes.rows[m][modes.index.at("mac")]), 0.99) << "mode " << m + 1;
+  }
+  const Table mac = ReadTable(Path("csv/mac_points.csv"));
+  EXPECT_EQ(mac.header, (Row{"posture", "reference_mode", "fitted_mode", "reference_frequency_hz",
+                             "fitted_frequency_hz", "mac"}));
+  ASSERT_EQ(mac.rows.size(), c.mac.size());
+  const std::vector<double> values = mac.Column("mac"), fitted_hz = mac.Column("fitted_frequency_hz");
+  const size_t nf = c.mac_fitted_hz.size();
+  for (size_t k = 0; k < values.size(); ++k) {
+    ExpectSame(values[k], c.mac[k], "mac_points");
+    ExpectSame(fitted_hz[k], c.mac_fitted_hz[k % nf], "mac_points fitted_frequency_hz");
+    EXPECT_EQ(mac.rows[k][1], std::to_string(k / nf + 1));
+  }
+}
+
 TEST_F(ExportCli, EmaResultRoundTripsExactly) {
   const test::CliResult r = Run({"ema", kFrf, "--out", Path("E.h5")});
   ASSERT_EQ(r.status, 0) << r.err;
