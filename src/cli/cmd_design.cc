@@ -113,6 +113,99 @@ const ParameterIdentifiability& Weakest(const Identifiability& id) {
 
 }  // namespace
 
+// Every candidate the options name: postures (--candidates, --q-candidates, else the model's
+// postures the fit does not use), pairs of points at every fitted posture (--points) and static
+// load cases (--static-loads).
+std::vector<DesignCandidate> GatherCandidates(const Args& args, const Model& model,
+                                              const Problem& problem) {
+  std::set<std::string> fitted;
+  for (const ProblemPosture& pp : problem.postures) fitted.insert(pp.posture.name);
+  std::vector<PostureSpec> candidates;
+  if (args.Has("candidates")) {
+    std::stringstream list(args.Get("candidates"));
+    for (std::string name; std::getline(list, name, ',');) {
+      if (name.empty())
+        throw Error("frfit design", "--candidates", "expected posture names separated by commas");
+      candidates.push_back({name, model.posture(name).q});
+    }
+  }
+  if (args.Has("q-candidates"))
+    for (const auto& [name, assignments] :
+         ParseQPostures(args.Get("q-candidates"), "--q-candidates"))
+      candidates.push_back(
+          {name, ParseCoordinateAssignments(assignments, model,
+                                            std::vector<double>(model.num_coordinates(), 0.0),
+                                            "--q-candidates " + name)});
+  // --points and --static-loads alone rank only themselves, not the model's other postures.
+  const bool others_only = (args.Has("points") || args.Has("static-loads")) &&
+                           !args.Has("candidates") && !args.Has("q-candidates");
+  if (!args.Has("candidates") && !args.Has("q-candidates") && !others_only)
+    for (const PostureSpec& spec : model.postures)
+      if (!fitted.count(spec.name)) candidates.push_back(spec);
+  std::vector<DesignCandidate> sets;
+  for (const PostureSpec& spec : candidates) sets.push_back({spec, "", "", {}});
+  // --points: each pair of points at every fitted posture.
+  if (args.Has("points"))
+    for (const auto& [response, excitation] : ParsePointPairs(args.Get("points"), model))
+      for (const std::string& name : fitted)
+        sets.push_back({model.posture(name), response, excitation, {}});
+  if (args.Has("static-loads")) {
+    const double force = args.GetDouble("static-force", 1000.0);
+    const double std_m = args.GetDouble("static-std", 1e-6);
+    if (!(force > 0.0) || !std::isfinite(force))
+      throw Error("frfit design", "--static-force", "expected a positive force in N");
+    if (!(std_m > 0.0) || !std::isfinite(std_m))
+      throw Error("frfit design", "--static-std", "expected a positive standard deviation in m");
+    for (DesignCandidate& load : ParseStaticLoads(args.Get("static-loads"), model, force, std_m))
+      sets.push_back(std::move(load));
+  }
+  if (sets.empty())
+    throw Error("frfit design", "--candidates",
+                "no candidate posture: the model has none the fit does not already use (give "
+                "--candidates, --q-candidates, --points or --static-loads)");
+  return sets;
+}
+
+// The ranking as one JSON object on stdout.
+void PrintDesignJson(const std::string& result_path, const Model& model, const ParameterMap& map,
+                     const PostureDesign& design, const std::string& target_name) {
+  nlohmann::ordered_json j;
+  j["result"] = result_path;
+  j["criterion"] = !target_name.empty()
+                       ? "the predicted 1 sigma of " + target_name
+                       : "D-optimal: gain in log det of JtWJ (relative parameters), nats";
+  j["nats_to_halve_every_sigma"] = NatsToHalveEverySigma(map.dim());
+  j["current"] = IdentifiabilityToJson(design.current);
+  nlohmann::json ranked = nlohmann::json::array();
+  for (const CandidateRanking& c : design.candidates) {
+    nlohmann::ordered_json std_relative;
+    for (const ParameterIdentifiability& q : c.predicted.per_parameter)
+      std_relative[q.name] = q.std_relative;
+    nlohmann::ordered_json load = nullptr;
+    if (!c.static_tests.empty()) {
+      const StaticTest& t = c.static_tests.front();
+      load = {{"force_frame", t.force_frame},
+              {"displacement_frame", t.displacement_frame},
+              {"force_n", t.force_n.norm()},
+              {"axes", "x, y, z of the force frame, one test each"},
+              {"std_m", t.std_m(0)}};
+    }
+    ranked.push_back({{"set", CandidateName(c)},
+                      {"posture", c.posture.name},
+                      {"response_frame", c.response_frame},
+                      {"excitation_frame", c.excitation_frame},
+                      {"static_load", load},
+                      {"coordinates", Coordinates(model, c.posture.q)},
+                      {"log_det_gain", c.log_det_gain},
+                      {"condition_number", std::isfinite(c.predicted.condition_number)
+                                               ? nlohmann::json(c.predicted.condition_number)
+                                               : nlohmann::json(nullptr)},
+                      {"std_relative", std_relative}});
+  }
+  j["candidates"] = ranked;
+  std::printf("%s\n", j.dump().c_str());
+}
+
 int RunDesign(int argc, char** argv) {
   const Args args("design", argc, argv,
                   {"model", "result", "candidates", "q-candidates", "points", "target",
@@ -130,52 +223,7 @@ int RunDesign(int argc, char** argv) {
   const Problem problem = ProblemFromResult(data, model, options);
   const std::vector<double> u = map.ToU(ParametersFromResult(result_path, *model));
 
-  std::set<std::string> fitted;
-  for (const ProblemPosture& pp : problem.postures) fitted.insert(pp.posture.name);
-  std::vector<PostureSpec> candidates;
-  if (args.Has("candidates")) {
-    std::stringstream list(args.Get("candidates"));
-    for (std::string name; std::getline(list, name, ',');) {
-      if (name.empty())
-        throw Error("frfit design", "--candidates", "expected posture names separated by commas");
-      candidates.push_back({name, model->posture(name).q});
-    }
-  }
-  if (args.Has("q-candidates"))
-    for (const auto& [name, assignments] :
-         ParseQPostures(args.Get("q-candidates"), "--q-candidates"))
-      candidates.push_back(
-          {name, ParseCoordinateAssignments(assignments, *model,
-                                            std::vector<double>(model->num_coordinates(), 0.0),
-                                            "--q-candidates " + name)});
-  // --points and --static-loads alone rank only themselves, not the model's other postures.
-  const bool others_only = (args.Has("points") || args.Has("static-loads")) &&
-                           !args.Has("candidates") && !args.Has("q-candidates");
-  if (!args.Has("candidates") && !args.Has("q-candidates") && !others_only)
-    for (const PostureSpec& spec : model->postures)
-      if (!fitted.count(spec.name)) candidates.push_back(spec);
-  std::vector<DesignCandidate> sets;
-  for (const PostureSpec& spec : candidates) sets.push_back({spec, "", "", {}});
-  // --points: each pair of points at every fitted posture.
-  if (args.Has("points"))
-    for (const auto& [response, excitation] : ParsePointPairs(args.Get("points"), *model))
-      for (const std::string& name : fitted)
-        sets.push_back({model->posture(name), response, excitation, {}});
-  if (args.Has("static-loads")) {
-    const double force = args.GetDouble("static-force", 1000.0);
-    const double std_m = args.GetDouble("static-std", 1e-6);
-    if (!(force > 0.0) || !std::isfinite(force))
-      throw Error("frfit design", "--static-force", "expected a positive force in N");
-    if (!(std_m > 0.0) || !std::isfinite(std_m))
-      throw Error("frfit design", "--static-std", "expected a positive standard deviation in m");
-    for (DesignCandidate& load : ParseStaticLoads(args.Get("static-loads"), *model, force, std_m))
-      sets.push_back(std::move(load));
-  }
-  if (sets.empty())
-    throw Error("frfit design", "--candidates",
-                "no candidate posture: the model has none the fit does not already use (give "
-                "--candidates, --q-candidates, --points or --static-loads)");
-
+  const std::vector<DesignCandidate> sets = GatherCandidates(args, *model, problem);
   PostureDesign design = RankCandidates(problem, map, u, sets);
   // --target: the candidates that pin one parameter best first (its predicted 1σ), instead of
   // the D-optimal gain over all of them.
@@ -194,40 +242,7 @@ int RunDesign(int argc, char** argv) {
                      });
   }
   if (args.Flag("json")) {
-    nlohmann::ordered_json j;
-    j["result"] = result_path;
-    j["criterion"] = target >= 0 ? "the predicted 1 sigma of " + args.Get("target")
-                                 : "D-optimal: gain in log det of JtWJ (relative parameters), nats";
-    j["nats_to_halve_every_sigma"] = NatsToHalveEverySigma(map.dim());
-    j["current"] = IdentifiabilityToJson(design.current);
-    nlohmann::json ranked = nlohmann::json::array();
-    for (const CandidateRanking& c : design.candidates) {
-      nlohmann::ordered_json std_relative;
-      for (const ParameterIdentifiability& q : c.predicted.per_parameter)
-        std_relative[q.name] = q.std_relative;
-      nlohmann::ordered_json load = nullptr;
-      if (!c.static_tests.empty()) {
-        const StaticTest& t = c.static_tests.front();
-        load = {{"force_frame", t.force_frame},
-                {"displacement_frame", t.displacement_frame},
-                {"force_n", t.force_n.norm()},
-                {"axes", "x, y, z of the force frame, one test each"},
-                {"std_m", t.std_m(0)}};
-      }
-      ranked.push_back({{"set", CandidateName(c)},
-                        {"posture", c.posture.name},
-                        {"response_frame", c.response_frame},
-                        {"excitation_frame", c.excitation_frame},
-                        {"static_load", load},
-                        {"coordinates", Coordinates(*model, c.posture.q)},
-                        {"log_det_gain", c.log_det_gain},
-                        {"condition_number", std::isfinite(c.predicted.condition_number)
-                                                 ? nlohmann::json(c.predicted.condition_number)
-                                                 : nlohmann::json(nullptr)},
-                        {"std_relative", std_relative}});
-    }
-    j["candidates"] = ranked;
-    std::printf("%s\n", j.dump().c_str());
+    PrintDesignJson(result_path, *model, map, design, target >= 0 ? args.Get("target") : "");
     return 0;
   }
   // The parameter each row shows: the target, else the one with the largest 1σ.
