@@ -20,6 +20,10 @@ namespace {
 const std::string kKuka = std::string(FRFIT_SOURCE_DIR) + "/datasets/kuka_kr90/";
 
 struct Kuka {
+  Kuka() = default;
+  Kuka(const std::string& model_file, const std::string& params_file)
+      : model(LoadModel(kKuka + model_file)),
+        parameters(LoadParameters(kKuka + params_file, model)) {}
   Model model = LoadModel(kKuka + "model.yaml");
   std::vector<double> parameters = LoadParameters(kKuka + "params_from34.yaml", model);
   std::vector<double> q = model.posture("milling").q;
@@ -72,10 +76,9 @@ TEST(PostureMap, LeastStiffnessIsTheMinimumOfADenseScan) {
 // σ of the least stiffness per axis against finite differences of the map itself (which moves
 // the frequency of the minimum too): the linearisation holds the frequency, which is exact to
 // first order at a minimum.
-TEST(PostureMap, StiffnessSigmaMatchesFiniteDifferences) {
-  const Kuka k;
+void ExpectStiffnessSigmaMatchesFiniteDifferences(const Kuka& k,
+                                                  const std::vector<std::string>& free) {
   Identifiability id;
-  const std::vector<std::string> free = {"k_x1", "k_y2", "k_z2", "k_x3", "d_z2"};
   for (size_t a = 0; a < free.size(); ++a) {
     ParameterIdentifiability p;
     p.name = free[a];
@@ -108,6 +111,16 @@ TEST(PostureMap, StiffnessSigmaMatchesFiniteDifferences) {
     EXPECT_NEAR(at.stiffness.axis_sigma_n_per_m[i], std::sqrt(variance), 1e-4 * std::sqrt(variance))
         << "axis " << i;
   }
+}
+
+TEST(PostureMap, StiffnessSigmaMatchesFiniteDifferences) {
+  ExpectStiffnessSigmaMatchesFiniteDifferences(Kuka{}, {"k_x1", "k_y2", "k_z2", "k_x3", "d_z2"});
+}
+
+// A fitted tool mass moves M0 and K_gravity (posture_map.cc's MassPartDerivative term).
+TEST(PostureMap, StiffnessSigmaWithAFittedMassMatchesFiniteDifferences) {
+  ExpectStiffnessSigmaMatchesFiniteDifferences(Kuka("model_tool.yaml", "params_tool_78kg.yaml"),
+                                               {"k_x1", "k_z2", "k_x3", "m_tool"});
 }
 
 TEST(PostureGrid, ParsesRangesInFileUnitsFirstAxisSlowest) {
