@@ -381,7 +381,11 @@ FitResult ReadFitResultSummary(const std::string& path) {
 }
 
 std::vector<double> ParametersFromResult(const std::string& path, const Model& model) {
-  const FitResult r = ReadFitResultSummary(path);
+  return ParametersFromResult(ReadFitResultSummary(path), model, path);
+}
+
+std::vector<double> ParametersFromResult(const FitResult& r, const Model& model,
+                                         const std::string& path) {
   std::vector<double> values(model.num_parameters(), std::nan(""));
   for (size_t i = 0; i < r.parameter_names.size(); ++i) {
     const int index = model.FindParameter(r.parameter_names[i]);

@@ -2,22 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "frfit/common/error.h"
 #include "frfit/fit/fit_result.h"
-#include "frfit/fit/identifiability_io.h"
 #include "frfit/fleet/fleet_run.h"
-#include "frfit/io/hdf5_file.h"
 
 namespace frfit {
 
+// One read of the file: its summary holds the parameters, the cost and the identifiability
+// report. (Three reads before, each opening the file, under the HDF5 lock that a night's loading
+// takes one robot at a time.)
 PreviousNight ReadPreviousNight(const std::string& path, const Model& model) {
+  FitResult summary = ReadFitResultSummary(path);
   PreviousNight night;
-  night.parameters = ParametersFromResult(path, model);
-  night.cost = ReadFitResultSummary(path).cost;
-  const Hdf5File file(path, Hdf5File::Mode::kRead);
-  if (file.Exists("/identifiability"))
-    night.identifiability = ReadIdentifiability(file, "/identifiability");
+  night.parameters = ParametersFromResult(summary, model, path);
+  night.cost = summary.cost;
+  night.identifiability = std::move(summary.identifiability);
   night.has_identifiability = !night.identifiability.per_parameter.empty();
   return night;
 }

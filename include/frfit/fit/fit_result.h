@@ -99,5 +99,8 @@ nlohmann::ordered_json FitResultToJson(const FitResult& result);
 
 // Fitted parameters of a result file, in Model::parameters order; names must match the model.
 std::vector<double> ParametersFromResult(const std::string& path, const Model& model);
+// The same from a result already read (ReadFitResultSummary of `path`, which errors name).
+std::vector<double> ParametersFromResult(const FitResult& result, const Model& model,
+                                         const std::string& path);
 
 }  // namespace frfit
