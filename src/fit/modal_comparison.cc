@@ -91,16 +91,6 @@ std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, con
   return modes;
 }
 
-namespace {
-
-std::vector<Eigen::VectorXcd> SensorShapes(const std::vector<Mode>& modes) {
-  std::vector<Eigen::VectorXcd> shapes;
-  for (const Mode& m : modes) shapes.push_back(m.sensor_shape);
-  return shapes;
-}
-
-}  // namespace
-
 ModalComparison CompareModes(const std::vector<Mode>& reference, const std::vector<Mode>& fitted,
                              const std::string& description, double max_hz) {
   return CompareModes(reference, SensorShapes(reference), fitted, SensorShapes(fitted), description,

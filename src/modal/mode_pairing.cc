@@ -76,15 +76,11 @@ double ShapeMac(const Eigen::VectorXcd& a, const Eigen::VectorXcd& b) {
 
 double SensorMac(const Mode& a, const Mode& b) { return ShapeMac(a.sensor_shape, b.sensor_shape); }
 
-namespace {
-
 std::vector<Eigen::VectorXcd> SensorShapes(const std::vector<Mode>& modes) {
   std::vector<Eigen::VectorXcd> shapes;
   for (const Mode& m : modes) shapes.push_back(m.sensor_shape);
   return shapes;
 }
-
-}  // namespace
 
 std::vector<int> PairModes(const std::vector<Mode>& a, const std::vector<Mode>& b,
                            const ModePairingOptions& options) {

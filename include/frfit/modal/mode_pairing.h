@@ -28,6 +28,8 @@ struct ModePairingOptions {
 double ShapeMac(const Eigen::VectorXcd& a, const Eigen::VectorXcd& b);
 // ShapeMac of the modes' sensor_shape.
 double SensorMac(const Mode& a, const Mode& b);
+// The modes' sensor_shape, in order: the shapes the pairing and comparisons take by default.
+std::vector<Eigen::VectorXcd> SensorShapes(const std::vector<Mode>& modes);
 
 // For each mode of `a` its partner in `b` (−1 for none): the cost of a pair is its relative
 // frequency difference plus (1 − MAC) where a MAC is known.
