@@ -92,3 +92,23 @@ def test_multi_point_sets_and_static_tests_give_the_cli_bits(tmp_path):
     result = frfit.fit(model, sets, d / "fit.yaml", backend="cpu", static=d / "static_tests.yaml")
     assert result.parameters == cli["parameters"]
     assert result.cost == cli["cost"]
+
+
+def test_a_fitted_tool_mass_gives_the_cli_bits_and_the_true_mass(tmp_path):
+    """The KUKA robot with a tool of fitted mass (m_tool, 60 kg in the file) on noisy FRFs of a
+    78 kg truth at three postures: the module fits what the CLI fits, and finds the mass."""
+    d = DATASETS / "kuka_kr90"
+    files = []
+    for seed, posture in enumerate(["milling", "reach", "folded"], start=31):
+        out = tmp_path / f"{posture}.h5"
+        run_cli("simulate", "--model", d / "model_tool.yaml", "--posture", posture, "--params",
+                d / "params_tool_78kg.yaml", "--band", "2:30:0.25", "--noise", "0.03:0.001",
+                "--seed", seed, "--out", out)
+        files.append(out)
+    cli = run_cli_json("fit", "--model", d / "model_tool.yaml", "--frf", ",".join(map(str, files)),
+                       "--config", d / "fit.yaml", "--seed", 1, "--backend", "cpu")
+    model = frfit.Model(d / "model_tool.yaml")
+    assert model.parameter_names[-1] == "m_tool"
+    result = frfit.fit(model, files, d / "fit.yaml", seed=1, backend="cpu")
+    assert result.parameters == cli["parameters"]
+    assert abs(result.parameters["m_tool"] / 78.0 - 1.0) < 0.01
