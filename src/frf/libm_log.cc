@@ -151,6 +151,29 @@ __attribute__((target("avx2,fma"))) void Logs4(const double* x, double* out, std
   for (; i < n; ++i) out[i] = std::log(x[i]);
 }
 
+// ExpNegLogLikelihoodTerms four at a time.
+__attribute__((target("avx2,fma"))) void Terms4(const double* m, const double* v, std::size_t n,
+                                                double alpha, double beta, double* terms) {
+  const __m256d a = _mm256_set1_pd(alpha), b = _mm256_set1_pd(beta);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256d sigma2 = _mm256_add_pd(_mm256_mul_pd(a, _mm256_loadu_pd(m + i)), b);
+    __m256d log;
+    if (Log4(sigma2, &log)) {
+      _mm256_storeu_pd(terms + i, _mm256_add_pd(log, _mm256_div_pd(_mm256_loadu_pd(v + i), sigma2)));
+    } else {
+      for (std::size_t j = i; j < i + 4; ++j) {
+        const double s2 = alpha * m[j] + beta;
+        terms[j] = std::log(s2) + v[j] / s2;
+      }
+    }
+  }
+  for (; i < n; ++i) {
+    const double s2 = alpha * m[i] + beta;
+    terms[i] = std::log(s2) + v[i] / s2;
+  }
+}
+
 // ExpNegLogLikelihood four terms at a time; the running sum stays serial, but the next terms'
 // logarithms overlap its additions.
 __attribute__((target("avx2,fma"))) double Likelihood4(const double* m, const double* v,
@@ -222,6 +245,17 @@ void LibmLogs(const double* x, double* out, std::size_t n) {
   if (LibmLogsAreVectorised()) return Logs4(x, out, n);
 #endif
   for (std::size_t i = 0; i < n; ++i) out[i] = std::log(x[i]);
+}
+
+void ExpNegLogLikelihoodTerms(const double* m, const double* v, std::size_t n, double alpha,
+                              double beta, double* terms) {
+#if defined(__x86_64__)
+  if (LibmLogsAreVectorised()) return Terms4(m, v, n, alpha, beta, terms);
+#endif
+  for (std::size_t i = 0; i < n; ++i) {
+    const double sigma2 = alpha * m[i] + beta;
+    terms[i] = std::log(sigma2) + v[i] / sigma2;
+  }
 }
 
 double ExpNegLogLikelihood(const double* m, const double* v, std::size_t n, double alpha,

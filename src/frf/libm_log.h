@@ -17,6 +17,10 @@ void LibmLogs(const double* x, double* out, std::size_t n);
 // is the plain loop's to the bit.
 double ExpNegLogLikelihood(const double* m, const double* v, std::size_t n, double alpha,
                            double beta);
+// Its terms, terms[i] = log σ²_i + v_i/σ²_i, each as the plain loop computes it: for callers that
+// add several such sums side by side (each still in order).
+void ExpNegLogLikelihoodTerms(const double* m, const double* v, std::size_t n, double alpha,
+                              double beta, double* terms);
 
 // Whether LibmLogs runs four at a time here: the CPU has AVX2 and FMA, and the C library's log
 // is the table-driven one (glibc 2.28 on, ARM's optimized-routines) that the four-wide copy

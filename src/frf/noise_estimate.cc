@@ -48,11 +48,65 @@ struct KeptSamples {
   std::vector<double> magnitude2, variance;
 };
 
-// Σ log σ² + v/σ² over one entry's kept samples, σ² = α·m + β, as before to the bit
-// (libm_log.h): the logarithms, most of a noise estimate's time, go four at a time.
-double EntryCost(const KeptSamples& s, double alpha, double beta) {
-  return ExpNegLogLikelihood(s.magnitude2.data(), s.variance.data(), s.magnitude2.size(), alpha,
-                             beta);
+// Σ log σ² + v/σ² over each entry's kept samples, σ² = α_e·m + β_e, as before to the bit
+// (libm_log.h): each entry's terms with the logarithms four at a time, then the entries' running
+// sums side by side, each still in line order. Summed one entry after the other, every addition
+// waited on the one before: that latency, not the arithmetic, bounded the likelihood.
+class EntryCosts {
+ public:
+  void operator()(const std::vector<KeptSamples>& kept, const std::vector<double>& alpha,
+                  const std::vector<double>& beta, std::vector<double>* cost) {
+    const size_t entries = kept.size();
+    terms_.resize(entries);
+    size_t longest = 0;
+    for (size_t e = 0; e < entries; ++e) {
+      const KeptSamples& s = kept[e];
+      terms_[e].resize(s.magnitude2.size());
+      ExpNegLogLikelihoodTerms(s.magnitude2.data(), s.variance.data(), s.magnitude2.size(),
+                               alpha[e], beta[e], terms_[e].data());
+      longest = std::max(longest, s.magnitude2.size());
+    }
+    cost->assign(entries, 0.0);
+    for (size_t k = 0; k < longest; ++k)
+      for (size_t e = 0; e < entries; ++e)
+        if (k < terms_[e].size()) (*cost)[e] += terms_[e][k];
+  }
+
+ private:
+  std::vector<std::vector<double>> terms_;
+};
+
+// MinimiseInLog for one function per entry, all its steps side by side: each search makes
+// MinimiseInLog's steps, and `costs(x, &f)` takes every search's next point at once
+// (f[e] = f_e(x[e])), so that EntryCosts can sum the entries side by side.
+template <typename F>
+std::vector<double> MinimiseEachInLog(F costs, const std::vector<double>& lo,
+                                      const std::vector<double>& hi) {
+  const size_t n = lo.size();
+  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
+  std::vector<double> a(n), b(n), c(n), d(n), fc, fd, f, x(n);
+  for (size_t e = 0; e < n; ++e) {
+    a[e] = std::log(lo[e]), b[e] = std::log(hi[e]);
+    c[e] = b[e] - g * (b[e] - a[e]), d[e] = a[e] + g * (b[e] - a[e]);
+  }
+  for (size_t e = 0; e < n; ++e) x[e] = std::exp(c[e]);
+  costs(x, &fc);
+  for (size_t e = 0; e < n; ++e) x[e] = std::exp(d[e]);
+  costs(x, &fd);
+  std::vector<char> left(n);
+  for (int it = 0; it < 80; ++it) {
+    for (size_t e = 0; e < n; ++e) {
+      left[e] = fc[e] < fd[e];
+      if (left[e]) b[e] = d[e], d[e] = c[e], fd[e] = fc[e], c[e] = b[e] - g * (b[e] - a[e]);
+      else a[e] = c[e], c[e] = d[e], fc[e] = fd[e], d[e] = a[e] + g * (b[e] - a[e]);
+      x[e] = std::exp(left[e] ? c[e] : d[e]);
+    }
+    costs(x, &f);
+    for (size_t e = 0; e < n; ++e) (left[e] ? fc[e] : fd[e]) = f[e];
+  }
+  std::vector<double> out(n);
+  for (size_t e = 0; e < n; ++e) out[e] = std::exp(0.5 * (a[e] + b[e]));
+  return out;
 }
 
 // The samples of each entry that `keep` marks, in line order.
@@ -110,14 +164,22 @@ Pooled PoolSamples(const std::vector<std::vector<Sample>>& by_entry, double alph
   std::sort(ratios.begin(), ratios.end());
   out.alpha = std::max(ratios.empty() ? alpha_floor : ratios[ratios.size() / 2] / std::log(2.0), alpha_floor);
   std::vector<KeptSamples> kept = Kept(by_entry, keep);
+  std::vector<double> beta_hi(entries), alphas(entries), costs;
+  for (size_t e = 0; e < entries; ++e) beta_hi[e] = std::max(2.0 * max_v, beta_floor[e] * 4.0);
+  EntryCosts entry_costs;
   for (int round = 0; round < 12; ++round) {
-    for (size_t e = 0; e < entries; ++e)
-      out.beta[e] = MinimiseInLog([&](double b) { return EntryCost(kept[e], out.alpha, b); },
-                                  beta_floor[e], std::max(2.0 * max_v, beta_floor[e] * 4.0));
+    alphas.assign(entries, out.alpha);
+    out.beta = MinimiseEachInLog(
+        [&](const std::vector<double>& b, std::vector<double>* f) {
+          entry_costs(kept, alphas, b, f);
+        },
+        beta_floor, beta_hi);
     out.alpha = MinimiseInLog(
         [&](double a) {
+          alphas.assign(entries, a);
+          entry_costs(kept, alphas, out.beta, &costs);
           double sum = 0.0;
-          for (size_t e = 0; e < entries; ++e) sum += EntryCost(kept[e], a, out.beta[e]);
+          for (size_t e = 0; e < entries; ++e) sum += costs[e];
           return sum;
         },
         alpha_floor, std::max(2.0 * max_ratio, alpha_floor * 4.0));

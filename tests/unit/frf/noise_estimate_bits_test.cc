@@ -81,6 +81,11 @@ TEST(ExpNegLogLikelihood, IsThePlainLoopsSumToTheBit) {
       }
       EXPECT_EQ(Bits(ExpNegLogLikelihood(m.data(), v.data(), n, alpha, beta)), Bits(plain))
           << n << " samples, alpha " << alpha << ", beta " << beta;
+      std::vector<double> terms(n);
+      ExpNegLogLikelihoodTerms(m.data(), v.data(), n, alpha, beta, terms.data());
+      double summed = 0.0;
+      for (double t : terms) summed += t;
+      EXPECT_EQ(Bits(summed), Bits(plain)) << "terms, " << n << " samples";
     }
   }
 }
