@@ -160,7 +160,8 @@ __attribute__((target("avx2,fma"))) void Terms4(const double* m, const double* v
     const __m256d sigma2 = _mm256_add_pd(_mm256_mul_pd(a, _mm256_loadu_pd(m + i)), b);
     __m256d log;
     if (Log4(sigma2, &log)) {
-      _mm256_storeu_pd(terms + i, _mm256_add_pd(log, _mm256_div_pd(_mm256_loadu_pd(v + i), sigma2)));
+      _mm256_storeu_pd(terms + i,
+                       _mm256_add_pd(log, _mm256_div_pd(_mm256_loadu_pd(v + i), sigma2)));
     } else {
       for (std::size_t j = i; j < i + 4; ++j) {
         const double s2 = alpha * m[j] + beta;
