@@ -49,8 +49,8 @@ struct KeptSamples {
 };
 
 // Σ log σ² + v/σ² over each entry's kept samples, σ² = α_e·m + β_e, as before to the bit
-// (libm_log.h): each entry's terms with the logarithms four at a time, then the entries' running
-// sums side by side, each still in line order. Summed one entry after the other, every addition
+// (libm_log.h): each entry's terms first, then the entries' running sums side by side, each still
+// in line order. Summed one entry after the other, every addition
 // waited on the one before: that latency, not the arithmetic, bounded the likelihood.
 class EntryCosts {
  public:

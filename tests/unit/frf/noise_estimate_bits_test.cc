@@ -1,5 +1,4 @@
-// The noise estimate's fast paths against the code they replaced, bit for bit: the logarithms four
-// at a time against std::log, the pooled likelihood against its plain loop, the local rational
+// The noise estimate's fast paths against the code they replaced, bit for bit: the local rational
 // model's written-out QR against Eigen's HouseholderQR (the version before, copied here), and the
 // whole estimate of one noisy set against the bits the version before gave. A fleet night's results
 // depend on these bits (the estimate weighs every fit), so "close" would not do.
@@ -23,7 +22,6 @@
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"
-#include "src/frf/libm_log.h"
 #include "src/frf/local_rational.h"
 
 namespace frfit {
@@ -35,59 +33,6 @@ std::uint64_t Bits(double x) {
   std::uint64_t b;
   std::memcpy(&b, &x, sizeof b);
   return b;
-}
-
-TEST(LibmLogs, GiveStdLogsBitsEverywhere) {
-  std::mt19937_64 rng(5);
-  std::vector<double> x;
-  for (int i = 0; i < 200000; ++i) {  // every exponent and table cell, positive
-    const std::uint64_t bits = (rng() & 0x000fffffffffffffULL) | ((1 + rng() % 2046) << 52);
-    double v;
-    std::memcpy(&v, &bits, sizeof v);
-    x.push_back(v);
-  }
-  for (int i = 0; i < 20000; ++i)
-    x.push_back(1.0 + std::ldexp(static_cast<double>(rng() >> 11), -53 - 3) - 1.0 / 16);
-  for (int i = 0; i < 20000; ++i)
-    x.push_back(1e-12 * (1.0 + i));  // variances as the estimate has them
-  const double inf = std::numeric_limits<double>::infinity();
-  for (double v :
-       {0.0, -0.0, -1.0, inf, -inf, std::numeric_limits<double>::quiet_NaN(),
-        std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min(),
-        std::numeric_limits<double>::max(), 1.0, std::nextafter(1.0, 2.0), 0.9375, 1.0 + 0x1.09p-4})
-    x.push_back(v);
-  std::vector<double> out(x.size());
-  LibmLogs(x.data(), out.data(), x.size());
-  int differ = 0;
-  for (size_t i = 0; i < x.size(); ++i)
-    if (Bits(out[i]) != Bits(std::log(x[i])) && !(std::isnan(out[i]) && std::isnan(std::log(x[i]))))
-      ++differ;
-  EXPECT_EQ(differ, 0) << "of " << x.size() << (LibmLogsAreVectorised() ? " (four at a time)" : "");
-}
-
-TEST(ExpNegLogLikelihood, IsThePlainLoopsSumToTheBit) {
-  std::mt19937_64 rng(9);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (size_t n : {0, 1, 3, 4, 7, 150, 151, 1000}) {
-    std::vector<double> m(n), v(n);
-    for (size_t i = 0; i < n; ++i)
-      m[i] = std::pow(10.0, -12 + 8 * unit(rng)), v[i] = m[i] * unit(rng);
-    for (const auto& [alpha, beta] :
-         {std::pair{1e-4, 1e-14}, {0.03, 0.0}, {1.0, 0.5}, {1e-8, 1e-300}}) {
-      double plain = 0.0;
-      for (size_t i = 0; i < n; ++i) {
-        const double sigma2 = alpha * m[i] + beta;
-        plain += std::log(sigma2) + v[i] / sigma2;
-      }
-      EXPECT_EQ(Bits(ExpNegLogLikelihood(m.data(), v.data(), n, alpha, beta)), Bits(plain))
-          << n << " samples, alpha " << alpha << ", beta " << beta;
-      std::vector<double> terms(n);
-      ExpNegLogLikelihoodTerms(m.data(), v.data(), n, alpha, beta, terms.data());
-      double summed = 0.0;
-      for (double t : terms) summed += t;
-      EXPECT_EQ(Bits(summed), Bits(plain)) << "terms, " << n << " samples";
-    }
-  }
 }
 
 // The local rational sample as it was computed before (noise_estimate.cc until November 2026).
