@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "frfit/common/error.h"
-#include "src/frf/libm_log.h"
+#include "src/frf/exp_likelihood.h"
 #include "src/frf/local_rational.h"
 
 namespace frfit {
@@ -49,7 +49,7 @@ struct KeptSamples {
 };
 
 // Σ log σ² + v/σ² over each entry's kept samples, σ² = α_e·m + β_e, as before to the bit
-// (libm_log.h): each entry's terms first, then the entries' running sums side by side, each still
+// (exp_likelihood.h): each entry's terms first, then the entries' running sums side by side, each still
 // in line order. Summed one entry after the other, every addition
 // waited on the one before: that latency, not the arithmetic, bounded the likelihood.
 class EntryCosts {

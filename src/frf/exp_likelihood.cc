@@ -1,4 +1,4 @@
-#include "src/frf/libm_log.h"
+#include "src/frf/exp_likelihood.h"
 
 #include <cmath>
 
