@@ -15,14 +15,4 @@ void ExpNegLogLikelihoodTerms(const double* m, const double* v, std::size_t n, d
   }
 }
 
-double ExpNegLogLikelihood(const double* m, const double* v, std::size_t n, double alpha,
-                           double beta) {
-  double sum = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double sigma2 = alpha * m[i] + beta;
-    sum += std::log(sigma2) + v[i] / sigma2;
-  }
-  return sum;
-}
-
 }  // namespace frfit

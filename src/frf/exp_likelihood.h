@@ -7,13 +7,10 @@
 
 namespace frfit {
 
-// Σ_i log σ²_i + v_i/σ²_i with σ²_i = alpha·m_i + beta: the negative log-likelihood of samples
-// v_i ~ σ²_i·Exp(1). Every term as the plain loop computes it (σ² rounded from alpha·m_i, then
-// + beta; std::log; the quotient; their sum), added in order from i = 0.
-double ExpNegLogLikelihood(const double* m, const double* v, std::size_t n, double alpha,
-                           double beta);
-// Its terms, terms[i] = log σ²_i + v_i/σ²_i, each as the plain loop computes it: for callers that
-// add several such sums side by side (each still in order).
+// The terms of Σ_i log σ²_i + v_i/σ²_i with σ²_i = alpha·m_i + beta, the negative log-likelihood
+// of samples v_i ~ σ²_i·Exp(1): terms[i] = log σ²_i + v_i/σ²_i, each as the plain loop computes
+// it (σ² rounded from alpha·m_i, then + beta; std::log; the quotient; their sum), for callers
+// that add several such sums side by side (each still in order).
 void ExpNegLogLikelihoodTerms(const double* m, const double* v, std::size_t n, double alpha,
                               double beta, double* terms);
 

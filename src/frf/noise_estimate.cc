@@ -49,9 +49,9 @@ struct KeptSamples {
 };
 
 // Σ log σ² + v/σ² over each entry's kept samples, σ² = α_e·m + β_e, as before to the bit
-// (exp_likelihood.h): each entry's terms first, then the entries' running sums side by side, each still
-// in line order. Summed one entry after the other, every addition
-// waited on the one before: that latency, not the arithmetic, bounded the likelihood.
+// (exp_likelihood.h): each entry's terms first, then the entries' running sums side by side, each
+// still in line order. Summed one entry after the other, every addition waited on the one before:
+// that latency, not the arithmetic, bounded the likelihood.
 class EntryCosts {
  public:
   void operator()(const std::vector<KeptSamples>& kept, const std::vector<double>& alpha,
