@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "benchmarks/random_batch.h"
 #include "frfit/evaluator/evaluator.h"
 #include "kernels/line_normal.h"
+#include "cuda/feature_batch.h"
 
 namespace frfit {
 namespace {
@@ -37,6 +37,7 @@ namespace {
 using cuda::LaunchShape;
 using cuda::LineRef;
 using cuda::Segment;
+using namespace feature_batch;  // the batches and their shapes
 
 // Collects failed checks: the first few in words, the rest counted (a broken index would
 // otherwise print one line per thread).
@@ -90,74 +91,6 @@ const cuda::NormalIndividual kPoisonNormalIndividual{0, 0, 1, 0,
                                                      std::numeric_limits<long long>::max()};
 
 // --- batches and the independent enumeration of their lines -----------------------------------
-
-struct ProblemSpec {
-  int n;
-  int individuals;
-  std::vector<int> lines;  // per posture
-  int dim = 2;             // free parameters, for the normal equations
-};
-
-struct Batch {
-  std::vector<PackedProblem> problems;
-  std::vector<int> individuals;
-  std::vector<int> dims;
-  std::vector<double> coefficients;   // [problem][individual][posture][3n + 1 + masses]
-  std::vector<double> sensitivities;  // [problem][individual][posture][3n + 1 + masses][dim]
-};
-
-// The benchmark's random problems cut to the given lines, with every cost kind, phase mode and
-// fit order and unequal posture weights; one individual's stiffness NaN, so that statuses are
-// exercised too. Every fourth problem fits body masses (1 or 2).
-Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::mt19937_64 points_rng(seed + 1000);  // multi-point sets' response bases, drawn apart
-  std::mt19937_64 mass_rng(seed + 2000);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  Batch b;
-  bool nan_placed = false;
-  for (size_t s = 0; s < specs.size(); ++s) {
-    const ProblemSpec& spec = specs[s];
-    PackedProblem p = bench::RandomProblem(rng, spec.n, static_cast<int>(spec.lines.size()));
-    p.cost_kind = static_cast<int>(s % 3);
-    p.phase_mode = static_cast<int>(s / 3 % 2);
-    for (size_t q = 0; q < spec.lines.size(); ++q) {
-      PackedPosture& posture = p.postures[q];
-      const int lines = spec.lines[q];
-      posture.omega_rad_s.resize(lines);
-      posture.weight.resize(9 * lines);
-      posture.target.resize(18 * lines);
-      posture.fit_order = static_cast<int>((s + q) % 3);
-      posture.posture_weight = 1.0 + 0.25 * static_cast<double>(q);
-      posture.is_static = q == 2;  // a static deflection test's kind (PackedPosture::CostKind)
-      if (q % 2 == 1) {  // a multi-point set: its own response basis
-        posture.response_basis.resize(posture.basis.size());
-        for (double& v : posture.response_basis) v = u(points_rng) - 0.5;
-      }
-    }
-    if (s % 4 == 1) bench::AddRandomMasses(mass_rng, 1 + static_cast<int>(s / 4 % 2), &p);
-    const int stride = p.coefficient_stride();
-    for (int i = 0; i < spec.individuals; ++i)
-      for (size_t q = 0; q < spec.lines.size(); ++q) {
-        const size_t first = b.coefficients.size();
-        for (int j = 0; j < spec.n; ++j)
-          b.coefficients.push_back(std::pow(10.0, 5.0 + 3.0 * u(rng)));
-        for (int j = 0; j < spec.n; ++j) b.coefficients.push_back(std::pow(10.0, 4.0 * u(rng)));
-        for (int j = 0; j < spec.n; ++j) b.coefficients.push_back(0.02 * b.coefficients[first + j]);
-        b.coefficients.push_back(1e-4);
-        for (int m = 0; m < p.masses; ++m) b.coefficients.push_back(40.0 + 15.0 * m + u(rng));
-        if (i == 1 && !nan_placed) {
-          b.coefficients[first] = std::numeric_limits<double>::quiet_NaN();
-          nan_placed = true;
-        }
-        for (int j = 0; j < stride * spec.dim; ++j) b.sensitivities.push_back(u(rng) - 0.5);
-      }
-    b.problems.push_back(std::move(p));
-    b.individuals.push_back(spec.individuals);
-    b.dims.push_back(spec.dim);
-  }
-  return b;
-}
 
 // One line of a call, where the packing orders of evaluator.h put it — enumerated from the
 // problems alone, not from the tables the kernels read.
@@ -499,29 +432,6 @@ CostRun CpuEvaluate(const Batch& b) {
   CostRun run{std::vector<double>(count), std::vector<EvalStatus>(count)};
   cpu->Evaluate(b.individuals, b.coefficients, run.costs, run.status);
   return run;
-}
-
-// --- the batches --------------------------------------------------------------------------------
-
-// n = 9, 10 and 12 in bucket 12 (slots sized by 12 while the bucket's first problem is 9), a
-// problem with no individuals, postures of 1 line, of no line, line counts that are no multiple
-// of any tile count, n = 1, 3, 18, 32, dims 1 to 3.
-std::vector<ProblemSpec> MixedSpecs() {
-  return {{9, 5, {7, 150}, 2}, {12, 3, {1, 33}, 3}, {3, 0, {20}, 1},  {3, 4, {1}, 2},
-          {10, 2, {0, 5}, 1},  {32, 2, {3, 40}, 2}, {18, 1, {17}, 3}, {1, 3, {2, 9}, 1},
-          {24, 2, {11}, 2},    {5, 2, {6, 0, 4}, 2}};
-}
-// One bucket holding only n = 9 (slots smaller than the bucket's capacity would need).
-std::vector<ProblemSpec> NineOnlySpecs() { return {{9, 7, {150, 13}, 2}, {9, 0, {4}, 2}}; }
-std::vector<ProblemSpec> OneLineSpecs() { return {{9, 1, {1}, 1}}; }
-std::vector<ProblemSpec> NoIndividualSpecs() { return {{9, 0, {150}, 2}, {32, 0, {3, 4}, 2}}; }
-// A fleet-like call: many robots at n = 9, and the 32-DOF bucket at 2 tiles a block.
-std::vector<ProblemSpec> FleetSpecs() {
-  std::vector<ProblemSpec> specs;
-  for (int p = 0; p < 8; ++p) specs.push_back({9, 64, {150, 150}, 2});
-  specs.push_back({32, 16, {150, 150}, 2});
-  specs.push_back({11, 33, {150, 149}, 2});
-  return specs;
 }
 
 const int kLaneChoices[] = {1, 8, 16, 32};
