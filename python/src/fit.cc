@@ -11,6 +11,7 @@
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
 #include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/fit_backend.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_passes.h"
 #include "frfit/fit/identifiability_io.h"
@@ -122,8 +123,11 @@ std::shared_ptr<PyFit> Fit(const std::shared_ptr<Model>& model_arg, const py::ob
   std::unique_ptr<Evaluator> evaluator;
   {
     py::gil_scoped_release release;
-    evaluator = CreateEvaluator(evaluator_options);
-    evaluator->SetProblems({PackForPass(fit->problem, map, 0, {})});
+    // backend "auto" decides as `frfit fit` does (frfit/fit/fit_backend.h).
+    const PackedProblem packed = PackForPass(fit->problem, map, 0, {});
+    BackendChoice choice;
+    evaluator = CreateFitEvaluator(evaluator_options, packed, fit->problem, map, fit->options, &choice);
+    evaluator->SetProblems({packed});
     DriveOptions drive;
     drive.progress = [&](const ProgressEvent& e) {
       py::gil_scoped_acquire acquire;

@@ -17,6 +17,7 @@
 #include "frfit/common/hashing.h"
 #include "frfit/common/warning.h"
 #include "frfit/cost/static_sets.h"
+#include "frfit/fit/fit_backend.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/fit_passes.h"
@@ -90,18 +91,20 @@ int RunFit(int argc, char** argv) {
   // Static deflection tests beside the FRFs (docs/static-tests.md).
   if (args.Has("static")) AddStaticTests(LoadStaticTests(args.Get("static")), &problem);
 
-  std::unique_ptr<Evaluator> evaluator = CreateEvaluator(evaluator_options);
+  const PackedProblem packed = PackForPass(problem, map, 0, {});
+  BackendChoice choice;
+  std::unique_ptr<Evaluator> evaluator =
+      CreateFitEvaluator(evaluator_options, packed, problem, map, options, &choice);
   const bool quiet = args.Flag("quiet") || args.Flag("json");
   if (!quiet) {
-    std::string reason;
-    if (evaluator_options.backend == BackendType::kAuto && evaluator->backend() == BackendType::kCpu &&
-        !IsCudaUsable(&reason))
-      std::fprintf(stderr, "frfit fit: backend auto -> cpu (%s)\n", reason.c_str());
+    if (choice.timed)
+      std::fprintf(stderr, "frfit fit: backend auto -> %s (%s)\n", ToString(evaluator->backend()).c_str(),
+                   choice.reason.c_str());
     else
       std::fprintf(stderr, "frfit fit: backend %s (%s)\n", ToString(evaluator->backend()).c_str(),
                    evaluator->description().c_str());
   }
-  evaluator->SetProblems({PackForPass(problem, map, 0, {})});
+  evaluator->SetProblems({packed});
 
   Fingerprint inputs;
   for (const std::string& file : model->files) inputs.MixFile(file);
