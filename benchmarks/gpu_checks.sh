@@ -2,14 +2,16 @@
 # Everything the cuda backend must show on a machine with an NVIDIA GPU (docs/gpu-backend.md,
 # "GPU checks"), in stages that each fit in a few minutes, writing logs and JSON to RESULTS_DIR:
 #   tests   the cuda tests (*Cuda*): cpu == cuda bit for bit (mismatch counts), batched tier to
-#           1e-10, statuses, dataset populations and whole fits on both backends
+#           1e-10, statuses, every kernel feature (cuda/feature_batch.h), dataset populations and
+#           whole fits on both backends; and backend auto's choice for one fit (FitBackend.*)
 #   sanitizer  compute-sanitizer memcheck over the evaluator and dataset-batch cuda tests, racecheck
-#           and synccheck over the bit-identity test (every lanes-per-line choice); each tool is
+#           and synccheck over the two bit-identity tests (every lanes-per-line choice); each tool is
 #           stopped after SANITIZER_SECONDS (default 300) and says so
 #   bench   gpu_evaluator_bench: cpu (2 threads) vs both cuda tiers, one robot to fleet scale
 #   torch   the PyTorch baseline (torch_baseline.py) on the fleet-scale batches, n = 3, 9, 18
-#   fits    whole `frfit fit` runs of paper_3dof and kuka_kr90 on cpu and cuda, same seed: wall
-#           times and the parameters compared with ==
+#           (TORCH_NS to choose)
+#   fits    whole `frfit fit` runs of paper_3dof, kuka_kr90 and six_axis_18dof on cpu, cuda and
+#           auto, same seed: wall times, the backend auto chose, the parameters compared with ==
 #   fleet   BACKEND=cuda fleet_timings.sh 64, fleet_throughput.sh 1024 and fleet_warm_night.sh 1024
 # Usage: benchmarks/gpu_checks.sh RESULTS_DIR [stage ...]   (no stage: all, which takes longer)
 #
@@ -76,7 +78,7 @@ for stage in "${stages[@]}"; do
       # The summary lines only; the exit status is the test binary's (a loader error or a failed
       # test must not read as a pass).
       set +e
-      build/tests/frfit_tests --gtest_filter='*Cuda*' --gtest_output="json:$RESULTS_DIR/cuda_tests.json" \
+      build/tests/frfit_tests --gtest_filter='*Cuda*:FitBackend.*' --gtest_output="json:$RESULTS_DIR/cuda_tests.json" \
         > "$RESULTS_DIR/cuda_tests.log" 2>&1
       status=$?
       set -e
@@ -108,8 +110,9 @@ for stage in "${stages[@]}"; do
       # Not the out-of-memory test: memcheck reports its deliberately failed allocations as errors.
       run_sanitizer memcheck \
         'CudaEvaluator.*:CudaDatasetBatch.*:Datasets/CudaDataset.*:-CudaEvaluator.OutOfDeviceMemory*'
-      run_sanitizer racecheck 'CudaEvaluator.DeterministicTierEqualsCpuBitForBit'
-      run_sanitizer synccheck 'CudaEvaluator.DeterministicTierEqualsCpuBitForBit'
+      bit_identity='CudaEvaluator.DeterministicTierEqualsCpuBitForBit:CudaEvaluator.EveryKernelFeatureEqualsCpuBitForBit'
+      run_sanitizer racecheck "$bit_identity"
+      run_sanitizer synccheck "$bit_identity"
       ;;
     bench)
       build/benchmarks/gpu_evaluator_bench --benchmark_counters_tabular=true \
@@ -118,7 +121,7 @@ for stage in "${stages[@]}"; do
         2>&1 | tee "$RESULTS_DIR/gpu_evaluator_bench.log"
       ;;
     torch)
-      for n in 3 9 18; do
+      for n in ${TORCH_NS:-3 9 18}; do
         build/benchmarks/export_random_batch --n $n --problems 1024 --individuals 128 --postures 2 \
           --out "/tmp/frfit_batch_n$n.h5"
         python3 benchmarks/torch_baseline.py "/tmp/frfit_batch_n$n.h5" --chunk-mib 8192 --json | tee -a "$RESULTS_DIR/torch_baseline.jsonl"
@@ -126,9 +129,9 @@ for stage in "${stages[@]}"; do
       done
       ;;
     fits)
-      for dataset in paper_3dof kuka_kr90; do
+      for dataset in paper_3dof kuka_kr90 six_axis_18dof; do
         frf=$(ls datasets/$dataset/frf_milling_inertance.h5)
-        for backend in cpu cuda; do
+        for backend in cpu cuda auto; do
           start=$(date +%s.%N)
           build/frfit fit --model datasets/$dataset/model.yaml --config datasets/$dataset/fit.yaml \
             --frf "$frf" --seed 1 --backend $backend --quiet --json > "$RESULTS_DIR/fit_${dataset}_$backend.json"
@@ -140,9 +143,10 @@ import json, sys
 d, name = sys.argv[1], sys.argv[2]
 cpu = json.load(open(f"{d}/fit_{name}_cpu.json"))
 gpu = json.load(open(f"{d}/fit_{name}_cuda.json"))
+auto = json.load(open(f"{d}/fit_{name}_auto.json"))
 same = cpu["parameters"] == gpu["parameters"] and cpu["cost"] == gpu["cost"]
 print(f"{name}: parameters and cost identical on cpu and cuda: {same} "
-      f"(evaluations {cpu['evaluations']} / {gpu['evaluations']})")
+      f"(evaluations {cpu['evaluations']} / {gpu['evaluations']}); auto chose {auto['backend']}")
 PY
       done
       ;;
