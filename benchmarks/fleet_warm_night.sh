@@ -7,7 +7,7 @@
 #              after:  the default warm start (least squares from the previous result, fallback),
 #              before: warm_start.method genetic_algorithm (5 GA generations within +-0.05, then
 #                      the configuration's refinement and cycles: the warm start before it), on
-#                      the first BEFORE_N robots (default all).
+#                      the first BEFORE_N robots (default all; 0: no before night).
 # Each night is one `frfit fleet` process timed around the whole command. Printed per night: wall
 # time, evaluations, rounds, robots refitted cold, robots whose every mode below 30 Hz is within
 # 1 % of night 2's truth, and the drift flags against the planted ones.
@@ -41,8 +41,8 @@ make_fleet --out "$WORK/night1"
 timed_night "$WORK/night1/fleet.yaml" night1
 make_fleet --night 2 --drift "$DRIFT" --previous "$WORK/out/night1" --out "$WORK/night2"
 timed_night "$WORK/night2/fleet.yaml" after
-# Before: the same manifest with the GA warm start, on the first BEFORE_N robots.
-python3 - "$WORK" "$BEFORE_N" <<'PY'
+# Before: the same manifest with the GA warm start, on the first BEFORE_N robots (0: no before night).
+((BEFORE_N > 0)) && python3 - "$WORK" "$BEFORE_N" <<'PY'
 import sys
 work, keep = sys.argv[1], int(sys.argv[2])
 out, robots = [], 0
@@ -56,7 +56,7 @@ for line in open(f"{work}/night2/fleet.yaml"):
         out.append("warm_start: {method: genetic_algorithm, generations: 5, init_spread: 0.05}\n")
 open(f"{work}/night2/fleet_before.yaml", "w").writelines(out)
 PY
-timed_night "$WORK/night2/fleet_before.yaml" before
+((BEFORE_N > 0)) && timed_night "$WORK/night2/fleet_before.yaml" before
 
 python3 - "$WORK" "$DRIFT" "$BEFORE_N" <<'PY'
 import json, sys
@@ -73,7 +73,8 @@ def worst_mode_error(robot, truth):
             if f < 30:
                 worst = max(worst, min(abs(g - f) / f for g in fitted))
     return worst
-for night, run, truth in [(1, "night1", 1), (2, "after", 2), (2, "before", 2)]:
+runs = [(1, "night1", 1), (2, "after", 2)] + ([(2, "before", 2)] if before_n > 0 else [])
+for night, run, truth in runs:
     s = json.load(open(f"{work}/{run}.json"))
     seconds = float(open(f"{work}/{run}.seconds").read())
     ok = [r for r in s["robots"] if r["status"] == "ok"]
@@ -81,6 +82,7 @@ for night, run, truth in [(1, "night1", 1), (2, "after", 2), (2, "before", 2)]:
     print(f"{run} (night {night}): {len(ok)} robots, {seconds:.1f} s (fitting loop {s['drive_seconds']:.1f} s, "
           f"evaluator {s['evaluator_seconds']:.1f} s), {s['evaluations']} evaluations in {s['rounds']} rounds, "
           f"{s['robots_fell_back']} refitted cold, {within}/{len(ok)} with every mode below 30 Hz within 1 %")
+    print("  stages: " + ", ".join(f"{k} {v:.2f} s" for k, v in s.get("stage_seconds", {}).items()))
     if night == 2:
         flagged = {(r["name"], p) for r in ok if r.get("drift") for p in r["drift"]["flagged_parameters"]}
         subset = {n for n, _ in planted if int(n.split("_")[1]) < before_n} if run == "before" else {n for n, _ in planted}
