@@ -90,7 +90,7 @@ void Sizes(benchmark::internal::Benchmark* b) {
   for (int n : {3, 9, 18})
     for (const auto& s : shapes) {
       b->Args({n, s[0], s[1], s[2], kCpu, 0});
-      for (int lanes : {0, 1, 8, 16, 32}) b->Args({n, s[0], s[1], s[2], kCudaDeterministic, lanes});
+      for (int lanes : {0, 1, 4, 8, 16, 32}) b->Args({n, s[0], s[1], s[2], kCudaDeterministic, lanes});
       b->Args({n, s[0], s[1], s[2], kCudaBatched, 0});
     }
   b->ArgNames({"n", "problems", "individuals", "postures", "tier", "lanes"});

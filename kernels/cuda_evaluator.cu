@@ -245,7 +245,9 @@ class CudaEvaluator final : public CudaEvaluatorBase {
   LaunchTileLineCosts<LANES>(g.max_n, resident(), device_postures(), g.segments.get(),          \
                              g.line_starts.get(), ns, g.num_lines, device_coefficients(),     \
                              line_costs(), line_status())
-      if (lanes == 8) {
+      if (lanes == 4) {
+        FRFIT_LAUNCH_TILE(4);
+      } else if (lanes == 8) {
         FRFIT_LAUNCH_TILE(8);
       } else if (lanes == 16) {
         FRFIT_LAUNCH_TILE(16);
@@ -329,10 +331,10 @@ int DefaultLanesPerLine(int n) {
 }
 
 std::unique_ptr<Evaluator> CreateCudaEvaluator(int lanes_per_line, int device) {
-  if (lanes_per_line != 0 && lanes_per_line != 1 && lanes_per_line != 8 && lanes_per_line != 16 &&
-      lanes_per_line != 32)
+  if (lanes_per_line != 0 && lanes_per_line != 1 && lanes_per_line != 4 && lanes_per_line != 8 &&
+      lanes_per_line != 16 && lanes_per_line != 32)
     throw Error("", "lanes_per_line",
-                "expected 0 (by size), 1, 8, 16 or 32, got " + std::to_string(lanes_per_line));
+                "expected 0 (by size), 1, 4, 8, 16 or 32, got " + std::to_string(lanes_per_line));
   return std::make_unique<cuda::CudaEvaluator>(lanes_per_line, device);
 }
 

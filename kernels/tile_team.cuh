@@ -1,4 +1,4 @@
-// The GPU team of kernels/team.h: a tile of kLanes threads (8, 16 or 32) of one warp sharing one
+// The GPU team of kernels/team.h: a tile of kLanes threads (4, 8, 16 or 32) of one warp sharing one
 // frequency line, its scratch in shared memory. Included only by kernels/*.cu.
 #pragma once
 
@@ -10,7 +10,8 @@ namespace frfit::kernels {
 
 template <int kLanes>
 struct TileTeam {
-  static_assert(kLanes == 8 || kLanes == 16 || kLanes == 32, "a tile is 8, 16 or 32 lanes");
+  static_assert(kLanes == 4 || kLanes == 8 || kLanes == 16 || kLanes == 32,
+                "a tile is 4, 8, 16 or 32 lanes");
   cooperative_groups::thread_block_tile<kLanes> tile;
 
   __device__ __forceinline__ int lane() const { return static_cast<int>(tile.thread_rank()); }

@@ -13,7 +13,7 @@ namespace frfit {
 bool CudaDeviceUsable(std::string* reason);
 
 // The deterministic tier. lanes_per_line: how many GPU threads share one frequency line —
-// 1 (scratch in local memory), 8, 16 or 32 (a tile, scratch in shared memory), or 0 for
+// 1 (scratch in local memory), 4, 8, 16 or 32 (a tile, scratch in shared memory), or 0 for
 // DefaultLanesPerLine of each problem's size. Every choice gives the cpu backend's bits; it
 // changes only the speed. device: as EvaluatorOptions::cuda_device. Throws Error for any other
 // value or without a usable GPU.

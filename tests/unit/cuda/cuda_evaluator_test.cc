@@ -169,7 +169,7 @@ TEST(CudaBackend, AskingForCudaWithoutGpuSaysWhyAndAutoFallsBack) {
 
 // Checked before any device work, so it holds with or without a GPU.
 TEST(CudaBackend, LanesPerLineOutsideTheChoicesIsAnError) {
-  for (int lanes : {-1, 2, 4, 7, 64}) {
+  for (int lanes : {-1, 2, 3, 7, 64}) {
     try {
       CreateCudaEvaluator(lanes);
       ADD_FAILURE() << "expected an Error for " << lanes << " lanes per line";
@@ -186,14 +186,14 @@ TEST(CudaBackend, LanesPerLineOutsideTheChoicesIsAnError) {
 }
 
 // Every way of spreading a line over GPU threads: by size (the default), one thread, and tiles
-// of 8, 16 and 32 lanes, each on every bucket of the random batch.
+// of 4, 8, 16 and 32 lanes, each on every bucket of the random batch.
 TEST(CudaEvaluator, DeterministicTierEqualsCpuBitForBit) {
   FRFIT_REQUIRE_GPU();
   for (unsigned seed : {1u, 2u, 3u}) {
     const Batch batch = RandomBatch(seed);
     auto cpu = CreateCpuEvaluator(0);
     const Result want = RunBatch(*cpu, batch);
-    for (int lanes : {0, 1, 8, 16, 32}) {
+    for (int lanes : {0, 1, 4, 8, 16, 32}) {
       auto gpu = CreateCudaEvaluator(lanes);
       EXPECT_EQ(gpu->backend(), BackendType::kCuda);
       EXPECT_FALSE(gpu->description().empty());
@@ -281,7 +281,7 @@ TEST(CudaEvaluator, EveryKernelFeatureEqualsCpuBitForBit) {
     std::vector<EvalStatus> want_status(count), want_normal_status(count);
     cpu->Evaluate(b.individuals, b.coefficients, want, want_status);
     cpu->EvaluateNormalEquations(normal_batch, want_normal, want_normal_status);
-    for (int lanes : {0, 1, 8, 16, 32}) {
+    for (int lanes : {0, 1, 4, 8, 16, 32}) {
       auto gpu = CreateCudaEvaluator(lanes);
       gpu->SetProblems(b.problems);
       std::vector<double> got(count, -12345.0), got_normal(terms, -12345.0);

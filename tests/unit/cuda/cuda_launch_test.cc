@@ -217,12 +217,14 @@ void CheckLocated(const cuda::LineRefOf<Seg>& r, const ExpectedLine& e, const Ba
 // --- the line kernels' grids ------------------------------------------------------------------
 
 long long TileLineOf(int lanes, unsigned block, unsigned block_dim, unsigned thread) {
-  return lanes == 8    ? cuda::TileLine<8>(block, block_dim, thread)
+  return lanes == 4    ? cuda::TileLine<4>(block, block_dim, thread)
+         : lanes == 8  ? cuda::TileLine<8>(block, block_dim, thread)
          : lanes == 16 ? cuda::TileLine<16>(block, block_dim, thread)
                        : cuda::TileLine<32>(block, block_dim, thread);
 }
 unsigned TileSlotOf(int lanes, unsigned thread, int scratch_bytes) {
-  return lanes == 8    ? cuda::TileSlot<8>(thread, scratch_bytes)
+  return lanes == 4    ? cuda::TileSlot<4>(thread, scratch_bytes)
+         : lanes == 8  ? cuda::TileSlot<8>(thread, scratch_bytes)
          : lanes == 16 ? cuda::TileSlot<16>(thread, scratch_bytes)
                        : cuda::TileSlot<32>(thread, scratch_bytes);
 }
@@ -434,7 +436,7 @@ CostRun CpuEvaluate(const Batch& b) {
   return run;
 }
 
-const int kLaneChoices[] = {1, 8, 16, 32};
+const int kLaneChoices[] = {1, 4, 8, 16, 32};
 
 TEST(CudaLaunch, LineLaunchesComputeEveryLineOnceInDisjointSlots) {
   const std::vector<std::vector<ProblemSpec>> batches = {

@@ -206,7 +206,7 @@ TEST_F(LineCostTeamTest, EveryTeamSizeGivesTheSerialBitsOnEveryLane) {
   // The special cases must reach both statuses, or they test less than they claim.
   EXPECT_GT(singular, 0);
   EXPECT_GT(non_finite, 0);
-  for (int lanes : {2, 3, 8, 16, 32}) {
+  for (int lanes : {2, 3, 4, 8, 16, 32}) {
     const auto got = Team(cases_, lanes);
     int mismatches = 0;
     for (int lane = 0; lane < lanes; ++lane)
