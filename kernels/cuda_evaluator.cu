@@ -65,14 +65,18 @@ __global__ void __launch_bounds__(kLineBlock)
 
 // One tile of kLanes threads per line; each tile's scratch is its slot of `scratch_bytes` in the
 // block's dynamic shared memory. A tile leaves or stays as a whole (t is the same on its lanes).
+// At most 96 registers a thread, so that 5 blocks of 128 threads fit an SM's 64 K registers: the
+// fitted masses, response bases and robust losses took the kernel from 96 to 102 (rounded to 104:
+// 4 blocks), which cost 20 % at n = 9 on one H200 (benchmarks/RESULTS.md, "GPU: one H200").
 template <int kLanes>
-__global__ void LineCostTileKernel(const double* __restrict__ resident,
-                                   const DevicePosture* __restrict__ postures,
-                                   const Segment* __restrict__ segments,
-                                   const long long* __restrict__ line_starts, int num_segments,
-                                   long long num_lines, const double* __restrict__ coefficients,
-                                   int scratch_bytes, double* __restrict__ line_costs,
-                                   unsigned char* __restrict__ line_status) {
+__global__ void __launch_bounds__(kTileBlockThreads, kTileBlocksPerSm)
+    LineCostTileKernel(const double* __restrict__ resident,
+                       const DevicePosture* __restrict__ postures,
+                       const Segment* __restrict__ segments,
+                       const long long* __restrict__ line_starts, int num_segments,
+                       long long num_lines, const double* __restrict__ coefficients,
+                       int scratch_bytes, double* __restrict__ line_costs,
+                       unsigned char* __restrict__ line_status) {
   extern __shared__ __align__(16) unsigned char shared[];
   const kernels::TileTeam<kLanes> team{
       cooperative_groups::tiled_partition<kLanes>(cooperative_groups::this_thread_block())};

@@ -26,6 +26,8 @@ constexpr int kBatchedBlock = 128;  // AssembleKernel, ProjectKernel
 // LineCostTileKernel: at most this many threads a block, its tiles' slots within the shared
 // memory a block gets without opting in.
 constexpr int kTileBlockThreads = 128;
+// Blocks of the tiled line kernel an SM must be able to hold by registers (its launch bounds).
+constexpr int kTileBlocksPerSm = 5;
 constexpr int kTileSharedBytes = 48 * 1024;
 // The batched tier's scratch bound per chunk: Z and X of every line of the chunk.
 constexpr size_t kBatchedChunkBytes = size_t{512} << 20;
