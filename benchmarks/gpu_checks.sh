@@ -5,7 +5,8 @@
 #           1e-10, statuses, every kernel feature (cuda/feature_batch.h), dataset populations and
 #           whole fits on both backends; and backend auto's choice for one fit (FitBackend.*)
 #   sanitizer  compute-sanitizer memcheck over the evaluator and dataset-batch cuda tests, racecheck
-#           and synccheck over the two bit-identity tests (every lanes-per-line choice); each tool is
+#           and synccheck over the two bit-identity tests (every lanes-per-line choice; RACE_FILTER
+#           to choose other tests); each tool is
 #           stopped after SANITIZER_SECONDS (default 300) and says so
 #   bench   gpu_evaluator_bench: cpu (2 threads) vs both cuda tiers, one robot to fleet scale
 #   torch   the PyTorch baseline (torch_baseline.py) on the fleet-scale batches, n = 3, 9, 18
@@ -110,7 +111,7 @@ for stage in "${stages[@]}"; do
       # Not the out-of-memory test: memcheck reports its deliberately failed allocations as errors.
       run_sanitizer memcheck \
         'CudaEvaluator.*:CudaDatasetBatch.*:Datasets/CudaDataset.*:-CudaEvaluator.OutOfDeviceMemory*'
-      bit_identity='CudaEvaluator.DeterministicTierEqualsCpuBitForBit:CudaEvaluator.EveryKernelFeatureEqualsCpuBitForBit'
+      bit_identity=${RACE_FILTER:-CudaEvaluator.DeterministicTierEqualsCpuBitForBit:CudaEvaluator.EveryKernelFeatureEqualsCpuBitForBit}
       run_sanitizer racecheck "$bit_identity"
       run_sanitizer synccheck "$bit_identity"
       ;;
