@@ -32,12 +32,14 @@ timed_night() {  # $1 manifest, $2 run id
     --quiet --json > "$WORK/$2.json"
   end=$(date +%s.%N)
   python3 -c "print($end - $start)" > "$WORK/$2.seconds"
+  echo "$2: $(cat "$WORK/$2.seconds") s"  # as it finishes: a run cut short still says how far it got
 }
 # Robot names as frfit-make-fleet writes them, and three planted drifts on well-determined stiffnesses.
 name() { python3 -c "n, i = $N, $1; print('robot_' + str(i).zfill(max(3, len(str(n - 1)))))"; }
 DRIFT="$(name $((N / 10))):k_x1=1.05;$(name $((N / 2))):k_y1=0.95;$(name $((9 * N / 10))):k_z3=1.03"
 
 make_fleet --out "$WORK/night1"
+echo "night 1 data: $N robots made"
 timed_night "$WORK/night1/fleet.yaml" night1
 make_fleet --night 2 --drift "$DRIFT" --previous "$WORK/out/night1" --out "$WORK/night2"
 timed_night "$WORK/night2/fleet.yaml" after
