@@ -261,58 +261,69 @@ TEST(CudaEvaluator, BatchedTierMatchesDeterministicTierTo1e10) {
 // The batches the host emulation runs (cuda/feature_batch.h: every cost kind, phase mode, fit
 // order and robust loss, multi-point response bases, static deflection postures, fitted body
 // masses, a NaN coefficient), now on the GPU: costs, statuses and normal-equation terms == the
-// cpu backend's at every lanes-per-line choice; the cuBLAS tier's costs within 1e-10.
+// cpu backend's at every lanes-per-line choice; the cuBLAS tier's costs within 1e-10. `s` names
+// the batch's shape in messages.
+void ExpectEveryFeatureEqualsCpu(const feature_batch::Batch& b, size_t s) {
+  size_t count = 0, terms = 0;
+  for (size_t p = 0; p < b.problems.size(); ++p) {
+    count += b.individuals[p];
+    terms += static_cast<size_t>(b.individuals[p]) * NormalTermCount(b.dims[p]);
+  }
+  const NormalEquationsBatch normal_batch{b.individuals, b.dims, b.coefficients, b.sensitivities};
+  auto cpu = CreateCpuEvaluator(0);
+  cpu->SetProblems(b.problems);
+  std::vector<double> want(count), want_normal(terms);
+  std::vector<EvalStatus> want_status(count), want_normal_status(count);
+  cpu->Evaluate(b.individuals, b.coefficients, want, want_status);
+  cpu->EvaluateNormalEquations(normal_batch, want_normal, want_normal_status);
+  for (int lanes : {0, 1, 4, 8, 16, 32}) {
+    auto gpu = CreateCudaEvaluator(lanes);
+    gpu->SetProblems(b.problems);
+    std::vector<double> got(count, -12345.0), got_normal(terms, -12345.0);
+    std::vector<EvalStatus> got_status(count, static_cast<EvalStatus>(77));
+    std::vector<EvalStatus> got_normal_status(count, static_cast<EvalStatus>(77));
+    gpu->Evaluate(b.individuals, b.coefficients, got, got_status);
+    gpu->EvaluateNormalEquations(normal_batch, got_normal, got_normal_status);
+    int cost_mismatches = 0, term_mismatches = 0;
+    for (size_t i = 0; i < count; ++i)
+      cost_mismatches += std::memcmp(&got[i], &want[i], sizeof(double)) != 0;
+    for (size_t k = 0; k < terms; ++k)
+      term_mismatches += std::memcmp(&got_normal[k], &want_normal[k], sizeof(double)) != 0;
+    EXPECT_EQ(cost_mismatches, 0) << "of " << count << " costs, shape " << s << ", " << gpu->description();
+    EXPECT_EQ(term_mismatches, 0) << "of " << terms << " terms, shape " << s << ", " << gpu->description();
+    EXPECT_EQ(got_status, want_status) << "shape " << s << ", " << gpu->description();
+    EXPECT_EQ(got_normal_status, want_normal_status) << "shape " << s << ", " << gpu->description();
+    std::printf("[ shape %zu, %s ] %d of %zu costs and %d of %zu normal terms differ from the cpu's\n",
+                s, gpu->description().c_str(), cost_mismatches, count, term_mismatches, terms);
+  }
+  auto blas = CreateCudaBatchedEvaluator();
+  blas->SetProblems(b.problems);
+  std::vector<double> got(count, -12345.0);
+  std::vector<EvalStatus> got_status(count, static_cast<EvalStatus>(77));
+  blas->Evaluate(b.individuals, b.coefficients, got, got_status);
+  EXPECT_EQ(got_status, want_status) << "shape " << s << ", cuBLAS tier";
+  int outside = 0;
+  for (size_t i = 0; i < count; ++i)
+    if (want_status[i] == EvalStatus::kOk)
+      outside += !(std::abs(got[i] - want[i]) <= 1e-10 * std::abs(want[i]));
+  EXPECT_EQ(outside, 0) << "of " << count << " costs beyond 1e-10 (cuBLAS tier, shape " << s << ")";
+}
+
+// The small shapes (edges of the launch layouts), apart from the fleet shape below so that
+// racecheck, for which the fleet shape took over 200 s on one H200, can run them alone.
 TEST(CudaEvaluator, EveryKernelFeatureEqualsCpuBitForBit) {
   FRFIT_REQUIRE_GPU();
   namespace fb = feature_batch;
   const std::vector<std::vector<fb::ProblemSpec>> shapes = {fb::MixedSpecs(), fb::NineOnlySpecs(),
-                                                            fb::OneLineSpecs(), fb::FleetSpecs()};
-  for (size_t s = 0; s < shapes.size(); ++s) {
-    const fb::Batch b = fb::MakeBatch(shapes[s], 31 + static_cast<unsigned>(s));
-    size_t count = 0, terms = 0;
-    for (size_t p = 0; p < b.problems.size(); ++p) {
-      count += b.individuals[p];
-      terms += static_cast<size_t>(b.individuals[p]) * NormalTermCount(b.dims[p]);
-    }
-    const NormalEquationsBatch normal_batch{b.individuals, b.dims, b.coefficients, b.sensitivities};
-    auto cpu = CreateCpuEvaluator(0);
-    cpu->SetProblems(b.problems);
-    std::vector<double> want(count), want_normal(terms);
-    std::vector<EvalStatus> want_status(count), want_normal_status(count);
-    cpu->Evaluate(b.individuals, b.coefficients, want, want_status);
-    cpu->EvaluateNormalEquations(normal_batch, want_normal, want_normal_status);
-    for (int lanes : {0, 1, 4, 8, 16, 32}) {
-      auto gpu = CreateCudaEvaluator(lanes);
-      gpu->SetProblems(b.problems);
-      std::vector<double> got(count, -12345.0), got_normal(terms, -12345.0);
-      std::vector<EvalStatus> got_status(count, static_cast<EvalStatus>(77));
-      std::vector<EvalStatus> got_normal_status(count, static_cast<EvalStatus>(77));
-      gpu->Evaluate(b.individuals, b.coefficients, got, got_status);
-      gpu->EvaluateNormalEquations(normal_batch, got_normal, got_normal_status);
-      int cost_mismatches = 0, term_mismatches = 0;
-      for (size_t i = 0; i < count; ++i)
-        cost_mismatches += std::memcmp(&got[i], &want[i], sizeof(double)) != 0;
-      for (size_t k = 0; k < terms; ++k)
-        term_mismatches += std::memcmp(&got_normal[k], &want_normal[k], sizeof(double)) != 0;
-      EXPECT_EQ(cost_mismatches, 0) << "of " << count << " costs, shape " << s << ", " << gpu->description();
-      EXPECT_EQ(term_mismatches, 0) << "of " << terms << " terms, shape " << s << ", " << gpu->description();
-      EXPECT_EQ(got_status, want_status) << "shape " << s << ", " << gpu->description();
-      EXPECT_EQ(got_normal_status, want_normal_status) << "shape " << s << ", " << gpu->description();
-      std::printf("[ shape %zu, %s ] %d of %zu costs and %d of %zu normal terms differ from the cpu's\n",
-                  s, gpu->description().c_str(), cost_mismatches, count, term_mismatches, terms);
-    }
-    auto blas = CreateCudaBatchedEvaluator();
-    blas->SetProblems(b.problems);
-    std::vector<double> got(count, -12345.0);
-    std::vector<EvalStatus> got_status(count, static_cast<EvalStatus>(77));
-    blas->Evaluate(b.individuals, b.coefficients, got, got_status);
-    EXPECT_EQ(got_status, want_status) << "shape " << s << ", cuBLAS tier";
-    int outside = 0;
-    for (size_t i = 0; i < count; ++i)
-      if (want_status[i] == EvalStatus::kOk)
-        outside += !(std::abs(got[i] - want[i]) <= 1e-10 * std::abs(want[i]));
-    EXPECT_EQ(outside, 0) << "of " << count << " costs beyond 1e-10 (cuBLAS tier, shape " << s << ")";
-  }
+                                                            fb::OneLineSpecs()};
+  for (size_t s = 0; s < shapes.size(); ++s)
+    ExpectEveryFeatureEqualsCpu(fb::MakeBatch(shapes[s], 31 + static_cast<unsigned>(s)), s);
+}
+
+// A fleet-like call (561 individuals, 8 robots at n = 9 beside n = 32 and 11).
+TEST(CudaEvaluator, EveryKernelFeatureAtFleetShapeEqualsCpuBitForBit) {
+  FRFIT_REQUIRE_GPU();
+  ExpectEveryFeatureEqualsCpu(feature_batch::MakeBatch(feature_batch::FleetSpecs(), 34), 3);
 }
 
 // Singular and non-finite individuals: a NaN and an infinite coefficient, all-zero coefficients
