@@ -66,6 +66,11 @@ class DeviceBuffer {
     Reserve(count, what);
     if (count) Check(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice), what);
   }
+  // Writes `count` elements at element `offset` of what the buffer already holds.
+  void UploadAt(size_t offset, const T* host, size_t count, const char* what) {
+    if (offset + count > capacity_) ThrowCuda(what, "write past the buffer's end");
+    if (count) Check(cudaMemcpy(data_ + offset, host, count * sizeof(T), cudaMemcpyHostToDevice), what);
+  }
   void Download(T* host, size_t count, const char* what) const {
     if (count) Check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), what);
   }
@@ -92,6 +97,10 @@ class CudaEvaluatorBase : public Evaluator {
   std::string description() const override { return device_name_; }
 
   void SetProblems(std::vector<PackedProblem> problems) override;
+  // In place when the new problem lays out as the old (ReplaceResident): only its values and
+  // posture records go up. A fleet moves each robot's fit to its refinement passes this way; the
+  // default (every problem packed and uploaded again) made a night quadratic in its robots.
+  void SetProblem(int index, PackedProblem problem) override;
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                 std::span<double> costs, std::span<EvalStatus> status) override;
   // Both tiers compute normal equations with the deterministic one-thread-per-line kernel

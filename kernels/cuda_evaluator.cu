@@ -178,6 +178,22 @@ void CudaEvaluatorBase::SetProblems(std::vector<PackedProblem> problems) {
   problems_ = std::move(problems);
 }
 
+void CudaEvaluatorBase::SetProblem(int index, PackedProblem problem) {
+  CheckReplacement(index, problem);
+  const ResidentProblems alone = PackResident({problem});
+  long long base = 0;
+  if (!ReplaceResident(first_posture_, index, alone, &host_postures_, &base)) {
+    Evaluator::SetProblem(index, std::move(problem));
+    return;
+  }
+  resident_.UploadAt(static_cast<size_t>(base), alone.values.data(), alone.values.size(),
+                     "uploading a replaced problem");
+  const size_t first = static_cast<size_t>(first_posture_[index]);
+  device_postures_.UploadAt(first, host_postures_.data() + first, alone.postures.size(),
+                            "uploading a replaced problem's postures");
+  problems_[index] = std::move(problem);
+}
+
 void CudaEvaluatorBase::Evaluate(std::span<const int> individuals,
                                  std::span<const double> coefficients, std::span<double> costs,
                                  std::span<EvalStatus> status) {

@@ -135,6 +135,48 @@ inline ResidentProblems PackResident(const std::vector<PackedProblem>& problems)
   return out;
 }
 
+// Problem `index` of a resident set replaced by `replacement` where it stands, as a fit's move
+// to a refinement pass needs (Evaluator::SetProblem): packed alone, the replacement must lay out
+// exactly as the problem it replaces (same DOFs, postures, lines, fitted masses, response bases:
+// a pass changes weights, targets and cost settings only). Then `postures` gets its records —
+// new cost settings, the old offsets — and the return value says where its values go:
+// `values` (PackResident of it alone) at resident offset `*base`. Returns false, changing
+// nothing, when the layout differs; the caller then packs every problem again.
+inline bool ReplaceResident(const std::vector<int>& first_posture, int index,
+                            const ResidentProblems& replacement,
+                            std::vector<DevicePosture>* postures, long long* base) {
+  const size_t first = static_cast<size_t>(first_posture[index]);
+  const size_t end = static_cast<size_t>(index) + 1 < first_posture.size()
+                         ? static_cast<size_t>(first_posture[index + 1])
+                         : postures->size();
+  if (end - first != replacement.postures.size() || end == first) return false;
+  const long long at = (*postures)[first].mass;  // PackResident's first value of the problem
+  for (size_t q = first; q < end; ++q) {
+    const DevicePosture& old = (*postures)[q];
+    const DevicePosture& d = replacement.postures[q - first];
+    const bool same = old.n == d.n && old.num_lines == d.num_lines && old.masses == d.masses &&
+                      old.mass == d.mass + at && old.gravity == d.gravity + at &&
+                      old.basis == d.basis + at && old.response == d.response + at &&
+                      old.mass_parts == d.mass_parts + at &&
+                      old.gravity_parts == d.gravity_parts + at && old.omega == d.omega + at &&
+                      old.weight == d.weight + at && old.target == d.target + at;
+    if (!same) return false;
+  }
+  const long long next = end < postures->size() ? (*postures)[end].mass : -1;
+  if (next >= 0 && next != at + static_cast<long long>(replacement.values.size())) return false;
+  for (size_t q = first; q < end; ++q) {
+    const DevicePosture offsets = (*postures)[q];
+    DevicePosture& d = (*postures)[q];
+    d = replacement.postures[q - first];
+    d.mass = offsets.mass, d.gravity = offsets.gravity, d.basis = offsets.basis;
+    d.response = offsets.response, d.mass_parts = offsets.mass_parts;
+    d.gravity_parts = offsets.gravity_parts, d.omega = offsets.omega;
+    d.weight = offsets.weight, d.target = offsets.target;
+  }
+  *base = at;
+  return true;
+}
+
 // The segments of one launch group (same key: a kCapacity bucket or an exact n), as the host
 // builds them; the group's lines are numbered 0 .. num_lines − 1 in segment order.
 struct LineGroup {

@@ -258,12 +258,9 @@ TEST(CudaEvaluator, BatchedTierMatchesDeterministicTierTo1e10) {
   RecordProperty("worst_relative_difference", std::to_string(worst));
 }
 
-// The batches the host emulation runs (cuda/feature_batch.h: every cost kind, phase mode, fit
-// order and robust loss, multi-point response bases, static deflection postures, fitted body
-// masses, a NaN coefficient), now on the GPU: costs, statuses and normal-equation terms == the
-// cpu backend's at every lanes-per-line choice; the cuBLAS tier's costs within 1e-10. `s` names
-// the batch's shape in messages.
-void ExpectEveryFeatureEqualsCpu(const feature_batch::Batch& b, size_t s) {
+// `gpu` (its problems already set to b.problems) against the cpu backend on `b`: costs, statuses
+// and normal-equation terms ==. `s` names the batch in messages.
+void ExpectEvaluatorEqualsCpu(Evaluator& gpu, const feature_batch::Batch& b, size_t s) {
   size_t count = 0, terms = 0;
   for (size_t p = 0; p < b.problems.size(); ++p) {
     count += b.individuals[p];
@@ -276,26 +273,41 @@ void ExpectEveryFeatureEqualsCpu(const feature_batch::Batch& b, size_t s) {
   std::vector<EvalStatus> want_status(count), want_normal_status(count);
   cpu->Evaluate(b.individuals, b.coefficients, want, want_status);
   cpu->EvaluateNormalEquations(normal_batch, want_normal, want_normal_status);
+  std::vector<double> got(count, -12345.0), got_normal(terms, -12345.0);
+  std::vector<EvalStatus> got_status(count, static_cast<EvalStatus>(77));
+  std::vector<EvalStatus> got_normal_status(count, static_cast<EvalStatus>(77));
+  gpu.Evaluate(b.individuals, b.coefficients, got, got_status);
+  gpu.EvaluateNormalEquations(normal_batch, got_normal, got_normal_status);
+  int cost_mismatches = 0, term_mismatches = 0;
+  for (size_t i = 0; i < count; ++i)
+    cost_mismatches += std::memcmp(&got[i], &want[i], sizeof(double)) != 0;
+  for (size_t k = 0; k < terms; ++k)
+    term_mismatches += std::memcmp(&got_normal[k], &want_normal[k], sizeof(double)) != 0;
+  EXPECT_EQ(cost_mismatches, 0) << "of " << count << " costs, shape " << s << ", " << gpu.description();
+  EXPECT_EQ(term_mismatches, 0) << "of " << terms << " terms, shape " << s << ", " << gpu.description();
+  EXPECT_EQ(got_status, want_status) << "shape " << s << ", " << gpu.description();
+  EXPECT_EQ(got_normal_status, want_normal_status) << "shape " << s << ", " << gpu.description();
+  std::printf("[ shape %zu, %s ] %d of %zu costs and %d of %zu normal terms differ from the cpu's\n",
+              s, gpu.description().c_str(), cost_mismatches, count, term_mismatches, terms);
+}
+
+// The batches the host emulation runs (cuda/feature_batch.h: every cost kind, phase mode, fit
+// order and robust loss, multi-point response bases, static deflection postures, fitted body
+// masses, a NaN coefficient), now on the GPU: ExpectEvaluatorEqualsCpu at every lanes-per-line
+// choice; the cuBLAS tier's costs within 1e-10.
+void ExpectEveryFeatureEqualsCpu(const feature_batch::Batch& b, size_t s) {
   for (int lanes : {0, 1, 4, 8, 16, 32}) {
     auto gpu = CreateCudaEvaluator(lanes);
     gpu->SetProblems(b.problems);
-    std::vector<double> got(count, -12345.0), got_normal(terms, -12345.0);
-    std::vector<EvalStatus> got_status(count, static_cast<EvalStatus>(77));
-    std::vector<EvalStatus> got_normal_status(count, static_cast<EvalStatus>(77));
-    gpu->Evaluate(b.individuals, b.coefficients, got, got_status);
-    gpu->EvaluateNormalEquations(normal_batch, got_normal, got_normal_status);
-    int cost_mismatches = 0, term_mismatches = 0;
-    for (size_t i = 0; i < count; ++i)
-      cost_mismatches += std::memcmp(&got[i], &want[i], sizeof(double)) != 0;
-    for (size_t k = 0; k < terms; ++k)
-      term_mismatches += std::memcmp(&got_normal[k], &want_normal[k], sizeof(double)) != 0;
-    EXPECT_EQ(cost_mismatches, 0) << "of " << count << " costs, shape " << s << ", " << gpu->description();
-    EXPECT_EQ(term_mismatches, 0) << "of " << terms << " terms, shape " << s << ", " << gpu->description();
-    EXPECT_EQ(got_status, want_status) << "shape " << s << ", " << gpu->description();
-    EXPECT_EQ(got_normal_status, want_normal_status) << "shape " << s << ", " << gpu->description();
-    std::printf("[ shape %zu, %s ] %d of %zu costs and %d of %zu normal terms differ from the cpu's\n",
-                s, gpu->description().c_str(), cost_mismatches, count, term_mismatches, terms);
+    ExpectEvaluatorEqualsCpu(*gpu, b, s);
   }
+  size_t count = 0;
+  for (int i : b.individuals) count += i;
+  auto cpu = CreateCpuEvaluator(0);
+  cpu->SetProblems(b.problems);
+  std::vector<double> want(count);
+  std::vector<EvalStatus> want_status(count);
+  cpu->Evaluate(b.individuals, b.coefficients, want, want_status);
   auto blas = CreateCudaBatchedEvaluator();
   blas->SetProblems(b.problems);
   std::vector<double> got(count, -12345.0);
@@ -324,6 +336,41 @@ TEST(CudaEvaluator, EveryKernelFeatureEqualsCpuBitForBit) {
 TEST(CudaEvaluator, EveryKernelFeatureAtFleetShapeEqualsCpuBitForBit) {
   FRFIT_REQUIRE_GPU();
   ExpectEveryFeatureEqualsCpu(feature_batch::MakeBatch(feature_batch::FleetSpecs(), 34), 3);
+}
+
+// A fit's move to a refinement pass (SetProblem, in place on the device when the layout stays):
+// problems 0, 3 and the last of the mixed batch replaced one by one on an evaluator that has
+// evaluated before, then costs and normal equations == the cpu backend's on the replaced set,
+// at every lanes choice; a replacement of another layout (a posture with a line fewer) too.
+TEST(CudaEvaluator, ReplacedProblemsGiveTheCpuBits) {
+  FRFIT_REQUIRE_GPU();
+  namespace fb = feature_batch;
+  const fb::Batch b = fb::MakeBatch(fb::MixedSpecs(), 35);
+  std::vector<PackedProblem> replaced = b.problems;
+  const size_t last = replaced.size() - 1;
+  for (size_t k : {size_t{0}, size_t{3}, last})
+    replaced[k] = fb::RefinementPassOf(b.problems[k], 50 + static_cast<unsigned>(k));
+  for (int lanes : {0, 1, 8}) {
+    auto gpu = CreateCudaEvaluator(lanes);
+    gpu->SetProblems(b.problems);
+    size_t count = 0;
+    for (int i : b.individuals) count += i;
+    std::vector<double> costs(count);
+    std::vector<EvalStatus> status(count);
+    gpu->Evaluate(b.individuals, b.coefficients, costs, status);  // the old problems, resident
+    for (size_t k : {size_t{0}, size_t{3}, last}) gpu->SetProblem(static_cast<int>(k), replaced[k]);
+    fb::Batch after = b;
+    after.problems = replaced;
+    ExpectEvaluatorEqualsCpu(*gpu, after, 100 + static_cast<size_t>(lanes));
+    // Another layout (a line fewer at a posture) goes the way of a full upload, same bits.
+    PackedProblem fewer = replaced[0];
+    fewer.postures[1].omega_rad_s.pop_back();
+    fewer.postures[1].weight.resize(fewer.postures[1].weight.size() - 9);
+    fewer.postures[1].target.resize(fewer.postures[1].target.size() - 18);
+    gpu->SetProblem(0, fewer);
+    after.problems[0] = fewer;
+    ExpectEvaluatorEqualsCpu(*gpu, after, 200 + static_cast<size_t>(lanes));
+  }
 }
 
 // Singular and non-finite individuals: a NaN and an infinite coefficient, all-zero coefficients

@@ -859,3 +859,69 @@ TEST(CudaLaunch, BatchedChunksCoverEveryLineOnceInsideTheirBuffers) {
 
 }  // namespace
 }  // namespace frfit
+
+namespace frfit {
+namespace {
+
+// Every field of two posture records (not their padding).
+bool SamePosture(const cuda::DevicePosture& a, const cuda::DevicePosture& b) {
+  return a.n == b.n && a.num_lines == b.num_lines && a.fit_order == b.fit_order &&
+         a.cost_kind == b.cost_kind && a.phase_mode == b.phase_mode && a.loss == b.loss &&
+         std::memcmp(&a.loss_scale, &b.loss_scale, sizeof(double)) == 0 &&
+         std::memcmp(&a.posture_weight, &b.posture_weight, sizeof(double)) == 0 &&
+         a.mass == b.mass && a.gravity == b.gravity && a.basis == b.basis &&
+         a.response == b.response && a.omega == b.omega && a.weight == b.weight &&
+         a.target == b.target && a.masses == b.masses && a.mass_parts == b.mass_parts &&
+         a.gravity_parts == b.gravity_parts;
+}
+
+// ReplaceResident against packing every problem again: the same resident values and posture
+// records, for every problem of the mixed batch (first, middle, last; with masses, response
+// bases, postures of no line); and no change at all when the layout would differ.
+TEST(CudaLaunch, ReplacingAProblemInPlaceEqualsPackingAllAgain) {
+  const Batch b = MakeBatch(MixedSpecs(), 12);
+  int replaced = 0;
+  for (size_t k = 0; k < b.problems.size(); ++k) {
+    cuda::ResidentProblems resident = cuda::PackResident(b.problems);
+    std::vector<PackedProblem> want_problems = b.problems;
+    want_problems[k] = RefinementPassOf(b.problems[k], 40 + static_cast<unsigned>(k));
+    const cuda::ResidentProblems want = cuda::PackResident(want_problems);
+    const cuda::ResidentProblems alone = cuda::PackResident({want_problems[k]});
+    long long base = -1;
+    ASSERT_TRUE(cuda::ReplaceResident(resident.first_posture, static_cast<int>(k), alone,
+                                      &resident.postures, &base))
+        << "problem " << k;
+    std::copy(alone.values.begin(), alone.values.end(), resident.values.begin() + base);
+    EXPECT_EQ(resident.values, want.values) << "problem " << k;
+    ASSERT_EQ(resident.postures.size(), want.postures.size());
+    for (size_t q = 0; q < want.postures.size(); ++q)
+      EXPECT_TRUE(SamePosture(resident.postures[q], want.postures[q]))
+          << "problem " << k << ", posture record " << q;
+    ++replaced;
+  }
+  EXPECT_EQ(replaced, static_cast<int>(b.problems.size()));
+
+  // Layouts that differ: a line fewer, a response basis added, a fitted mass added.
+  const cuda::ResidentProblems before = cuda::PackResident(b.problems);
+  PackedProblem fewer = b.problems[0];
+  fewer.postures[1].omega_rad_s.pop_back();
+  fewer.postures[1].weight.resize(fewer.postures[1].weight.size() - 9);
+  fewer.postures[1].target.resize(fewer.postures[1].target.size() - 18);
+  PackedProblem two_points = b.problems[0];
+  two_points.postures[0].response_basis = two_points.postures[0].basis;
+  PackedProblem with_mass = b.problems[0];
+  std::mt19937_64 rng(5);
+  bench::AddRandomMasses(rng, 1, &with_mass);
+  for (const PackedProblem* other : {&fewer, &two_points, &with_mass}) {
+    cuda::ResidentProblems resident = before;
+    long long base = -1;
+    EXPECT_FALSE(cuda::ReplaceResident(resident.first_posture, 0, cuda::PackResident({*other}),
+                                       &resident.postures, &base));
+    EXPECT_EQ(base, -1);
+    for (size_t q = 0; q < before.postures.size(); ++q)
+      EXPECT_TRUE(SamePosture(resident.postures[q], before.postures[q]));
+  }
+}
+
+}  // namespace
+}  // namespace frfit

@@ -112,4 +112,19 @@ inline std::vector<ProblemSpec> FleetSpecs() {
   return specs;
 }
 
+// A refinement pass's version of `p`: other weights and targets, another cost kind and loss.
+inline PackedProblem RefinementPassOf(PackedProblem p, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (PackedPosture& q : p.postures) {
+    for (double& w : q.weight) w = w == 0.0 ? 0.0 : 0.1 + u(rng);
+    for (double& t : q.target) t = u(rng) - 0.5;
+    q.posture_weight *= 2.0;
+  }
+  p.cost_kind = kernels::kCostNormalizedComplex;
+  p.loss = kernels::kLossHuber;
+  p.loss_scale = 2.0;
+  return p;
+}
+
 }  // namespace frfit::feature_batch
