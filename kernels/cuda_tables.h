@@ -139,9 +139,9 @@ inline ResidentProblems PackResident(const std::vector<PackedProblem>& problems)
 // to a refinement pass needs (Evaluator::SetProblem): packed alone, the replacement must lay out
 // exactly as the problem it replaces (same DOFs, postures, lines, fitted masses, response bases:
 // a pass changes weights, targets and cost settings only). Then `postures` gets its records —
-// new cost settings, the old offsets — and the return value says where its values go:
-// `values` (PackResident of it alone) at resident offset `*base`. Returns false, changing
-// nothing, when the layout differs; the caller then packs every problem again.
+// new cost settings, the old offsets — and `*base` says where its values go: replacement.values
+// (PackResident of it alone) at that resident offset. Returns false, changing nothing, when the
+// layout differs; the caller then packs every problem again.
 inline bool ReplaceResident(const std::vector<int>& first_posture, int index,
                             const ResidentProblems& replacement,
                             std::vector<DevicePosture>* postures, long long* base) {
