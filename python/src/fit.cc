@@ -127,7 +127,6 @@ std::shared_ptr<PyFit> Fit(const std::shared_ptr<Model>& model_arg, const py::ob
     const PackedProblem packed = PackForPass(fit->problem, map, 0, {});
     BackendChoice choice;
     evaluator = CreateFitEvaluator(evaluator_options, packed, fit->problem, map, fit->options, &choice);
-    evaluator->SetProblems({packed});
     DriveOptions drive;
     drive.progress = [&](const ProgressEvent& e) {
       py::gil_scoped_acquire acquire;

@@ -104,7 +104,6 @@ int RunFit(int argc, char** argv) {
       std::fprintf(stderr, "frfit fit: backend %s (%s)\n", ToString(evaluator->backend()).c_str(),
                    evaluator->description().c_str());
   }
-  evaluator->SetProblems({packed});
 
   Fingerprint inputs;
   for (const std::string& file : model->files) inputs.MixFile(file);

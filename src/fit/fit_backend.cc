@@ -39,28 +39,35 @@ std::unique_ptr<Evaluator> CreateFitEvaluator(const EvaluatorOptions& options,
                                               const ParameterMap& map, const FitOptions& fit,
                                               BackendChoice* choice) {
   *choice = BackendChoice{};
-  if (options.backend != BackendType::kAuto) return CreateEvaluator(options);
-  auto cpu = CreateCpuEvaluator(options.threads);
-  cpu->SetProblems({packed});
+  std::unique_ptr<Evaluator> evaluator;
+  if (options.backend != BackendType::kAuto) {
+    evaluator = CreateEvaluator(options);
+    evaluator->SetProblems({packed});
+    return evaluator;
+  }
+  evaluator = CreateCpuEvaluator(options.threads);
+  evaluator->SetProblems({packed});
   const int population = std::max(1, fit.genetic_algorithm.population_size);
   choice->timed = true;
-  choice->cpu_call_seconds = TimeOneCall(*cpu, problem, map, population);
+  choice->cpu_call_seconds = TimeOneCall(*evaluator, problem, map, population);
   char seconds[64];
   std::snprintf(seconds, sizeof seconds, "%.1f ms", 1e3 * choice->cpu_call_seconds);
+  const std::string timing = "one call of " + std::to_string(population) + " individuals takes " +
+                             seconds + " on the cpu";
   if (choice->cpu_call_seconds < kGpuWorthCallSeconds) {
     // No CUDA probe at all: even asking the driver for its devices costs a small fit much.
-    choice->reason = std::string("one call of ") + std::to_string(population) + " individuals takes " +
-                     seconds + " on the cpu: too small a fit for a GPU context";
-    return cpu;
+    choice->reason = timing + ": too small a fit for a GPU context";
+    return evaluator;  // the cpu evaluator, its problem already set
   }
   std::string why;
   if (!IsCudaUsable(&why)) {
     choice->reason = why;
-    return cpu;
+    return evaluator;
   }
-  choice->reason = std::string("one call of ") + std::to_string(population) + " individuals takes " +
-                   seconds + " on the cpu";
-  return CreateEvaluator(options);
+  choice->reason = timing;
+  evaluator = CreateEvaluator(options);
+  evaluator->SetProblems({packed});
+  return evaluator;
 }
 
 }  // namespace frfit

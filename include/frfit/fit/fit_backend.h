@@ -29,9 +29,10 @@ struct BackendChoice {
 // than the context costs.
 constexpr double kGpuWorthCallSeconds = 0.01;
 
-// The evaluator for one fit of `problem` (already packed into `packed`): what `options` ask for,
-// except that kAuto decides by timing one call of the GA population's size (the fit's largest
-// regular call) at the initial parameters on the cpu backend.
+// The evaluator for one fit of `problem` (already packed into `packed`), with `packed` set as its
+// problem: what `options` ask for, except that kAuto decides by timing one call of the GA
+// population's size (the fit's largest regular call) at the initial parameters on the cpu backend
+// (which, when it stays, keeps the problem it was timed with).
 std::unique_ptr<Evaluator> CreateFitEvaluator(const EvaluatorOptions& options,
                                               const PackedProblem& packed, const Problem& problem,
                                               const ParameterMap& map, const FitOptions& fit,
