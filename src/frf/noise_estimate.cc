@@ -30,84 +30,45 @@ struct Sample {
   double magnitude2;  // |Ĥ|²
 };
 
-// The minimum over log x ∈ [log lo, log hi] of a function of x, by golden section.
+// Newton's steps on the likelihood's slope stop when they move log x by less than this
+// (relative to max(1, |log x|)): the minimum to a few units of the last place, where the golden
+// section this replaces ended at the flat bottom's rounding noise (about 1e-8 relative).
+constexpr double kLogTolerance = 1e-13;
+// Quadratic convergence needs a handful; bisection of the widest bracket (64 in log x) to the
+// tolerance about 50.
+constexpr int kMaxNewtonSteps = 100;
+
+// The minimum over log x ∈ [log lo, log hi] of a smooth function known by its slope in log x
+// (`slope(x)`: first and second derivative): Newton's method from `start`, inside a bracket of
+// the slope's sign change that halves wherever Newton would leave it or the curvature is not
+// positive. A slope that does not change sign puts the minimum at that bound.
 template <typename F>
-double MinimiseInLog(F f, double lo, double hi) {
+double MinimiseInLog(F slope, double lo, double hi, double start) {
+  if (slope(lo).first >= 0.0) return lo;
+  if (slope(hi).first <= 0.0) return hi;
   double a = std::log(lo), b = std::log(hi);
-  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
-  double c = b - g * (b - a), d = a + g * (b - a), fc = f(std::exp(c)), fd = f(std::exp(d));
-  for (int it = 0; it < 80; ++it) {
-    if (fc < fd) b = d, d = c, fd = fc, c = b - g * (b - a), fc = f(std::exp(c));
-    else a = c, c = d, fc = fd, d = a + g * (b - a), fd = f(std::exp(d));
+  double t = std::clamp(std::log(start), a, b);
+  for (int step = 0; step < kMaxNewtonSteps; ++step) {
+    const LogSlope s = slope(std::exp(t));
+    if (s.first == 0.0) break;
+    (s.first < 0.0 ? a : b) = t;
+    double next = t - s.first / s.second;
+    if (!(s.second > 0.0) || !(next > a && next < b)) next = 0.5 * (a + b);
+    const bool settled = std::fabs(next - t) <= kLogTolerance * std::max(1.0, std::fabs(t));
+    t = next;
+    if (settled) break;
   }
-  return std::exp(0.5 * (a + b));
+  return std::exp(t);
 }
 
 // One entry's kept samples side by side, in line order, for the likelihood's loops.
 struct KeptSamples {
   std::vector<double> magnitude2, variance;
+  LogSlope Slope(double alpha, double beta, bool wrt_alpha) const {
+    return ExpNegLogLikelihoodSlope(magnitude2.data(), variance.data(), magnitude2.size(), alpha,
+                                    beta, wrt_alpha);
+  }
 };
-
-// Σ log σ² + v/σ² over each entry's kept samples, σ² = α_e·m + β_e, as before to the bit
-// (exp_likelihood.h): each entry's terms first, then the entries' running sums side by side, each
-// still in line order. Summed one entry after the other, every addition waited on the one before:
-// that latency, not the arithmetic, bounded the likelihood.
-class EntryCosts {
- public:
-  void operator()(const std::vector<KeptSamples>& kept, const std::vector<double>& alpha,
-                  const std::vector<double>& beta, std::vector<double>* cost) {
-    const size_t entries = kept.size();
-    terms_.resize(entries);
-    size_t longest = 0;
-    for (size_t e = 0; e < entries; ++e) {
-      const KeptSamples& s = kept[e];
-      terms_[e].resize(s.magnitude2.size());
-      ExpNegLogLikelihoodTerms(s.magnitude2.data(), s.variance.data(), s.magnitude2.size(),
-                               alpha[e], beta[e], terms_[e].data());
-      longest = std::max(longest, s.magnitude2.size());
-    }
-    cost->assign(entries, 0.0);
-    for (size_t k = 0; k < longest; ++k)
-      for (size_t e = 0; e < entries; ++e)
-        if (k < terms_[e].size()) (*cost)[e] += terms_[e][k];
-  }
-
- private:
-  std::vector<std::vector<double>> terms_;
-};
-
-// MinimiseInLog for one function per entry, all its steps side by side: each search makes
-// MinimiseInLog's steps, and `costs(x, &f)` takes every search's next point at once
-// (f[e] = f_e(x[e])), so that EntryCosts can sum the entries side by side.
-template <typename F>
-std::vector<double> MinimiseEachInLog(F costs, const std::vector<double>& lo,
-                                      const std::vector<double>& hi) {
-  const size_t n = lo.size();
-  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
-  std::vector<double> a(n), b(n), c(n), d(n), fc, fd, f, x(n);
-  for (size_t e = 0; e < n; ++e) {
-    a[e] = std::log(lo[e]), b[e] = std::log(hi[e]);
-    c[e] = b[e] - g * (b[e] - a[e]), d[e] = a[e] + g * (b[e] - a[e]);
-  }
-  for (size_t e = 0; e < n; ++e) x[e] = std::exp(c[e]);
-  costs(x, &fc);
-  for (size_t e = 0; e < n; ++e) x[e] = std::exp(d[e]);
-  costs(x, &fd);
-  std::vector<char> left(n);
-  for (int it = 0; it < 80; ++it) {
-    for (size_t e = 0; e < n; ++e) {
-      left[e] = fc[e] < fd[e];
-      if (left[e]) b[e] = d[e], d[e] = c[e], fd[e] = fc[e], c[e] = b[e] - g * (b[e] - a[e]);
-      else a[e] = c[e], c[e] = d[e], fc[e] = fd[e], d[e] = a[e] + g * (b[e] - a[e]);
-      x[e] = std::exp(left[e] ? c[e] : d[e]);
-    }
-    costs(x, &f);
-    for (size_t e = 0; e < n; ++e) (left[e] ? fc[e] : fd[e]) = f[e];
-  }
-  std::vector<double> out(n);
-  for (size_t e = 0; e < n; ++e) out[e] = std::exp(0.5 * (a[e] + b[e]));
-  return out;
-}
 
 // The samples of each entry that `keep` marks, in line order.
 std::vector<KeptSamples> Kept(const std::vector<std::vector<Sample>>& by_entry,
@@ -164,25 +125,23 @@ Pooled PoolSamples(const std::vector<std::vector<Sample>>& by_entry, double alph
   std::sort(ratios.begin(), ratios.end());
   out.alpha = std::max(ratios.empty() ? alpha_floor : ratios[ratios.size() / 2] / std::log(2.0), alpha_floor);
   std::vector<KeptSamples> kept = Kept(by_entry, keep);
-  std::vector<double> beta_hi(entries), alphas(entries), costs;
+  std::vector<double> beta_hi(entries);
   for (size_t e = 0; e < entries; ++e) beta_hi[e] = std::max(2.0 * max_v, beta_floor[e] * 4.0);
-  EntryCosts entry_costs;
   for (int round = 0; round < 12; ++round) {
-    alphas.assign(entries, out.alpha);
-    out.beta = MinimiseEachInLog(
-        [&](const std::vector<double>& b, std::vector<double>* f) {
-          entry_costs(kept, alphas, b, f);
-        },
-        beta_floor, beta_hi);
+    for (size_t e = 0; e < entries; ++e)
+      out.beta[e] = MinimiseInLog(
+          [&](double b) { return kept[e].Slope(out.alpha, b, false); }, beta_floor[e],
+          beta_hi[e], out.beta[e]);
     out.alpha = MinimiseInLog(
         [&](double a) {
-          alphas.assign(entries, a);
-          entry_costs(kept, alphas, out.beta, &costs);
-          double sum = 0.0;
-          for (size_t e = 0; e < entries; ++e) sum += costs[e];
+          LogSlope sum;
+          for (size_t e = 0; e < entries; ++e) {
+            const LogSlope s = kept[e].Slope(a, out.beta[e], true);
+            sum.first += s.first, sum.second += s.second;
+          }
           return sum;
         },
-        alpha_floor, std::max(2.0 * max_ratio, alpha_floor * 4.0));
+        alpha_floor, std::max(2.0 * max_ratio, alpha_floor * 4.0), out.alpha);
     if (round < 2) continue;
     for (size_t e = 0; e < entries; ++e)
       for (size_t k = 0; k < by_entry[e].size(); ++k)
