@@ -24,6 +24,9 @@
 // to working precision, which only a global minimum of a sum of squares can be. The other starts
 // then stop ("stopped": none can do better) and this one stops ("cost") at the first iteration
 // that no longer halves its cost: below that it would only polish rounding.
+// Agreeing starts: once the best start has converged, a start whose cost agrees with it
+// (agreement_tolerance) and whose own undamped Gauss–Newton model cannot take it below it stops
+// ("agreed"): going on would only polish the same minimum.
 //
 // Everything is deterministic (Eigen's LDLT on the host, no randomness); SaveState captures a
 // run bit-exactly for checkpoints.
@@ -78,9 +81,10 @@ enum class LmTermination {
   kNoProgress,
   kStopped,
   kDropped,
+  kAgreed,
 };
 // "not_done" | "gradient" | "step" | "cost" | "max_iterations" | "no_progress" | "stopped" |
-// "dropped"
+// "dropped" | "agreed"
 std::string ToString(LmTermination t);
 // Whether a start that stopped this way sits at a minimum (gradient, step or cost).
 bool IsConverged(LmTermination t);
@@ -141,6 +145,8 @@ class LevenbergMarquardt {
  private:
   void Accept(LmStart& s, std::span<const double> terms);
   void Propose(LmStart& s);
+  void StopAgreeingStarts();
+  double ModelReduction(const LmStart& s) const;
   void Refresh();
 
   LevenbergMarquardtOptions options_;

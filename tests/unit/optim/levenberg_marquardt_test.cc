@@ -134,6 +134,52 @@ TEST(LevenbergMarquardt, StartsRunInLockStepAndReportWhetherTheyAgree) {
   EXPECT_EQ(together.agreeing_starts(), 2);
 }
 
+// Rosenbrock's valley with a residual no point removes (F = 0.01 at its minimum, so no start is
+// an exact fit): a start next to the minimum converges first; one far up the valley then agrees
+// with it in cost and stops ("agreed") instead of crawling on. The best start's run is the one it
+// makes alone, bit for bit (starts never see each other's points); the start in the split case
+// above, at another minimum, does not agree and is not stopped.
+TEST(LevenbergMarquardt, AStartThatAgreesWithTheConvergedBestStops) {
+  const LeastSquares ls{[](const Eigen::VectorXd& u) -> Eigen::VectorXd {
+                          const double x = 4 * u(0) - 2, y = 4 * u(1) - 2;
+                          return Eigen::Vector3d(10 * (y - x * x), 1 - x, 0.1);
+                        },
+                        [](const Eigen::VectorXd& u) -> Eigen::MatrixXd {
+                          const double x = 4 * u(0) - 2;
+                          Eigen::Matrix<double, 3, 2> j;
+                          j << -20 * x * 4, 10 * 4, -4, 0, 0, 0;
+                          return j;
+                        }};
+  const std::vector<double> near = {0.76, 0.77}, far = {0.2, 0.9};
+  LevenbergMarquardt alone_near({}, 2, near), alone_far({}, 2, far);
+  Drive(&alone_near, ls);
+  Drive(&alone_far, ls);
+  std::vector<double> both = near;
+  both.insert(both.end(), far.begin(), far.end());
+  LevenbergMarquardt lm({}, 2, both);
+  Drive(&lm, ls);
+  ASSERT_EQ(lm.best_start(), 0);
+  EXPECT_TRUE(IsConverged(lm.starts()[0].termination));
+  EXPECT_EQ(lm.starts()[1].termination, LmTermination::kAgreed);
+  EXPECT_LT(lm.starts()[1].iterations, alone_far.starts()[0].iterations);
+  EXPECT_EQ(lm.agreeing_starts(), 2);
+  EXPECT_EQ(lm.best_u(), alone_near.best_u());
+  EXPECT_EQ(lm.best_cost(), alone_near.best_cost());
+  EXPECT_NEAR(lm.best_cost(), 0.01, 1e-12);
+
+  const LeastSquares two_minima{[](const Eigen::VectorXd& u) -> Eigen::VectorXd {
+                                  return Eigen::Vector3d((u(0) - 0.2) * (u(0) - 0.8),
+                                                         0.05 * (u(0) - 0.8), 0.01);
+                                },
+                                [](const Eigen::VectorXd& u) -> Eigen::MatrixXd {
+                                  return Eigen::Vector3d(2 * u(0) - 1.0, 0.05, 0.0);
+                                }};
+  LevenbergMarquardt split({}, 1, std::vector<double>{0.05, 0.95});
+  Drive(&split, two_minima);
+  EXPECT_TRUE(IsConverged(split.starts()[0].termination)) << ToString(split.starts()[0].termination);
+  EXPECT_EQ(split.agreeing_starts(), 1);
+}
+
 TEST(LevenbergMarquardt, RejectsATrialThatCannotBeEvaluatedAndGoesOn) {
   // r = u − 0.3 with a Jacobian that says 0.25: the Gauss–Newton step from 0 overshoots to 1,
   // where (as everywhere above 0.5) the evaluation fails (+inf); damped steps then get there.
