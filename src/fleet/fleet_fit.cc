@@ -310,6 +310,7 @@ void FitRobots(FleetNight* night, const std::string& fingerprint) {
       progress_line(round);
   });
   DriveOptions drive;
+  drive.threads = night->threads;
   if (checkpoints) {
     drive.checkpoint_every_evaluations = options.checkpoint_every_evaluations;
     drive.checkpoint_every_seconds = options.checkpoint_every_seconds;

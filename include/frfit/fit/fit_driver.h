@@ -58,6 +58,11 @@ struct DriveOptions {
   // itself (a HistoryLog), which a batch of many long jobs needs to keep checkpoints small.
   StateHistory checkpoint_history = StateHistory::kInline;
   std::function<void(const std::vector<nlohmann::json>&)> checkpoint;
+  // Threads for the rounds' own work between evaluator calls: each job's Tell (a least-squares
+  // step solve) and the problem of a job that moves to a refinement pass (its model's FRFs for
+  // the new weights). Every job's work is its own, so the count changes no result; with a fleet
+  // of jobs it is the evaluator's thread count.
+  int threads = 1;
 };
 
 // Jobs are in the same order as the evaluator's problems, each packed for the run's current pass

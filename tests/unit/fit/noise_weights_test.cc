@@ -166,6 +166,43 @@ TEST(NoiseWeights, ReweightingPassesEndOnTheModelsWeights) {
   EXPECT_EQ(plain.pass(), 0);
 }
 
+// Several fits driven together, their steps and reweighting passes on the driver's threads, each
+// end where it ends alone: the threads divide the rounds' work, not any job's.
+TEST(NoiseWeights, JobsDrivenTogetherOnThreadsEndAsEachAlone) {
+  const FitOptions options = NoiseOptions(2);
+  std::vector<NoisyCase> cases;
+  for (std::uint64_t seed : {6, 7, 8, 9, 10}) cases.push_back(Paper3DofNoisy(options, seed, seed % 2));
+  const ParameterMap map(*cases[0].model, options.parameters, "test");
+  std::vector<std::unique_ptr<FitRun>> alone;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    alone.push_back(std::make_unique<FitRun>(map, options, 20 + k));
+    auto evaluator = CreateCpuEvaluator(1);
+    evaluator->SetProblems({Pack(cases[k].problem)});
+    DriveFits({MakeFitJob(alone.back().get(), map, cases[k].problem)}, evaluator.get(), {});
+    ASSERT_EQ(alone.back()->pass(), 2);
+  }
+  for (int threads : {1, 3}) {
+    std::vector<std::unique_ptr<FitRun>> runs;
+    std::vector<FitJob> jobs;
+    std::vector<PackedProblem> packed;
+    for (size_t k = 0; k < cases.size(); ++k) {
+      runs.push_back(std::make_unique<FitRun>(map, options, 20 + k));
+      jobs.push_back(MakeFitJob(runs.back().get(), map, cases[k].problem));
+      packed.push_back(Pack(cases[k].problem));
+    }
+    auto evaluator = CreateCpuEvaluator(2);
+    evaluator->SetProblems(std::move(packed));
+    DriveOptions drive;
+    drive.threads = threads;
+    DriveFits(jobs, evaluator.get(), drive);
+    for (size_t k = 0; k < cases.size(); ++k) {
+      EXPECT_EQ(runs[k]->best_u(), alone[k]->best_u()) << "threads " << threads << ", job " << k;
+      EXPECT_EQ(runs[k]->best_cost(), alone[k]->best_cost()) << "threads " << threads << ", job " << k;
+      EXPECT_EQ(runs[k]->evaluations(), alone[k]->evaluations()) << "threads " << threads;
+    }
+  }
+}
+
 // A checkpoint taken in a reweighting pass resumes to the same bits.
 TEST(NoiseWeights, ResumingInAReweightingPassGivesTheSameBits) {
   const FitOptions options = NoiseOptions(2);
