@@ -181,6 +181,7 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   // The per-set analyses (cost shares, modes, model check) are of the FRF sets.
   const Problem frf = FrfSetsOnly(problem);
   const PackedProblem frf_packed = Pack(frf);
+  std::vector<FrfSet> model_frfs;  // at the fitted point, for the model check too
   for (size_t p = 0; p < frf.postures.size(); ++p) {
     const ProblemPosture& pp = frf.postures[p];
     const JointCoefficients coefficients = Coefficients(model, r.parameters, pp.posture.q);
@@ -192,8 +193,9 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
     out.measured = pp.measured;
     out.weights = pp.weights;
     out.dropped_hz = pp.dropped_hz;
-    out.fitted = Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format,
-                            PointsOf(pp));
+    model_frfs.push_back(Synthesize(pp.posture, coefficients, pp.measured.frequency_hz,
+                                    pp.measured.format, PointsOf(pp)));
+    out.fitted = model_frfs.back();
     out.fitted.present = pp.measured.present;
     PackedProblem single = frf_packed;
     single.postures = {frf_packed.postures[p]};
@@ -217,7 +219,7 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   std::vector<const ModalComparison*> modal;
   for (const PostureResult& p : r.postures) modal.push_back(&p.modal);
   r.modal_comparison_points = CompareModesAtPoints(frf, r.parameters, modal);
-  r.model_check = CheckModel(frf, map, run.best_u(), modal);
+  r.model_check = CheckModel(frf, map, run.best_u(), modal, &model_frfs);
   // A misfit is the model's fault only at the best minimum: a search that did not converge (the
   // paper's GA ⇄ Nelder-Mead on 18 parameters) may have stopped in a worse one.
   if (!r.model_check.reasons.empty() && run.termination() != FitTermination::kConverged)
@@ -228,16 +230,18 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   // σ widens on the model check's χ² (linear residuals), when the weights are the noise's.
   if (r.model_check.has_noise_model) inputs.reduced_chi2 = r.model_check.reduced_chi2;
   r.identifiability = AssessIdentifiability(map, run.best_u(), inputs);
-  // The fitted modes' 1σ, from the covariance just assessed.
-  for (size_t p = 0; p < frf.postures.size(); ++p)
-    SetModeSigmas(
-        PropagateModeSigmas(frf.postures[p].posture, model, r.parameters, r.identifiability),
-        &r.postures[p].modal);
+  // The fitted modes' 1σ, from the covariance just assessed: once per posture, for its sets'
+  // comparisons and its comparison over all points.
+  std::vector<std::vector<ModeSigma>> sigmas;
+  for (size_t p = 0; p < frf.postures.size(); ++p) {
+    sigmas.push_back(
+        PropagateModeSigmas(frf.postures[p].posture, model, r.parameters, r.identifiability));
+    SetModeSigmas(sigmas.back(), &r.postures[p].modal);
+  }
   for (ModalComparisonPoints& c : r.modal_comparison_points)
-    for (const ProblemPosture& pp : frf.postures)
-      if (pp.posture.name == c.posture) {
-        SetModeSigmas(PropagateModeSigmas(pp.posture, model, r.parameters, r.identifiability),
-                      &c.modal);
+    for (size_t p = 0; p < frf.postures.size(); ++p)
+      if (frf.postures[p].posture.name == c.posture) {
+        SetModeSigmas(sigmas[p], &c.modal);
         break;
       }
   return r;

@@ -59,13 +59,21 @@ double ChiSquareQuantile(double nu, double q) {
   return nu * std::pow(1.0 - a + NormalQuantile(q) * std::sqrt(a), 3.0);
 }
 
-std::vector<PostureResidual> Residuals(const Problem& problem, const std::vector<double>& parameters) {
+// The model's FRFs at the fitted parameters, one set per posture (problem order).
+std::vector<FrfSet> ModelFrfs(const Problem& problem, const std::vector<double>& parameters) {
+  std::vector<FrfSet> out;
+  for (const ProblemPosture& pp : problem.postures)
+    out.push_back(Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
+                             pp.measured.frequency_hz, pp.measured.format, PointsOf(pp)));
+  return out;
+}
+
+std::vector<PostureResidual> Residuals(const Problem& problem, const std::vector<FrfSet>& models) {
   std::vector<PostureResidual> out;
-  for (const ProblemPosture& pp : problem.postures) {
+  for (size_t q = 0; q < problem.postures.size(); ++q) {
+    const ProblemPosture& pp = problem.postures[q];
     const FrfSet& measured = pp.measured;
-    const FrfSet model =
-        Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
-                   measured.frequency_hz, measured.format, PointsOf(pp));
+    const FrfSet& model = models[q];
     PostureResidual r;
     r.posture = pp.posture.name;
     r.estimated = measured.noise_source == "estimated";
@@ -205,6 +213,7 @@ std::vector<CorrelatedResidual> FindCorrelated(const std::vector<PostureResidual
 // quantile over the candidates).
 std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
                                                   const std::vector<double>& parameters,
+                                                  const std::vector<FrfSet>& models,
                                                   const std::vector<PostureResidual>& residuals,
                                                   const std::vector<bool>& misfitting,
                                                   const std::vector<const ModalComparison*>& modal) {
@@ -214,9 +223,7 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
     const ProblemPosture& pp = problem.postures[q];
     const PostureResidual& r = residuals[q];
     const JointCoefficients coefficients = Coefficients(*problem.model, parameters, pp.posture.q);
-    FrfSet residual =
-        Synthesize(pp.posture, coefficients, pp.measured.frequency_hz, pp.measured.format,
-                   PointsOf(pp));
+    FrfSet residual = models[q];
     for (size_t i = 0; i < residual.H.size(); ++i) residual.H[i] = pp.measured.H[i] - residual.H[i];
     residual.present = r.fitted;
     residual.noise_variance.clear();
@@ -288,7 +295,8 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
 // out: the score √2·|g_j| / √A_jj (g = JᵀWr, A = JᵀWJ with the noise weights: −∂logL/∂u = 2g,
 // Fisher information 2A) with g pointing out of the box.
 std::vector<BoundPull> FindBoundPulls(const Problem& problem, const ParameterMap& map,
-                                      std::span<const double> u, const std::vector<double>& parameters) {
+                                      std::span<const double> u, const std::vector<double>& parameters,
+                                      const std::vector<FrfSet>& models) {
   std::vector<BoundPull> out;
   std::vector<int> at_bound;
   for (int j = 0; j < map.dim(); ++j)
@@ -296,12 +304,8 @@ std::vector<BoundPull> FindBoundPulls(const Problem& problem, const ParameterMap
       at_bound.push_back(j);
   if (at_bound.empty()) return out;
   Problem noisy = problem;
-  for (ProblemPosture& pp : noisy.postures) {
-    const FrfSet model =
-        Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
-                   pp.measured.frequency_hz, pp.measured.format, PointsOf(pp));
-    pp.weights = NoiseWeightsAtModel(pp, model, problem.cost);
-  }
+  for (size_t q = 0; q < noisy.postures.size(); ++q)
+    noisy.postures[q].weights = NoiseWeightsAtModel(noisy.postures[q], models[q], problem.cost);
   noisy.cost.weights.mode = WeightMode::kNoise;
   noisy.cost.loss.type = LossType::kNone;
   const int dim = map.dim(), one = 1;
@@ -368,7 +372,8 @@ void AddReasons(ModelCheck* c) {
 }  // namespace
 
 ModelCheck CheckModel(const Problem& problem, const ParameterMap& map, std::span<const double> u,
-                      const std::vector<const ModalComparison*>& modal) {
+                      const std::vector<const ModalComparison*>& modal,
+                      const std::vector<FrfSet>* model_frfs) {
   ModelCheck c;
   c.reduced_chi2 = kNaN;
   c.has_noise_model = !problem.postures.empty();
@@ -383,7 +388,11 @@ ModelCheck CheckModel(const Problem& problem, const ParameterMap& map, std::span
     return c;
   }
   const std::vector<double> parameters = map.Physical(u);
-  const std::vector<PostureResidual> residuals = Residuals(problem, parameters);
+  const std::vector<FrfSet> synthesized = model_frfs ? std::vector<FrfSet>{} : ModelFrfs(problem, parameters);
+  const std::vector<FrfSet>& models = model_frfs ? *model_frfs : synthesized;
+  if (models.size() != problem.postures.size())
+    throw Error("", "model_check", "expected the model's FRFs of every posture");
+  const std::vector<PostureResidual> residuals = Residuals(problem, models);
   double chi2 = 0.0;
   int real_residuals = 0;
   for (const PostureResidual& r : residuals) {
@@ -406,8 +415,9 @@ ModelCheck CheckModel(const Problem& problem, const ParameterMap& map, std::span
     misfitting[q] = c.posture_reduced_chi2[q].second > ReducedChi2Limit(posture_dof);
     for (const ResidualBand& b : c.bands) misfitting[q] = misfitting[q] || b.posture == residuals[q].posture;
   }
-  c.unexplained_modes = FindUnexplainedModes(problem, parameters, residuals, misfitting, modal);
-  c.bound_pulls = FindBoundPulls(problem, map, u, parameters);
+  c.unexplained_modes =
+      FindUnexplainedModes(problem, parameters, models, residuals, misfitting, modal);
+  c.bound_pulls = FindBoundPulls(problem, map, u, parameters, models);
   AddReasons(&c);
   return c;
 }

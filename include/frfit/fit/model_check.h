@@ -84,8 +84,11 @@ struct ModelCheck {
 };
 
 // `problem` with the weights the fit ended on, `u` the fitted point, `modal` each posture's
-// comparison with its reference modes (problem order; may be empty or hold null).
+// comparison with its reference modes (problem order; may be empty or hold null), `model_frfs`
+// the model's FRFs at u as Synthesize gives them (problem order), when the caller has them
+// (otherwise synthesized here).
 ModelCheck CheckModel(const Problem& problem, const ParameterMap& map, std::span<const double> u,
-                      const std::vector<const ModalComparison*>& modal = {});
+                      const std::vector<const ModalComparison*>& modal = {},
+                      const std::vector<FrfSet>* model_frfs = nullptr);
 
 }  // namespace frfit
