@@ -55,7 +55,11 @@ def strip_json(value, run_dir):
     if isinstance(value, list):
         return [strip_json(v, run_dir) for v in value]
     if isinstance(value, str):
-        return value.replace(os.path.abspath(run_dir), "RUN_DIR")
+        # A path under the run directory as given to --out: absolute, or relative to where
+        # frfit ran (ending in the run id either way).
+        value = value.replace(os.path.abspath(run_dir), "RUN_DIR")
+        return re.sub(r"[^\s\"]*" + re.escape(os.path.basename(os.path.abspath(run_dir))) + "/",
+                      "RUN_DIR/", value)
     return value
 
 
