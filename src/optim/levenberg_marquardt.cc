@@ -170,8 +170,8 @@ void LevenbergMarquardt::Tell(std::span<const double> normal) {
 }
 
 // Once the best start has converged, a start that already agrees with it and whose own
-// Gauss–Newton model cannot take it below it would only polish: on warm fleet nights such
-// starts made a fifth of all evaluations after the best had stopped, moving their costs in the
+// Gauss–Newton model cannot take it below it would only polish: on a warm fleet night such
+// starts made 6 % of all evaluations after the best had stopped, moving their costs in the
 // tenth digit. It stops ("agreed"), counted as agreeing as it would have been at its end.
 void LevenbergMarquardt::StopAgreeingStarts() {
   const int best_index = best_start();
