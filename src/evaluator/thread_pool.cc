@@ -79,4 +79,19 @@ void ThreadPool::Work(int thread) {
   }
 }
 
+void ThreadPool::RunEach(std::size_t jobs, const std::function<void(std::size_t)>& job) {
+  if (jobs == 0) return;
+  std::mutex mutex;
+  std::exception_ptr first;
+  Run(jobs, [&](std::size_t j, int) {
+    try {
+      job(j);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (!first) first = std::current_exception();
+    }
+  });
+  if (first) std::rethrow_exception(first);
+}
+
 }  // namespace frfit::cpu

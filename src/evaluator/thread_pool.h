@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -30,6 +31,9 @@ class ThreadPool {
   // has returned. Jobs are handed out in order, each to whichever thread asks first. One call at
   // a time.
   void Run(std::size_t jobs, const std::function<void(std::size_t job, int thread)>& job);
+  // Run for jobs that may throw: calls job(j) for every j and, once all have returned, rethrows
+  // the first exception one threw.
+  void RunEach(std::size_t jobs, const std::function<void(std::size_t job)>& job);
 
  private:
   void Work(int thread);

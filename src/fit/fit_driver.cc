@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <exception>
-#include <functional>
-#include <mutex>
 
 #include "frfit/common/error.h"
 #include "frfit/fit/load_problem.h"
@@ -12,26 +9,6 @@
 #include "src/evaluator/thread_pool.h"
 
 namespace frfit {
-namespace {
-
-// Calls f(k) for every k in [0, count) on the pool and rethrows the first exception one threw
-// once all have returned.
-void RunEach(cpu::ThreadPool* pool, size_t count, const std::function<void(size_t)>& f) {
-  if (count == 0) return;
-  std::mutex mutex;
-  std::exception_ptr first;
-  pool->Run(count, [&](size_t k, int) {
-    try {
-      f(k);
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(mutex);
-      if (!first) first = std::current_exception();
-    }
-  });
-  if (first) std::rethrow_exception(first);
-}
-
-}  // namespace
 
 FitJob MakeFitJob(FitRun* run, const ParameterMap& map, const Problem& problem) {
   return {run, &map, static_cast<int>(problem.postures.size()), PostureCoordinates(problem),
@@ -104,7 +81,7 @@ class Rounds {
       moving_.push_back(j);
     }
     moved_.assign(moving_.size(), PackedProblem{});
-    RunEach(&pool_, moving_.size(), [&](size_t k) {
+    pool_.RunEach(moving_.size(), [&](size_t k) {
       const FitRun& run = *jobs_[moving_[k]].run;
       moved_[k] = jobs_[moving_[k]].problem_for_pass(run.pass(), run.pass_point());
     });
@@ -170,7 +147,7 @@ class Rounds {
   void TellJobs() {
     const double elapsed = SecondsSince(start_);
     history_rows_.resize(told_.size());
-    RunEach(&pool_, told_.size(), [&](size_t k) {
+    pool_.RunEach(told_.size(), [&](size_t k) {
       const size_t j = told_[k];
       FitRun& run = *jobs_[j].run;
       history_rows_[k] = run.history().size();

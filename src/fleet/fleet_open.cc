@@ -94,17 +94,7 @@ std::mutex& Hdf5Lock() {
 
 void ForEachRobot(size_t count, int threads, const std::function<void(size_t)>& job) {
   cpu::ThreadPool pool(threads);
-  std::mutex mutex;
-  std::exception_ptr first;
-  pool.Run(count, [&](size_t k, int) {
-    try {
-      job(k);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!first) first = std::current_exception();
-    }
-  });
-  if (first) std::rethrow_exception(first);
+  pool.RunEach(count, job);
 }
 
 double Median(std::vector<double> values) {

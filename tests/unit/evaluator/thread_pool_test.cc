@@ -1,12 +1,15 @@
 // The cpu backend's thread pool (src/evaluator/thread_pool.h): every job runs exactly once, on a
 // thread index in range, round after round — with calls back to back (the workers still polling)
-// and after pauses (the workers asleep) — and the pool shuts down cleanly.
+// and after pauses (the workers asleep) — and the pool shuts down cleanly; RunEach passes on a
+// job's exception.
 #include "src/evaluator/thread_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -35,6 +38,25 @@ TEST(CpuThreadPool, EveryJobRunsOnceRoundAfterRound) {
     int total = 0;
     for (auto& b : by_thread) total += b;
     EXPECT_GT(total, 0);
+  }
+}
+
+// RunEach: a job that throws does not stop the others, and the caller gets the first exception
+// once every job has returned; the pool serves the next call.
+TEST(CpuThreadPool, RunEachRethrowsAfterEveryJobRan) {
+  for (int threads : {1, 3}) {
+    ThreadPool pool(threads);
+    std::vector<std::atomic<int>> runs(50);
+    EXPECT_THROW(pool.RunEach(runs.size(),
+                              [&](size_t j) {
+                                ++runs[j];
+                                if (j % 7 == 3) throw std::runtime_error("job " + std::to_string(j));
+                              }),
+                 std::runtime_error);
+    for (size_t j = 0; j < runs.size(); ++j) EXPECT_EQ(runs[j], 1) << j;
+    std::atomic<int> after{0};
+    pool.RunEach(10, [&](size_t) { ++after; });
+    EXPECT_EQ(after, 10);
   }
 }
 
