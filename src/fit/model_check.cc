@@ -388,7 +388,8 @@ ModelCheck CheckModel(const Problem& problem, const ParameterMap& map, std::span
     return c;
   }
   const std::vector<double> parameters = map.Physical(u);
-  const std::vector<FrfSet> synthesized = model_frfs ? std::vector<FrfSet>{} : ModelFrfs(problem, parameters);
+  const std::vector<FrfSet> synthesized =
+      model_frfs ? std::vector<FrfSet>{} : ModelFrfs(problem, parameters);
   const std::vector<FrfSet>& models = model_frfs ? *model_frfs : synthesized;
   if (models.size() != problem.postures.size())
     throw Error("", "model_check", "expected the model's FRFs of every posture");
