@@ -177,7 +177,7 @@ void LevenbergMarquardt::StopAgreeingStarts() {
   const int best_index = best_start();
   const LmStart& best = starts_[best_index];
   if (!IsConverged(best.termination)) return;
-  const double within = options_.agreement_tolerance * best.cost + 1e-12 * best.initial_cost;
+  const double within = AgreementMargin(best);
   for (size_t i = 0; i < starts_.size(); ++i) {
     LmStart& s = starts_[i];
     if (static_cast<int>(i) == best_index || s.termination != LmTermination::kNotDone ||
@@ -340,10 +340,16 @@ int LevenbergMarquardt::best_start() const {
   return best;
 }
 
+// How far above the best start's cost a start still agrees with it (options.agreement_tolerance,
+// plus 1e-12 of the best's initial cost so that exact fits agree at any cost near 0).
+double LevenbergMarquardt::AgreementMargin(const LmStart& best) const {
+  return options_.agreement_tolerance * best.cost + 1e-12 * best.initial_cost;
+}
+
 int LevenbergMarquardt::agreeing_starts() const {
   const LmStart& best = starts_[best_start()];
   if (!best.have_current) return 0;
-  const double within = options_.agreement_tolerance * best.cost + 1e-12 * best.initial_cost;
+  const double within = AgreementMargin(best);
   int count = 0;
   for (const LmStart& s : starts_)
     if (s.have_current && s.cost - best.cost <= within) ++count;

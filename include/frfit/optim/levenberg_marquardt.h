@@ -147,6 +147,7 @@ class LevenbergMarquardt {
   void Propose(LmStart& s);
   void StopAgreeingStarts();
   double ModelReduction(const LmStart& s) const;
+  double AgreementMargin(const LmStart& best) const;
   void Refresh();
 
   LevenbergMarquardtOptions options_;
