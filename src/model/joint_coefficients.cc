@@ -10,6 +10,7 @@ void AppendPacked(const JointCoefficients& c, std::vector<double>* out) {
   out->insert(out->end(), c.hysteretic.begin(), c.hysteretic.end());
   out->push_back(c.mass_proportional);
   out->insert(out->end(), c.masses.begin(), c.masses.end());
+  out->insert(out->end(), c.parts.begin(), c.parts.end());
 }
 
 JointCoefficients Coefficients(const Model& model, std::span<const double> parameters) {

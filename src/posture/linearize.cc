@@ -144,10 +144,27 @@ Eigen::MatrixXd AtMasses(const Posture& posture, const JointCoefficients& c,
   return out;
 }
 
+// Adds Σ c.parts[a]·matrix_a over the parts of `target` (none for lumped-joint models: their
+// matrices keep their bits).
+template <typename Matrix>
+void AddParts(const Posture& posture, const JointCoefficients& c, AffinePart::Target target,
+              typename Matrix::Scalar unit, Matrix* out) {
+  for (const AffinePart& part : posture.affine_parts) {
+    if (part.target != target) continue;
+    if (part.coefficient < 0 || part.coefficient >= static_cast<int>(c.parts.size()))
+      throw Error("posture " + posture.name, "affine parts",
+                  "expected a coefficient index below " + std::to_string(c.parts.size()) +
+                      ", got " + std::to_string(part.coefficient));
+    *out += (unit * c.parts[part.coefficient]) * part.matrix.cast<typename Matrix::Scalar>();
+  }
+}
+
 }  // namespace
 
 Eigen::MatrixXd MassMatrix(const Posture& posture, const JointCoefficients& c) {
-  return AtMasses(posture, c, posture.mass, &MassPart::mass);
+  Eigen::MatrixXd M = AtMasses(posture, c, posture.mass, &MassPart::mass);
+  AddParts(posture, c, AffinePart::Target::kMass, 1.0, &M);
+  return M;
 }
 
 Eigen::MatrixXd GravityStiffness(const Posture& posture, const JointCoefficients& c) {
@@ -165,12 +182,15 @@ Eigen::MatrixXcd MassPartDerivative(const Posture& posture, const JointCoefficie
 Eigen::MatrixXcd TangentStiffness(const Posture& posture, const JointCoefficients& c) {
   Eigen::MatrixXcd K = GravityStiffness(posture, c).cast<std::complex<double>>();
   for (int j = 0; j < posture.n; ++j) K(j, j) += std::complex<double>(c.stiffness[j], c.hysteretic[j]);
+  AddParts(posture, c, AffinePart::Target::kStiffness, std::complex<double>(1.0, 0.0), &K);
+  AddParts(posture, c, AffinePart::Target::kLossStiffness, std::complex<double>(0.0, 1.0), &K);
   return K;
 }
 
 Eigen::MatrixXd TangentDamping(const Posture& posture, const JointCoefficients& c) {
   Eigen::MatrixXd C = c.mass_proportional * MassMatrix(posture, c);
   for (int j = 0; j < posture.n; ++j) C(j, j) += c.viscous[j];
+  AddParts(posture, c, AffinePart::Target::kDamping, 1.0, &C);
   return C;
 }
 

@@ -20,9 +20,12 @@ struct JointCoefficients {
   std::vector<double> hysteretic;  // η_j·k_j (structural), else 0
   double mass_proportional = 0.0;  // α (rayleigh), else 0
   std::vector<double> masses;      // kg, one per fitted mass (Model::mass_bodies order)
+  // The affine coefficients of Posture::affine_parts (AffinePart::coefficient indexes here):
+  // empty for models without beam bodies.
+  std::vector<double> parts;
 };
 
-// Appends c in the kernels' packed order: k(n), viscous(n), hysteretic(n), α, masses
+// Appends c in the kernels' packed order: k(n), viscous(n), hysteretic(n), α, masses, parts
 // (kernels::CoefficientStride).
 void AppendPacked(const JointCoefficients& c, std::vector<double>* out);
 

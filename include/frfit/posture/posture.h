@@ -28,6 +28,22 @@ struct MassPart {
   double nominal_kg = 0.0;  // the body's mass in the model file (Body::mass_kg)
 };
 
+// Beyond lumped joints (DESIGN.md §8): a constant n×n matrix that enters the linearised equations
+// scaled by one affine coefficient, so that at coefficients c
+//   M = M0 + Σ_a c.parts[a]·M_a    K = K0 + Σ_a c.parts[a]·K_a + i·Σ_a c.parts[a]·K''_a
+//   C = C0 + Σ_a c.parts[a]·C_a
+// with each part's target saying which of M, K (real), K'' (imaginary: structural loss) or C it
+// adds to. A beam body's stiffness per unit E (or G), its loss per unit η·E and its Rayleigh share
+// per unit β·E are parts; what each coefficient is, and its derivative with respect to the
+// parameters, is the Model's business (model/joint_coefficients.h). Several parts may share one
+// coefficient. Every model without beams has none, and every result of those models keeps its bits.
+struct AffinePart {
+  enum class Target { kStiffness, kLossStiffness, kDamping, kMass };
+  Target target = Target::kStiffness;
+  int coefficient = 0;     // index into JointCoefficients::parts
+  Eigen::MatrixXd matrix;  // n×n, symmetric
+};
+
 struct Posture {
   std::string name;
   std::vector<double> q;                   // every coordinate, rad / m
@@ -37,6 +53,7 @@ struct Posture {
   Eigen::MatrixXd mass;                    // M0, n×n, symmetric positive definite
   Eigen::MatrixXd gravity_stiffness;       // K_gravity, n×n, symmetric
   std::vector<MassPart> mass_parts;        // one per fitted mass, Model::mass_bodies order
+  std::vector<AffinePart> affine_parts;    // beam bodies' parts; empty for lumped-joint models
   Eigen::Matrix3Xd sensor_jacobian;        // J_S of the sensor origin in the ground frame, 3×n
   Eigen::Matrix3d sensor_rotation;         // R_0,S
   Eigen::Vector3d sensor_position_m;       // e_S in the ground frame
@@ -72,7 +89,7 @@ MeasurementPoints PointsAt(const Model& model, const Posture& posture,
 
 // M0 and K_gravity at the masses of `c` (c.masses, one per posture.mass_parts; empty: the file's
 // masses, and then posture.mass itself). Rest parts (`masses` all 0) are what the kernels start
-// from (cost/problem.cc).
+// from (cost/problem.cc). MassMatrix includes the affine parts that target M.
 Eigen::MatrixXd MassMatrix(const Posture& posture, const JointCoefficients& c);
 Eigen::MatrixXd GravityStiffness(const Posture& posture, const JointCoefficients& c);
 
@@ -82,7 +99,8 @@ Eigen::MatrixXcd MassPartDerivative(const Posture& posture, const JointCoefficie
                                     double omega);
 
 // The tangent matrices for one set of joint coefficients: K0 (complex: structural damping puts
-// i·η·k on the diagonal; fitted masses move K_gravity) and C0 (α·M0 at the fitted masses).
+// i·η·k on the diagonal; fitted masses move K_gravity) and C0 (α·M0 at the fitted masses), each
+// with the affine parts that target it.
 Eigen::MatrixXcd TangentStiffness(const Posture& posture, const JointCoefficients& c);
 Eigen::MatrixXd TangentDamping(const Posture& posture, const JointCoefficients& c);
 
