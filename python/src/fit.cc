@@ -2,7 +2,6 @@
 // `frfit fit` does, with the same problem, run and driver, so the same inputs and seed give the
 // same bits. The engine runs without the GIL; every step's progress event takes it back, checks
 // for Ctrl-C (KeyboardInterrupt stops the fit, nothing written) and calls the user's callback.
-#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -11,9 +10,7 @@
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
 #include "frfit/evaluator/evaluator.h"
-#include "frfit/fit/fit_backend.h"
-#include "frfit/fit/fit_driver.h"
-#include "frfit/fit/fit_passes.h"
+#include "frfit/fit/fit.h"
 #include "frfit/fit/identifiability_io.h"
 #include "frfit/cost/static_sets.h"
 #include "frfit/fit/load_problem.h"
@@ -102,8 +99,6 @@ py::dict HistoryOf(const FitResult& r) {
 std::shared_ptr<PyFit> Fit(const std::shared_ptr<Model>& model_arg, const py::object& frf_sets,
                            const py::object& config, long long seed, const std::string& backend,
                            int threads, const py::object& progress, const py::object& static_tests) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
   WarningsToPython warnings;
   auto fit = std::make_shared<PyFit>();
   fit->model = model_arg;
@@ -119,35 +114,26 @@ std::shared_ptr<PyFit> Fit(const std::shared_ptr<Model>& model_arg, const py::ob
         LoadStaticTests(py::str(py::module_::import("os").attr("fspath")(static_tests))),
         &fit->problem);
 
-  FitRun run(map, fit->options, static_cast<std::uint64_t>(seed));
-  std::unique_ptr<Evaluator> evaluator;
+  FitRunSettings settings;
+  settings.seed = static_cast<std::uint64_t>(seed);
+  settings.evaluator = evaluator_options;  // backend "auto" decides as `frfit fit` does
+  settings.progress = [&](const ProgressEvent& e) {
+    py::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (progress.is_none()) return;
+    py::dict event;
+    event["phase"] = ToString(e.phase);
+    event["cycle"] = e.cycle;
+    event["step"] = e.step;
+    event["best_cost"] = e.best_cost;
+    event["evaluations"] = e.evaluations;
+    event["evaluations_per_second"] = e.evaluations_per_second;
+    progress(event);
+  };
   {
     py::gil_scoped_release release;
-    // backend "auto" decides as `frfit fit` does (frfit/fit/fit_backend.h).
-    const PackedProblem packed = PackForPass(fit->problem, map, 0, {});
-    BackendChoice choice;
-    evaluator = CreateFitEvaluator(evaluator_options, packed, fit->problem, map, fit->options, &choice);
-    DriveOptions drive;
-    drive.progress = [&](const ProgressEvent& e) {
-      py::gil_scoped_acquire acquire;
-      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-      if (progress.is_none()) return;
-      py::dict event;
-      event["phase"] = ToString(e.phase);
-      event["cycle"] = e.cycle;
-      event["step"] = e.step;
-      event["best_cost"] = e.best_cost;
-      event["evaluations"] = e.evaluations;
-      event["evaluations_per_second"] = e.evaluations_per_second;
-      progress(event);
-    };
-    const FitJob job = MakeFitJob(&run, map, fit->problem);
-    DriveFits({job}, evaluator.get(), drive);
-    fit->result = AssembleFitResult(fit->problem, map, run, fit->options);
+    fit->result = frfit::Fit(fit->problem, map, fit->options, settings);
   }
-  fit->result.backend_given = backend;
-  fit->result.backend_used = ToString(evaluator->backend());
-  fit->result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (const std::string& reason : fit->result.model_check.reasons) Warn("fit", "model check", reason);
   return fit;
 }

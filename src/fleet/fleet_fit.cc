@@ -12,8 +12,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
-#include "frfit/fit/fit_driver.h"
-#include "frfit/fit/fit_passes.h"
+#include "frfit/fit/fit.h"
 #include "frfit/fit/history_log.h"
 #include "frfit/fleet/fleet_shard.h"
 #include "frfit/io/atomic_file.h"
@@ -220,19 +219,15 @@ void WriteCheckpoint(const FleetNight& night, const std::string& fingerprint, Pa
 // One batched drive over the given robots' runs of the current pass.
 void DrivePass(FleetNight* night, const std::vector<size_t>& robots, bool cold,
                RoundEvaluator* rounds, const DriveOptions& drive, Passes* s) {
-  std::vector<PackedProblem> packed;
-  std::vector<FitJob> jobs;
+  std::vector<BatchFit> fits;
   s->active.clear();
   for (size_t k : robots) {
     const FleetRobotFit& r = *night->ready[k];
     FitRun* run = cold ? r.cold_run.get() : r.run.get();
-    const ParameterMap* map = cold ? r.cold_map.get() : r.map.get();
-    packed.push_back(PackForPass(r.problem, *map, 0, {}));
-    jobs.push_back(MakeFitJob(run, *map, r.problem));
+    fits.push_back({run, &r.problem, cold ? r.cold_map.get() : r.map.get()});
     s->active.push_back(run);
   }
-  rounds->SetProblems(std::move(packed));
-  DriveFits(jobs, rounds, drive);
+  DriveTogether(fits, rounds, drive);
 }
 
 // Which warm robots the second pass refits cold: a function of the finished first pass only, so

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "frfit/fit/fit_result.h"
+#include "frfit/fit/fit.h"
 #include "src/fleet/fleet_drift.h"
 #include "src/fleet/fleet_file_writer.h"
 #include "src/fleet/fleet_night.h"
@@ -27,11 +27,11 @@ void WriteRobotResult(const FleetNight& night, FleetRobotFit* r, FleetRobotOutco
                       FleetFileWriter* writer) {
   const bool cold = KeepsColdRun(*r);
   const FitRun& run = cold ? *r->cold_run : *r->run;
-  FitResult result = AssembleFitResult(r->problem, cold ? *r->cold_map : *r->map, run,
-                                       cold ? r->cold_options : r->options);
-  result.backend_given = night.options->backend_given;
-  result.backend_used = night.report.backend;
-  result.wall_seconds = run.ga_seconds() + run.nm_seconds() + run.lm_seconds();
+  // A robot's wall time is its share of the batched drive: the evaluator time of its phases.
+  FitResult result = FinishFit(r->problem, cold ? *r->cold_map : *r->map, run,
+                               cold ? r->cold_options : r->options, night.options->backend_given,
+                               night.report.backend,
+                               run.ga_seconds() + run.nm_seconds() + run.lm_seconds());
   out->result_file = (night.run_dir / (out->name + ".h5")).string();
   // The file is built under the HDF5 lock and written outside it, in the background: the disk's
   // wait is no other thread's.

@@ -1,0 +1,66 @@
+#include "frfit/fit/fit.h"
+
+#include <chrono>
+#include <memory>
+
+#include "frfit/fit/fit_passes.h"
+
+namespace frfit {
+
+FitResult Fit(const Problem& problem, const ParameterMap& map, const FitOptions& options,
+              const FitRunSettings& settings) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const PackedProblem packed = PackForPass(problem, map, 0, {});
+  BackendChoice choice;
+  // The evaluator comes back with `packed` set as its problem (auto timed a call with it).
+  const std::unique_ptr<Evaluator> evaluator =
+      CreateFitEvaluator(settings.evaluator, packed, problem, map, options, &choice);
+  if (settings.backend_chosen) settings.backend_chosen(*evaluator, choice);
+
+  std::unique_ptr<FitRun> run;
+  if (settings.resume != nullptr) {
+    run = std::make_unique<FitRun>(map, options, *settings.resume);
+    if (settings.resumed) settings.resumed(run->evaluations());
+  } else {
+    run = std::make_unique<FitRun>(map, options, settings.seed);
+  }
+
+  DriveOptions drive;
+  drive.progress = settings.progress;
+  if (settings.checkpoint) {
+    drive.checkpoint_every_seconds = settings.checkpoint_every_seconds;
+    drive.checkpoint_every_evaluations = settings.checkpoint_every_evaluations;
+    drive.checkpoint = [&settings](const std::vector<nlohmann::json>& states) {
+      settings.checkpoint(states.at(0));
+    };
+  }
+  DriveFits({MakeFitJob(run.get(), map, problem)}, evaluator.get(), drive);
+  return FinishFit(problem, map, *run, options, ToString(settings.evaluator.backend),
+                   ToString(evaluator->backend()),
+                   std::chrono::duration<double>(Clock::now() - start).count());
+}
+
+void DriveTogether(const std::vector<BatchFit>& fits, Evaluator* evaluator,
+                   const DriveOptions& drive) {
+  std::vector<PackedProblem> packed;
+  std::vector<FitJob> jobs;
+  for (const BatchFit& fit : fits) {
+    packed.push_back(PackForPass(*fit.problem, *fit.map, 0, {}));
+    jobs.push_back(MakeFitJob(fit.run, *fit.map, *fit.problem));
+  }
+  evaluator->SetProblems(std::move(packed));
+  DriveFits(jobs, evaluator, drive);
+}
+
+FitResult FinishFit(const Problem& problem, const ParameterMap& map, const FitRun& run,
+                    const FitOptions& options, const std::string& backend_given,
+                    const std::string& backend_used, double wall_seconds) {
+  FitResult result = AssembleFitResult(problem, map, run, options);
+  result.backend_given = backend_given;
+  result.backend_used = backend_used;
+  result.wall_seconds = wall_seconds;
+  return result;
+}
+
+}  // namespace frfit
