@@ -285,7 +285,10 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
                     {"sample_rate_hz", FormatDouble(fs)},
                     {"record_samples", std::to_string(n)},
                     {"hits_used", std::to_string(kept)},
-                    {"hits_rejected", std::to_string(result.verdicts.size() - kept)}};
+                    {"hits_rejected", std::to_string(result.verdicts.size() - kept)},
+                    {"averages_per_axis", std::to_string(result.averages_per_axis[0]) + "," +
+                                              std::to_string(result.averages_per_axis[1]) + "," +
+                                              std::to_string(result.averages_per_axis[2])}};
   Validate(set, recordings.front().source);
   return result;
 }
