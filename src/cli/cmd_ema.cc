@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
 #include "frfit/common/warning.h"
@@ -150,7 +151,7 @@ int RunEma(int argc, char** argv) {
   const Args args("ema", argc, argv,
                   {"band", "max-order", "frequency-tolerance", "damping-tolerance", "min-mac",
                    "max-damping", "min-stable", "min-contribution", "out"},
-                  {"json"}, 1);
+                  {"json", "progress"}, 1);
   if (args.positional().size() != 1)
     throw Error("frfit ema", "FRF.h5",
                 "expected exactly one FRF file (usage: frfit ema FRF.h5 [--band F0:F1] "
@@ -192,7 +193,11 @@ int RunEma(int argc, char** argv) {
                 "expected a path in an existing directory, got '" + out + "'");
 
   const FrfSet set = ReadFrfSet(frf);
+  ProgressMeter meter("frfit ema", "steps (model orders, then refinements)", ProgressWanted(args));
+  meter.Start(0);
+  options.progress = meter.Callback();
   EmaResult r = EstimateModes(set, options, frf);
+  r.options.progress = nullptr;  // the result outlives nothing of the meter's
   const double window_tau_s = CorrectExponentialWindow(set, &r);
   WarnChangedOptions(options, r);
   if (!out.empty()) WriteEmaResult(out, r);

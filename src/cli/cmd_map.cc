@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
 #include "frfit/io/map_hdf5.h"
@@ -90,7 +91,7 @@ void PrintSummary(const std::vector<GridAxis>& axes,
 int RunMap(int argc, char** argv) {
   const Args args("map", argc, argv,
                   {"model", "posture", "q", "params", "grid", "max-hz", "out", "threads", "cut"},
-                  {"json"});
+                  {"json", "progress"});
   const std::string cmd = "frfit map";
   if (!args.Has("grid")) throw Error(cmd, "--grid", "missing (e.g. --grid 'z2=30:120:1,z3=-160:-40:2')");
   const ModelContext ctx = LoadModelContext(args);
@@ -114,8 +115,12 @@ int RunMap(int argc, char** argv) {
     RequireNotAnInput(cmd, "--out", out, inputs);
   }
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<MapPoint> points = ComputePostureMap(
-      ctx.model, ctx.parameters, ctx.identifiability, GridPostures(ctx.model, ctx.q, axes), options);
+  const std::vector<std::vector<double>> postures = GridPostures(ctx.model, ctx.q, axes);
+  ProgressMeter meter(cmd, "postures", ProgressWanted(args));
+  meter.Start(postures.size());
+  options.progress = meter.Callback();
+  const std::vector<MapPoint> points =
+      ComputePostureMap(ctx.model, ctx.parameters, ctx.identifiability, postures, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!out.empty())
     WritePostureMap(out, ctx.model,

@@ -197,6 +197,7 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
       trace.record = std::move(r);
       result.traces.push_back(std::move(trace));
     }
+    if (options.progress) options.progress(index + 1, hits.size());
   }
 
   // The set's format: the one asked for, else the responses' own (which must then agree).

@@ -139,6 +139,7 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
     std::sort(poles.begin(), poles.end(),
               [](const auto& a, const auto& b) { return a.frequency_hz < b.frequency_hz; });
     for (auto& p : poles) result.poles.push_back(std::move(p));
+    if (options.progress) options.progress(order, result.max_order);
   }
   MarkStability(criteria, &result.poles);
   result.min_stable_poles = criteria.MinStablePolesFor(result.max_order);
@@ -163,7 +164,9 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
   // its place: without it the model's misfit must grow by min_contribution, else the least
   // needed one goes and the rest is refined again — a column of the diagram that only fits noise
   // at high orders explains almost nothing.
+  const size_t steps = result.max_order + columns.size();
   while (true) {
+    if (options.progress) options.progress(steps - kept.size(), steps);
     eigenvalues.clear();
     for (const PoleColumn& c : kept) eigenvalues.push_back(c.eigenvalue);
     refinement = RefinePoles(weighed, lines, eigenvalues);
@@ -196,6 +199,7 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
   }
   std::sort(result.dropped.begin(), result.dropped.end(),
             [](const EmaDropped& a, const EmaDropped& b) { return a.frequency_hz < b.frequency_hz; });
+  if (options.progress) options.progress(steps, steps);
   const LsfdFit fit = FitResidues(set, lines, eigenvalues, RelativeWeights(set, lines));
   // A driving point's residue matrix is symmetric (reciprocity); a transfer set's is φ_a φ_bᵀ / a_r
   // and its shape is the response point's φ_a, what a modal comparison sees there. Frames named

@@ -3,6 +3,7 @@
 // Options are plain values with defaults for an impact test; every hit ends with a verdict.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ struct ImpactOptions {
   // Keep what the estimation saw of every hit in ImpactResult::traces (the impact-test page,
   // report/impact_report.h); off by default: it holds every record until the result goes.
   bool keep_traces = false;
+  // Called with (hits done, hits) after each hit when set: the progress of a long recording.
+  std::function<void(std::size_t, std::size_t)> progress;
   std::string Check() const;  // empty when valid, else "field: expected …"
 };
 

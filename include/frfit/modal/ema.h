@@ -7,6 +7,8 @@
 
 #include <array>
 #include <complex>
+#include <cstddef>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -25,6 +27,9 @@ struct EmaOptions {
   // LSCF), clipped to what the lines can determine.
   int max_order = 0;
   StabilisationCriteria criteria;
+  // Called with (steps done, steps) when set: one step per model order of the diagram, then one
+  // per refinement of the modal model (as many as there are candidate columns, at most).
+  std::function<void(std::size_t, std::size_t)> progress;
 
   // Names the offending field ("band", "max_order", "criteria.min_mac", …).
   bool IsValid(std::string* error) const;
