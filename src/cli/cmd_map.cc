@@ -1,5 +1,6 @@
 // frfit map: the identified model's modes and tool-tip stiffness over a grid of postures, with
 // their 1σ from the fit's covariance (predict/posture_map.h).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
+#include "frfit/io/hdf5_file.h"
 #include "frfit/io/map_hdf5.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/model_yaml.h"
@@ -86,6 +88,32 @@ void PrintSummary(const std::vector<GridAxis>& axes,
   }
 }
 
+// The postures a fit result was fitted at that the model names (a set's group is named after
+// its posture, or posture:response:excitation with @posture), with the swept coordinates' values
+// in file units: the report marks them on the map.
+void AddMeasuredPostures(const ModelContext& ctx, const std::vector<GridAxis>& axes,
+                         PostureMapFile* map) {
+  const std::string& source = ctx.parameters_source;
+  if (source.size() < 3 || source.compare(source.size() - 3, 3, ".h5") != 0) return;
+  const Hdf5File f(source, Hdf5File::Mode::kRead);
+  if (!f.Exists("/postures")) return;
+  for (const std::string& group : f.Children("/postures")) {
+    const std::string g = "/postures/" + group;
+    const std::string name = f.HasAttribute(g, "posture") ? f.GetAttribute(g, "posture") : group;
+    if (std::find(map->measured_postures.begin(), map->measured_postures.end(), name) !=
+        map->measured_postures.end())
+      continue;
+    for (const PostureSpec& spec : ctx.model.postures) {
+      if (spec.name != name) continue;
+      std::vector<double> values;
+      for (const GridAxis& a : axes)
+        values.push_back(CoordinateToFileUnits(ctx.model, a.index, spec.q[a.index]));
+      map->measured_postures.push_back(name);
+      map->measured_grid.push_back(values);
+    }
+  }
+}
+
 }  // namespace
 
 int RunMap(int argc, char** argv) {
@@ -122,10 +150,12 @@ int RunMap(int argc, char** argv) {
   const std::vector<MapPoint> points =
       ComputePostureMap(ctx.model, ctx.parameters, ctx.identifiability, postures, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!out.empty())
-    WritePostureMap(out, ctx.model,
-                    {ctx.model.name, ctx.model.source, ctx.parameters_source, ctx.posture_name,
-                     options.max_hz, axes, points, options.cut ? cut.source : ""});
+  if (!out.empty()) {
+    PostureMapFile map{ctx.model.name, ctx.model.source, ctx.parameters_source, ctx.posture_name,
+                       options.max_hz, axes, points, options.cut ? cut.source : "", {}, {}};
+    AddMeasuredPostures(ctx, axes, &map);
+    WritePostureMap(out, ctx.model, map);
+  }
   if (args.Flag("json")) {
     nlohmann::ordered_json j;
     j["model"] = ctx.model.name;

@@ -402,19 +402,21 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
     s << " &#183; " << p.dropped_hz.size() << " dropped &#183; posture cost <span class=\"posture-cost\" data-value=\""
       << Exact(p.cost) << "\">" << Sci(p.cost) << "</span></p>\n";
     s << FrfLegend(p) << "\n" << RenderFrfGrid(p);
-    s << "\n<h3>Residual</h3>\n<p class=\"note\">Magnitude error "
-         "20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / |H<sub>measured</sub>|) and phase error "
-         "arg(H<sub>fit</sub> / H<sub>measured</sub>) of every measured entry at every fitted line: "
-         "the two parts of the log-FRF cost. A good fit stays near zero everywhere; a band where it "
-         "does not is where the model and the measurement disagree."
-      << (p.noise_variance.empty()
-              ? std::string()
-              : " The ranges and each entry's max are those of the lines 10&#160;dB above the "
-                "noise (noise model: " + HtmlEscape(p.noise_source) +
-                    "); lines under the floor, whose error is the noise's, sit clipped at the "
-                    "edges.")
-      << "</p>\n"
-      << ResidualPlot(p) << "\n";
+    if (p.noise_variance.empty())
+      s << "\n<h3>Residual</h3>\n<p class=\"note\">Magnitude error "
+           "20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / |H<sub>measured</sub>|) and phase error "
+           "arg(H<sub>fit</sub> / H<sub>measured</sub>) of every measured entry at every fitted line: "
+           "the two parts of the log-FRF cost. A good fit stays near zero everywhere; a band where it "
+           "does not is where the model and the measurement disagree.</p>\n"
+        << ResidualPlot(p) << "\n";
+    else  // measured data: in units of the noise, per entry, the model check's bands shaded
+      s << "\n<h3>Residual</h3>\n<p class=\"note\">|H<sub>fit</sub> &#8722; H<sub>measured</sub>| "
+           "of every measured entry at every fitted line in units of that line's noise &#963; (noise "
+           "model: " << HtmlEscape(p.noise_source) << "): where the model explains the data it "
+           "scatters around 1 (dashed), the noise's rms, on every entry alike. Shaded: the bands the "
+           "model check names as structured residual"
+        << (d.has_model_check ? "" : " (this result has no model check)") << ".</p>\n"
+        << StandardizedResidualPlot(p, d.model_check.bands) << "\n";
     s << "<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
       << ". The reference modes are paired one to one with the fitted modes (least total frequency "
          "difference and 1 &#8722; MAC); a mode no partner is left for says <i>unpaired</i>. Errors are "

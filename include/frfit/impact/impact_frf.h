@@ -56,6 +56,10 @@ struct HitTrace {
   // |F|² on the set's lines after the force and exponential windows, what the force-drop check
   // looks at; empty when the hit was not processed.
   std::vector<double> force_power;
+  // A rejected hit's |F|² on the same lines before the force window (exponential window only):
+  // the window cuts a double hit's second pulse, after which its spectrum looks like a kept one's.
+  // Empty for kept hits.
+  std::vector<double> force_power_unwindowed;
 };
 
 struct ImpactResult {
