@@ -402,7 +402,9 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
     s << " &#183; " << p.dropped_hz.size() << " dropped &#183; posture cost <span class=\"posture-cost\" data-value=\""
       << Exact(p.cost) << "\">" << Sci(p.cost) << "</span></p>\n";
     s << FrfLegend(p) << "\n" << RenderFrfGrid(p);
-    if (p.noise_variance.empty())
+    // A noise model the file gave (measured data: coherence or variance) draws the residual in its
+    // units; one estimated from the FRFs (synthetic sets, imports without one) keeps dB / degrees.
+    if (p.noise_variance.empty() || p.noise_source == "estimated")
       s << "\n<h3>Residual</h3>\n<p class=\"note\">Magnitude error "
            "20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / |H<sub>measured</sub>|) and phase error "
            "arg(H<sub>fit</sub> / H<sub>measured</sub>) of every measured entry at every fitted line: "

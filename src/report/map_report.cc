@@ -92,8 +92,8 @@ std::string AxisLabel(const PostureMapData& d, size_t c) {
          (unit == "deg" ? " [&#176;]" : unit.empty() ? "" : " [" + HtmlEscape(unit) + "]");
 }
 
-// Colour-bar ticks: round values inside [lo, hi] — 1, 2, 5 per decade on a log scale (several
-// decades), else NiceTicks.
+// Colour-bar ticks: round values inside [lo, hi] — 1, 2, 5 per decade on a log scale (when that
+// gives at least three), else NiceTicks (placed on the log scale where the colours are).
 std::vector<double> BarTicks(double lo, double hi, bool log) {
   std::vector<double> ticks;
   if (log && lo > 0.0 && hi / lo > 3.0) {
@@ -106,7 +106,7 @@ std::vector<double> BarTicks(double lo, double hi, bool log) {
       const double m = t / std::pow(10.0, std::floor(std::log10(t) + 1e-9));
       return std::abs(m - 1.0) > 1e-6;
     });
-    if (ticks.size() >= 2) return ticks;
+    if (ticks.size() >= 3) return ticks;
     ticks.clear();
   }
   for (double t : NiceTicks(lo, hi, 5))
