@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/fit_result.h"
@@ -210,7 +211,7 @@ int RunDesign(int argc, char** argv) {
   const Args args("design", argc, argv,
                   {"model", "result", "candidates", "q-candidates", "points", "target",
                    "static-loads", "static-force", "static-std"},
-                  {"json"});
+                  {"json", "progress"});
   auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));
   const std::string result_path = args.Get("result");
   const ReportData data = ReadReportData(result_path);
@@ -224,7 +225,9 @@ int RunDesign(int argc, char** argv) {
   const std::vector<double> u = map.ToU(ParametersFromResult(result_path, *model));
 
   const std::vector<DesignCandidate> sets = GatherCandidates(args, *model, problem);
-  PostureDesign design = RankCandidates(problem, map, u, sets);
+  ProgressMeter meter("frfit design", "candidates", ProgressWanted(args));
+  meter.Start(sets.size());
+  PostureDesign design = RankCandidates(problem, map, u, sets, meter.Callback());
   // --target: the candidates that pin one parameter best first (its predicted 1σ), instead of
   // the D-optimal gain over all of them.
   int target = -1;

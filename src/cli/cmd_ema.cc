@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
 #include "frfit/common/warning.h"
@@ -83,6 +84,15 @@ nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
                           {"mpc", JsonNumber(m.mpc)},
                           {"mpd_deg", JsonNumber(m.mpd_deg)},
                           {"sensor_shape", ShapeJson(m.mode.sensor_shape)}});
+  // Every column of the diagram that is not a mode, with the reason.
+  j["dropped"] = nlohmann::ordered_json::array();
+  for (const EmaDropped& d : r.dropped)
+    j["dropped"].push_back({{"frequency_hz", d.frequency_hz},
+                            {"damping_ratio", d.damping_ratio},
+                            {"stable_poles", d.stable_poles},
+                            {"reason", ToString(d.reason)},
+                            {"contribution", JsonNumber(d.contribution)},
+                            {"why", DescribeDropped(d, r)}});
   // The diagram, one object per order: its candidate poles and their stability letters.
   j["stabilisation"] = nlohmann::ordered_json::array();
   for (size_t p = 0; p < r.poles.size();) {
@@ -141,7 +151,7 @@ int RunEma(int argc, char** argv) {
   const Args args("ema", argc, argv,
                   {"band", "max-order", "frequency-tolerance", "damping-tolerance", "min-mac",
                    "max-damping", "min-stable", "min-contribution", "out"},
-                  {"json"}, 1);
+                  {"json", "progress"}, 1);
   if (args.positional().size() != 1)
     throw Error("frfit ema", "FRF.h5",
                 "expected exactly one FRF file (usage: frfit ema FRF.h5 [--band F0:F1] "
@@ -183,7 +193,11 @@ int RunEma(int argc, char** argv) {
                 "expected a path in an existing directory, got '" + out + "'");
 
   const FrfSet set = ReadFrfSet(frf);
+  ProgressMeter meter("frfit ema", "steps (model orders, then refinements)", ProgressWanted(args));
+  meter.Start(0);
+  options.progress = meter.Callback();
   EmaResult r = EstimateModes(set, options, frf);
+  r.options.progress = nullptr;  // the result outlives nothing of the meter's
   const double window_tau_s = CorrectExponentialWindow(set, &r);
   WarnChangedOptions(options, r);
   if (!out.empty()) WriteEmaResult(out, r);
@@ -206,11 +220,11 @@ int RunEma(int argc, char** argv) {
                 set.excitation_frame.empty() ? "sensor" : set.excitation_frame.c_str());
   std::printf(
       "  mode  frequency [Hz]    1σ [Hz]  damping [%%]   1σ [%%]  stable poles  from order  "
-      "explains [%%]    MPC  MPD [°]   |%s shape| x y z\n",
+      "response share [%%]    MPC  MPD [°]   |%s shape| x y z\n",
       set.response_frame.empty() ? "sensor" : set.response_frame.c_str());
   for (size_t k = 0; k < r.modes.size(); ++k) {
     const EmaMode& m = r.modes[k];
-    std::printf("  %4zu  %14.4f  %9.2g  %11.3f  %7.2g  %12d  %10d  %12.1f  %5.3f  %7.1f  ", k + 1,
+    std::printf("  %4zu  %14.4f  %9.2g  %11.3f  %7.2g  %12d  %10d  %18.1f  %5.3f  %7.1f  ", k + 1,
                 m.mode.frequency_hz, m.frequency_sigma_hz, 100.0 * m.mode.damping_ratio,
                 100.0 * m.damping_sigma, m.stable_poles, m.lowest_order, 100.0 * m.explained,
                 m.mpc, m.mpd_deg);
@@ -227,8 +241,13 @@ int RunEma(int argc, char** argv) {
   else
     std::printf(
         "  1σ: the pole fit weighed by the noise (the file's noise model, else an estimate); "
-        "explains: the share of the response only this mode accounts for; MPC 1 and MPD 0° "
-        "for a real mode (docs/ema.md)\n");
+        "response share: the share of the measured response only this mode accounts for (not the "
+        "selection test, which is the misfit growth without it); MPC 1 and MPD 0° for a real mode "
+        "(docs/ema.md)\n");
+  for (const EmaDropped& d : r.dropped)
+    std::printf("  not a mode: column at %.4f Hz (damping %.3f %%, %d stable poles): %s\n",
+                d.frequency_hz, 100.0 * d.damping_ratio, d.stable_poles,
+                DescribeDropped(d, r).c_str());
   if (!out.empty()) std::printf("wrote %s\n", out.c_str());
   return 0;
 }

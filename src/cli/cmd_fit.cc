@@ -110,8 +110,12 @@ std::function<void(const ProgressEvent&)> ProgressPrinter(const Args& args, cons
     if (in_ga && e.evaluations_per_second > 0)
       std::snprintf(eta, sizeof eta, ", GA done in ~%.1f s",
                     (ga.generations - e.step) * per_generation / e.evaluations_per_second);
-    std::fprintf(stderr, "%scycle %d %s  best %.6e  evaluations %lld  %.0f/s%s%s", terminal ? "\r\033[K" : "",
-                 e.cycle, step, e.best_cost, static_cast<long long>(e.evaluations),
+    // A stage's first step may have no finite cost yet (a refinement before its first
+    // evaluation): say so rather than print "inf".
+    char best[48] = "best: no finite cost yet";
+    if (std::isfinite(e.best_cost)) std::snprintf(best, sizeof best, "best %.6e", e.best_cost);
+    std::fprintf(stderr, "%scycle %d %s  %s  evaluations %lld  %.0f/s%s%s", terminal ? "\r\033[K" : "",
+                 e.cycle, step, best, static_cast<long long>(e.evaluations),
                  e.evaluations_per_second, eta, terminal ? "" : "\n");
   };
 }

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/impact/impact_frf.h"
 #include "frfit/io/frf_hdf5.h"
@@ -176,7 +177,7 @@ int RunFrf(int argc, char** argv) {
                   {"out", "posture", "band", "estimator", "format", "exponential-window",
                    "force-window", "trigger", "pretrigger", "record-seconds", "max-force-drop-db",
                    "double-hit-fraction", "report"},
-                  {"json"}, 1000);
+                  {"json", "progress"}, 1000);
   if (args.positional().empty())
     throw Error(kCommand, "IN.h5",
                 "expected one or more time recordings (usage: frfit frf IN.h5 [IN2.h5 ...] "
@@ -199,6 +200,9 @@ int RunFrf(int argc, char** argv) {
                     "expected --record-seconds S to split this continuous recording into hits");
       recordings.push_back(std::move(r));
     }
+  ProgressMeter meter(kCommand, "hits", ProgressWanted(args));
+  options.progress = meter.Callback();
+  meter.Start(0);
   ImpactResult r = EstimateFrfs(recordings, options);
   std::string sources;
   for (const std::string& p : args.positional()) sources += (sources.empty() ? "" : ",") + p;

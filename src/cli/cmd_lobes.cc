@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
 #include "frfit/io/atomic_file.h"
@@ -145,7 +146,7 @@ void PrintLobes(const ModelContext& ctx, const CutConfig& cut, const CuttingPlan
 int RunLobes(int argc, char** argv) {
   const Args args("lobes", argc, argv,
                   {"model", "posture", "q", "params", "cut", "samples", "seed", "frf-out"},
-                  {"json"});
+                  {"json", "progress"});
   const CutConfig cut = LoadCutConfig(args.Get("cut"));
   const long samples_given = args.GetInt("samples", -1);
   if (args.Has("samples") && (samples_given < 0 || samples_given > 100000))
@@ -173,9 +174,12 @@ int RunLobes(int argc, char** argv) {
       ToolTipFrf(posture, Coefficients(ctx.model, ctx.parameters, ctx.q), cut);
   const LobeOptions options = LobeOptionsFor(cut);
   const StabilityLobes lobes = ComputeStabilityLobes(frf, options);
+  ProgressMeter meter("frfit lobes", "draws of the band", ProgressWanted(args) && samples > 0);
+  meter.Start(samples);
   const LobeBand band = samples > 0 ? SampleLobeBand(ctx.model, posture, ctx.parameters,
                                                      ctx.identifiability, cut, samples,
-                                                     static_cast<std::uint64_t>(seed))
+                                                     static_cast<std::uint64_t>(seed),
+                                                     meter.Callback())
                                     : LobeBand{};
   if (args.Has("frf-out")) WriteTextFileAtomically(args.Get("frf-out"), FrfCsv(frf));
   if (args.Flag("json")) {

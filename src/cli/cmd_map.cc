@@ -1,5 +1,6 @@
 // frfit map: the identified model's modes and tool-tip stiffness over a grid of postures, with
 // their 1σ from the fit's covariance (predict/posture_map.h).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -8,8 +9,10 @@
 
 #include "args.h"
 #include "commands.h"
+#include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
+#include "frfit/io/hdf5_file.h"
 #include "frfit/io/map_hdf5.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/model_yaml.h"
@@ -85,12 +88,38 @@ void PrintSummary(const std::vector<GridAxis>& axes,
   }
 }
 
+// The postures a fit result was fitted at that the model names (a set's group is named after
+// its posture, or posture:response:excitation with @posture), with the swept coordinates' values
+// in file units: the report marks them on the map.
+void AddMeasuredPostures(const ModelContext& ctx, const std::vector<GridAxis>& axes,
+                         PostureMapFile* map) {
+  const std::string& source = ctx.parameters_source;
+  if (source.size() < 3 || source.compare(source.size() - 3, 3, ".h5") != 0) return;
+  const Hdf5File f(source, Hdf5File::Mode::kRead);
+  if (!f.Exists("/postures")) return;
+  for (const std::string& group : f.Children("/postures")) {
+    const std::string g = "/postures/" + group;
+    const std::string name = f.HasAttribute(g, "posture") ? f.GetAttribute(g, "posture") : group;
+    if (std::find(map->measured_postures.begin(), map->measured_postures.end(), name) !=
+        map->measured_postures.end())
+      continue;
+    for (const PostureSpec& spec : ctx.model.postures) {
+      if (spec.name != name) continue;
+      std::vector<double> values;
+      for (const GridAxis& a : axes)
+        values.push_back(CoordinateToFileUnits(ctx.model, a.index, spec.q[a.index]));
+      map->measured_postures.push_back(name);
+      map->measured_grid.push_back(values);
+    }
+  }
+}
+
 }  // namespace
 
 int RunMap(int argc, char** argv) {
   const Args args("map", argc, argv,
                   {"model", "posture", "q", "params", "grid", "max-hz", "out", "threads", "cut"},
-                  {"json"});
+                  {"json", "progress"});
   const std::string cmd = "frfit map";
   if (!args.Has("grid")) throw Error(cmd, "--grid", "missing (e.g. --grid 'z2=30:120:1,z3=-160:-40:2')");
   const ModelContext ctx = LoadModelContext(args);
@@ -114,13 +143,19 @@ int RunMap(int argc, char** argv) {
     RequireNotAnInput(cmd, "--out", out, inputs);
   }
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<MapPoint> points = ComputePostureMap(
-      ctx.model, ctx.parameters, ctx.identifiability, GridPostures(ctx.model, ctx.q, axes), options);
+  const std::vector<std::vector<double>> postures = GridPostures(ctx.model, ctx.q, axes);
+  ProgressMeter meter(cmd, "postures", ProgressWanted(args));
+  meter.Start(postures.size());
+  options.progress = meter.Callback();
+  const std::vector<MapPoint> points =
+      ComputePostureMap(ctx.model, ctx.parameters, ctx.identifiability, postures, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!out.empty())
-    WritePostureMap(out, ctx.model,
-                    {ctx.model.name, ctx.model.source, ctx.parameters_source, ctx.posture_name,
-                     options.max_hz, axes, points, options.cut ? cut.source : ""});
+  if (!out.empty()) {
+    PostureMapFile map{ctx.model.name, ctx.model.source, ctx.parameters_source, ctx.posture_name,
+                       options.max_hz, axes, points, options.cut ? cut.source : "", {}, {}};
+    AddMeasuredPostures(ctx, axes, &map);
+    WritePostureMap(out, ctx.model, map);
+  }
   if (args.Flag("json")) {
     nlohmann::ordered_json j;
     j["model"] = ctx.model.name;

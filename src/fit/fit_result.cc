@@ -141,7 +141,11 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   }
   for (int index : map.free_indices()) r.free[index] = 1;
   r.parameters = map.Physical(run.best_u());
+  // The start as the model or configuration gave it: mapped to u and back a free parameter would
+  // come out a few ulps off (3e6 as 2999999.999999999). A random start has no such value.
   r.initial_parameters = map.Physical(run.initial_u());
+  if (options.parameters.initial != InitialGuess::kRandom)
+    for (int index : map.free_indices()) r.initial_parameters[index] = map.bounds()[index].initial;
   r.cost = run.best_cost();
   r.initial_population_best_cost = run.initial_population_best_cost();
   r.evaluations = run.evaluations();

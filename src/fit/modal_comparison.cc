@@ -14,8 +14,6 @@
 namespace frfit {
 namespace {
 
-constexpr double kReferenceMinContribution = 0.02;
-
 // Parses "k_z1=2e6;d_z1=1200;..." against the model; false if any name is unknown or missing.
 bool ParametersFromProvenance(const Model& model, const std::string& text, std::vector<double>* out) {
   out->assign(model.num_parameters(), std::nan(""));
@@ -64,14 +62,10 @@ std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, con
       if (m.frequency_hz <= max_hz) modes.push_back(std::move(m));
     return modes;
   }
-  // Measured data: the modes the FRFs themselves show (frfit ema), keeping modes that explain as
-  // little as 2 % of the modal model's misfit: on noisy FRFs that misfit is mostly noise, and
-  // frfit ema's default of 20 % drops real modes there (a 15 kg local mode at 27 Hz under 3 %
-  // noise contributes 5-20 %). On noise-only data of the bundled KUKA model no mode appears that
-  // is not one of the model's (docs/decisions.md).
+  // Measured data: the modes the FRFs themselves show, as frfit ema finds them with its defaults
+  // (what counts as a mode: kModeMinContribution, modal/stabilisation.h).
   EmaOptions options;
   options.band_max_hz = max_hz;
-  options.criteria.min_contribution = kReferenceMinContribution;
   try {
     EmaResult estimate = EstimateModes(measured, options, "measured FRFs");
     // The structure's damping, as frfit ema gives it: FRFs under an exponential window hold its

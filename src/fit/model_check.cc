@@ -19,9 +19,8 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Family-wise false-alarm probability of each structure test on right-model data.
 constexpr double kFalseAlarm = 1e-3;
-// Modes of the residual kept by its EMA: as little as 2 % of its modal model's misfit (a residual
-// is mostly noise). Relative frequency distances of FindUnexplainedModes.
-constexpr double kResidualMinContribution = 0.02;
+// Relative frequency distances of FindUnexplainedModes. (Modes of the residual: frfit ema's
+// defaults, kModeMinContribution in modal/stabilisation.h; a residual is mostly noise.)
 constexpr double kConfirmFrequency = 0.03;
 constexpr double kApartFrequency = 0.10;
 // A noise model estimated from the data (frf/noise_estimate.h) is a relative term and a floor per
@@ -227,8 +226,7 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
     for (size_t i = 0; i < residual.H.size(); ++i) residual.H[i] = pp.measured.H[i] - residual.H[i];
     residual.present = r.fitted;
     residual.noise_variance.clear();
-    EmaOptions options;
-    options.criteria.min_contribution = kResidualMinContribution;
+    const EmaOptions options;
     std::vector<EmaMode> candidates;
     try {
       candidates = EstimateModes(residual, options, pp.source).modes;

@@ -149,7 +149,8 @@ PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& m
 
 PostureDesign RankCandidates(const Problem& fitted, const ParameterMap& map,
                              std::span<const double> u,
-                             const std::vector<DesignCandidate>& candidates) {
+                             const std::vector<DesignCandidate>& candidates,
+                             const std::function<void(std::size_t, std::size_t)>& progress) {
   if (fitted.postures.empty()) throw Error("", "design", "the fit has no posture");
   const IdentifiabilityInputs current =
       EvaluateIdentifiabilityInputs(Pack(fitted), map, PostureCoordinates(fitted), u);
@@ -175,6 +176,7 @@ PostureDesign RankCandidates(const Problem& fitted, const ParameterMap& map,
     ranking.predicted = AssessIdentifiability(map, u, combined);
     ranking.log_det_gain = LogDet(ranking.predicted, floor) - log_det;
     design.candidates.push_back(std::move(ranking));
+    if (progress) progress(design.candidates.size(), candidates.size());
   }
   std::stable_sort(design.candidates.begin(), design.candidates.end(),
                    [](const CandidateRanking& a, const CandidateRanking& b) {

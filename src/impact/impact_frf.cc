@@ -142,7 +142,7 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
     std::vector<std::string> reasons;
     if (!h.problem.empty()) reasons.push_back(h.problem);
     TimeRecording& r = h.record;
-    HitTrace trace{h.file, {}, {}, {}};
+    HitTrace trace{h.file, {}, {}, {}, {}};
     if (reasons.empty()) {
       const int samples = static_cast<int>(r.channels.front().samples.size());
       if (samples != n || r.sample_rate_hz != fs)
@@ -165,6 +165,9 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
       if (std::string s = CheckForceDrop(power, options.checks); !s.empty()) reasons.push_back(s);
       trace.pulse = pulse;
       trace.force_power = std::move(power);
+      if (!reasons.empty() && options.keep_traces)
+        for (const auto& c : DftAtBins(Times(Force(r).samples, exponential), bins))
+          trace.force_power_unwindowed.push_back(std::norm(c));
 
       if (reasons.empty()) {
         AxisSums& axis = sums[v.hammer_axis];
@@ -197,6 +200,7 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
       trace.record = std::move(r);
       result.traces.push_back(std::move(trace));
     }
+    if (options.progress) options.progress(index + 1, hits.size());
   }
 
   // The set's format: the one asked for, else the responses' own (which must then agree).
@@ -285,7 +289,10 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
                     {"sample_rate_hz", FormatDouble(fs)},
                     {"record_samples", std::to_string(n)},
                     {"hits_used", std::to_string(kept)},
-                    {"hits_rejected", std::to_string(result.verdicts.size() - kept)}};
+                    {"hits_rejected", std::to_string(result.verdicts.size() - kept)},
+                    {"averages_per_axis", std::to_string(result.averages_per_axis[0]) + "," +
+                                              std::to_string(result.averages_per_axis[1]) + "," +
+                                              std::to_string(result.averages_per_axis[2])}};
   Validate(set, recordings.front().source);
   return result;
 }

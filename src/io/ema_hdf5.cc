@@ -40,6 +40,51 @@ std::vector<double> Complex3(const std::vector<std::complex<double>>& values) {
   return out;
 }
 
+// The columns that are not modes (EmaResult::dropped), one row each; the reason as its name.
+void WriteDropped(Hdf5File* f, const std::string& g, const EmaResult& r) {
+  const hsize_t n = r.dropped.size();
+  std::vector<double> freq, zeta, contribution;
+  std::vector<std::int64_t> stable;
+  std::vector<std::string> reason;
+  for (const EmaDropped& d : r.dropped) {
+    freq.push_back(d.frequency_hz);
+    zeta.push_back(d.damping_ratio);
+    contribution.push_back(d.contribution);
+    stable.push_back(d.stable_poles);
+    reason.push_back(ToString(d.reason));
+  }
+  f->CreateGroup(g + "/dropped");
+  f->WriteDoubles(g + "/dropped/frequency_hz", {n}, freq.data());
+  f->WriteDoubles(g + "/dropped/damping_ratio", {n}, zeta.data());
+  f->WriteDoubles(g + "/dropped/contribution", {n}, contribution.data());
+  f->WriteInts(g + "/dropped/stable_poles", {n}, stable.data());
+  f->WriteStrings(g + "/dropped/reason", reason);
+}
+
+// Written by frfit ema since 2026-11; none in older files and in a fit result's EMA.
+void ReadDropped(const Hdf5File& f, const std::string& g, EmaResult* r) {
+  if (!f.Exists(g + "/dropped")) return;
+  std::vector<hsize_t> dims;
+  const std::vector<double> freq = f.ReadDoubles(g + "/dropped/frequency_hz", 1, &dims);
+  const size_t n = freq.size();
+  const std::vector<double> zeta = Column(f, g + "/dropped/damping_ratio", n);
+  const std::vector<double> contribution = Column(f, g + "/dropped/contribution", n);
+  const std::vector<std::int64_t> stable = f.ReadInts(g + "/dropped/stable_poles", 1, &dims);
+  const std::vector<std::string> reason = f.ReadStrings(g + "/dropped/reason");
+  if (stable.size() != n || reason.size() != n)
+    throw Error(f.path(), g + "/dropped", "expected every dataset to hold " + std::to_string(n) + " rows");
+  for (size_t k = 0; k < n; ++k) {
+    EmaDropped d{freq[k], zeta[k], static_cast<int>(stable[k]), EmaDropReason::kContribution,
+                 contribution[k]};
+    if (reason[k] == ToString(EmaDropReason::kFewStablePoles))
+      d.reason = EmaDropReason::kFewStablePoles;
+    else if (reason[k] != ToString(EmaDropReason::kContribution))
+      throw Error(f.path(), g + "/dropped/reason",
+                  "expected few_stable_poles or contribution, got '" + reason[k] + "'");
+    r->dropped.push_back(d);
+  }
+}
+
 }  // namespace
 
 void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool with_frfs) {
@@ -118,7 +163,8 @@ void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool w
   f->WriteInts(g + "/modes/lowest_order", {nm}, lowest.data());
   f->WriteDoubles(g + "/modes/sensor_shape", {nm, 3, 2}, shapes.data());
   f->WriteDoubles(g + "/modes/residues", {nm, 3, 3, 2}, residues.data());
-  if (!with_frfs) return;
+  if (!with_frfs) return;  // a fit result's reference modes: as before, without the dropped
+  WriteDropped(f, g, r);
   const hsize_t lines = r.measured.frequency_hz.size();
   f->WriteDoubles(g + "/frequency_hz", {lines}, r.measured.frequency_hz.data());
   WriteFrfMatrix(f, g + "/measured_H", r.measured);
@@ -216,6 +262,7 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
     m.lowest_order = static_cast<int>(lowest[k]);
     r.modes.push_back(m);
   }
+  ReadDropped(f, g, &r);
   if (f.Exists(g + "/frequency_hz")) {
     r.measured.frequency_hz = f.ReadDoubles(g + "/frequency_hz", 1, &dims);
     const size_t lines = r.measured.frequency_hz.size();

@@ -97,6 +97,16 @@ void WritePostureMap(const std::string& path, const Model& model, const PostureM
   std::vector<std::string> swept;
   for (const GridAxis& a : map.axes) swept.push_back(a.coordinate);
   f.WriteStrings("/grid_coordinates", swept);
+  std::vector<std::string> units;
+  for (const GridAxis& a : map.axes)  // an angle's file unit is the degree: 1 rad ≠ 1 there
+    units.push_back(CoordinateToFileUnits(model, a.index, 1.0) != 1.0 ? "deg" : "m");
+  f.WriteStrings("/grid_units", units);
+  if (!map.measured_postures.empty()) {
+    f.WriteStrings("/measured_postures", map.measured_postures);
+    std::vector<double> measured;
+    for (const auto& row : map.measured_grid) measured.insert(measured.end(), row.begin(), row.end());
+    f.WriteDoubles("/measured_grid", {map.measured_postures.size(), map.axes.size()}, measured.data());
+  }
   const hsize_t np = map.points.size(), na = map.axes.size();
   std::vector<double> grid(np * na);
   for (size_t p = 0; p < np; ++p) {
@@ -155,6 +165,21 @@ PostureMapData ReadPostureMap(const std::string& path) {
   if (dims[1] != d.coordinates.size() || d.coordinates.empty())
     throw Error(path, "/grid", "expected one column per grid coordinate");
   for (size_t p = 0; p < np; ++p) d.grid.emplace_back(grid.begin() + p * dims[1], grid.begin() + (p + 1) * dims[1]);
+  // Units and the fitted postures: written since 2026-11.
+  d.units = f.Exists("/grid_units") ? f.ReadStrings("/grid_units")
+                                    : std::vector<std::string>(d.coordinates.size());
+  if (d.units.size() != d.coordinates.size())
+    throw Error(path, "/grid_units", "expected one unit per grid coordinate");
+  if (f.Exists("/measured_postures")) {
+    d.measured_postures = f.ReadStrings("/measured_postures");
+    const size_t na = d.coordinates.size();
+    std::vector<hsize_t> mdims;
+    const std::vector<double> measured = f.ReadDoubles("/measured_grid", 2, &mdims);
+    if (mdims[0] != d.measured_postures.size() || mdims[1] != na)
+      throw Error(path, "/measured_grid", "expected one row per measured posture, one column per grid coordinate");
+    for (size_t m = 0; m < mdims[0]; ++m)
+      d.measured_grid.emplace_back(measured.begin() + m * na, measured.begin() + (m + 1) * na);
+  }
   size_t width = 0, three = 0;
   const std::vector<double> f_hz = Rows(f, "/modes/frequency_hz", np, &width);
   const std::vector<double> z = Rows(f, "/modes/damping_ratio", np, &width);

@@ -26,6 +26,8 @@ std::string Short(double v) {
 
 std::string Percent(double fraction) { return Short(100.0 * fraction) + " %"; }
 
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 // 1σ of the mode's frequency and damping ratio from the pole fit's covariance of (Re λ, Im λ):
 // f = Im λ / 2π, ζ = −a/|λ| with λ = a + ib, dζ = (−b² da + a b db) / |λ|³. Left NaN when the
 // mode's pole is not the fit's (it left the band and kept the diagram's value).
@@ -137,11 +139,16 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
     std::sort(poles.begin(), poles.end(),
               [](const auto& a, const auto& b) { return a.frequency_hz < b.frequency_hz; });
     for (auto& p : poles) result.poles.push_back(std::move(p));
+    if (options.progress) options.progress(order, result.max_order);
   }
   MarkStability(criteria, &result.poles);
   result.min_stable_poles = criteria.MinStablePolesFor(result.max_order);
+  std::vector<PoleColumn> too_short;
   const std::vector<PoleColumn> columns =
-      SelectColumns(result.poles, criteria, result.min_stable_poles);
+      SelectColumns(result.poles, criteria, result.min_stable_poles, &too_short);
+  for (const PoleColumn& c : too_short)
+    result.dropped.push_back({c.frequency_hz, c.damping_ratio, c.stable_poles,
+                              EmaDropReason::kFewStablePoles, kNaN});
 
   // The pole fit weighs by the noise where the set has a noise model, else by an estimate of it
   // (docs/noise.md): the maximum-likelihood poles and their 1σ (pole_refinement.h).
@@ -157,7 +164,9 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
   // its place: without it the model's misfit must grow by min_contribution, else the least
   // needed one goes and the rest is refined again — a column of the diagram that only fits noise
   // at high orders explains almost nothing.
+  const size_t steps = result.max_order + columns.size();
   while (true) {
+    if (options.progress) options.progress(steps - kept.size(), steps);
     eigenvalues.clear();
     for (const PoleColumn& c : kept) eigenvalues.push_back(c.eigenvalue);
     refinement = RefinePoles(weighed, lines, eigenvalues);
@@ -182,8 +191,15 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
       if (contributions[p] < contributions[weakest]) weakest = p;
     }
     if (eigenvalues.empty() || contributions[weakest] >= criteria.min_contribution) break;
+    const std::complex<double> s = eigenvalues[weakest];
+    result.dropped.push_back({s.imag() / (2.0 * std::numbers::pi), -s.real() / std::abs(s),
+                              kept[weakest].stable_poles, EmaDropReason::kContribution,
+                              contributions[weakest]});
     kept.erase(kept.begin() + static_cast<long>(weakest));
   }
+  std::sort(result.dropped.begin(), result.dropped.end(),
+            [](const EmaDropped& a, const EmaDropped& b) { return a.frequency_hz < b.frequency_hz; });
+  if (options.progress) options.progress(steps, steps);
   const LsfdFit fit = FitResidues(set, lines, eigenvalues, RelativeWeights(set, lines));
   // A driving point's residue matrix is symmetric (reciprocity); a transfer set's is φ_a φ_bᵀ / a_r
   // and its shape is the response point's φ_a, what a modal comparison sees there. Frames named
@@ -222,6 +238,20 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
   return result;
 }
 
+std::string ToString(EmaDropReason reason) {
+  return reason == EmaDropReason::kFewStablePoles ? "few_stable_poles" : "contribution";
+}
+
+std::string DescribeDropped(const EmaDropped& d, const EmaResult& r) {
+  if (d.reason == EmaDropReason::kFewStablePoles)
+    return std::to_string(d.stable_poles) + " stable poles, a mode needs " +
+           std::to_string(r.min_stable_poles) + " (--min-stable)";
+  char growth[32];
+  std::snprintf(growth, sizeof growth, "%.3g %%", 100.0 * d.contribution);
+  return std::string("misfit growth without it ") + growth + " is below --min-contribution " +
+         Percent(r.options.criteria.min_contribution) + ": the modal model does not need it";
+}
+
 std::vector<Mode> ModesOf(const EmaResult& result) {
   std::vector<Mode> modes;
   for (const EmaMode& m : result.modes) modes.push_back(m.mode);
@@ -239,7 +269,7 @@ std::string DescribeMethod(const EmaResult& r) {
          ", dzeta <= " + Percent(c.damping_tolerance) + ", MAC >= " + Short(c.min_mac) +
          ", 0 < zeta < " + Percent(c.max_damping_ratio) + "; a mode needs " +
          std::to_string(r.min_stable_poles) +
-         " stable poles and a contribution >= " + Percent(c.min_contribution) +
+         " stable poles and a misfit growth without it >= " + Percent(c.min_contribution) +
          " (the misfit of the modal model without it, relative, minus 1); poles refined by an "
          "output-error fit, shapes by LSFD";
 }

@@ -117,7 +117,8 @@ void MarkStability(const StabilisationCriteria& criteria, std::vector<Stabilisat
 }
 
 std::vector<PoleColumn> SelectColumns(const std::vector<StabilisationPole>& poles,
-                                      const StabilisationCriteria& criteria, int min_stable_poles) {
+                                      const StabilisationCriteria& criteria, int min_stable_poles,
+                                      std::vector<PoleColumn>* too_short) {
   std::vector<const StabilisationPole*> stable;
   for (const StabilisationPole& p : poles)
     if (p.stability == PoleStability::kStable) stable.push_back(&p);
@@ -136,14 +137,15 @@ std::vector<PoleColumn> SelectColumns(const std::vector<StabilisationPole>& pole
       f.push_back(stable[i]->frequency_hz);
       zeta.push_back(stable[i]->damping_ratio);
     }
-    if (static_cast<int>(orders.size()) >= min_stable_poles) {
+    const int count = static_cast<int>(orders.size());
+    if (count >= min_stable_poles || (too_short && count >= 3)) {
       PoleColumn c;
       c.frequency_hz = Median(f);
       c.damping_ratio = Median(zeta);
       c.eigenvalue = PoleFrom(c.frequency_hz, c.damping_ratio);
-      c.stable_poles = static_cast<int>(orders.size());
+      c.stable_poles = count;
       c.lowest_order = *orders.begin();
-      columns.push_back(c);
+      (count >= min_stable_poles ? columns : *too_short).push_back(c);
     }
     begin = end;
   }

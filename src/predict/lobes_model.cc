@@ -78,7 +78,8 @@ double Quantile(std::vector<double> values, double p) {
 
 LobeBand SampleLobeBand(const Model& model, const Posture& posture,
                         const std::vector<double>& parameters, const Identifiability& id,
-                        const CutConfig& cut, int samples, std::uint64_t seed) {
+                        const CutConfig& cut, int samples, std::uint64_t seed,
+                        const std::function<void(std::size_t, std::size_t)>& progress) {
   const int p = static_cast<int>(id.per_parameter.size());
   if (p == 0 || id.correlation.size() != static_cast<size_t>(p) * p)
     throw Error(cut.source, "", "the parameters carry no covariance to sample the lobes' band from");
@@ -137,6 +138,7 @@ LobeBand SampleLobeBand(const Model& model, const Posture& posture,
         ComputeStabilityLobes(ToolTipFrf(posture, coefficients, cut), options);
     band.critical_depth_m.push_back(lobes.critical_depth_m);
     envelopes.push_back(lobes.depth_limit_m);
+    if (progress) progress(s + 1, samples);
   }
   const size_t points = static_cast<size_t>(options.speed_points);
   band.depth_limit_m_p05.resize(points);

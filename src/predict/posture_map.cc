@@ -147,12 +147,13 @@ std::vector<MapPoint> ComputePostureMap(const Model& model, const std::vector<do
                                         const std::vector<std::vector<double>>& postures,
                                         const MapOptions& options) {
   std::vector<MapPoint> points(postures.size());
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{0}, done{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
   // Each posture is independent: threads take the next one until none is left; the first error
-  // (a posture-dependent stiffness law giving k <= 0 there, say) stops the map.
-  auto work = [&] {
+  // (a posture-dependent stiffness law giving k <= 0 there, say) stops the map. Only the calling
+  // thread reports progress, so the callback need not be thread-safe.
+  auto work = [&](bool reports) {
     for (size_t i; (i = next++) < postures.size();) {
       try {
         points[i] = ComputePoint(model, parameters, id, postures[i], options);
@@ -161,13 +162,16 @@ std::vector<MapPoint> ComputePostureMap(const Model& model, const std::vector<do
         if (!failure) failure = std::current_exception();
         next = postures.size();
       }
+      const size_t finished = ++done;
+      if (reports && options.progress) options.progress(finished, postures.size());
     }
   };
   std::vector<std::thread> threads;
-  for (int t = 1; t < std::max(1, options.threads); ++t) threads.emplace_back(work);
-  work();
+  for (int t = 1; t < std::max(1, options.threads); ++t) threads.emplace_back(work, false);
+  work(true);
   for (std::thread& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
+  if (options.progress) options.progress(postures.size(), postures.size());
   return points;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -49,6 +50,26 @@ void AddPerEntry(CsvTable* table, const std::array<bool, 9>& present,
     for (size_t k = e; k < values.size(); k += 9) column.push_back(transform(values[k]));
     table->AddNumberColumn(prefix + EntryName(e) + suffix, column);
   }
+}
+
+// The averages behind the coherence: per hammer direction (column j of H_ij) where frfit frf
+// recorded them and they differ, else the file's one number.
+std::string AveragesOf(const FrfSet& set) {
+  std::string per_axis;
+  for (const auto& [key, value] : set.provenance)
+    if (key == "averages_per_axis") per_axis = value;
+  int counts[3] = {0, 0, 0};
+  if (std::sscanf(per_axis.c_str(), "%d,%d,%d", &counts[0], &counts[1], &counts[2]) == 3) {
+    std::string text;
+    bool differ = false;
+    for (int j = 0; j < 3; ++j) {
+      if (counts[j] == 0) continue;
+      differ |= counts[j] != set.averages;
+      text += (text.empty() ? "" : ", ") + std::to_string(counts[j]) + " (hammer " + "xyz"[j] + ")";
+    }
+    if (differ) return "averages per hammer direction: " + text;
+  }
+  return std::to_string(set.averages) + " averages";
 }
 
 double Same(double v) { return v; }
@@ -111,7 +132,7 @@ std::vector<CsvTable> FrfSetTables(const FrfSet& set) {
   if (!set.coherence.empty()) {
     CsvTable coherence("frf_coherence.csv",
                        "one row per frequency line; coherence γ² (0 to 1) from " +
-                           std::to_string(set.averages) + " averages");
+                           AveragesOf(set));
     coherence.AddNumberColumn("frequency_hz", set.frequency_hz);
     AddPerEntry(&coherence, set.present, set.coherence, "coherence_", "", Same);
     tables.push_back(std::move(coherence));

@@ -153,7 +153,8 @@ std::string EmaModesTableHtml(const EmaResult& r) {
     << Fmt("%g", 100 * c.max_damping_ratio) << "&#160;%.</p>";
   s << "<table class=\"ema-modes\"><thead><tr><th>mode</th><th>f &#177; 1&#963; [Hz]</th>"
        "<th>&#950; &#177; 1&#963; [%]</th><th>stable poles</th><th>from order</th>"
-       "<th title=\"share of the measured response the mode accounts for\">explains [%]</th>"
+       "<th title=\"share of the measured response only this mode accounts for; not the "
+       "selection test, which is the misfit growth without it\">response share [%]</th>"
        "<th title=\"modal phase collinearity: 1 for a real mode\">MPC</th>"
        "<th title=\"mean phase deviation: 0 for a real mode\">MPD [&#176;]</th>"
        "<th>|&#966;<sub>x</sub>|</th><th>|&#966;<sub>y</sub>|</th>"
@@ -177,6 +178,15 @@ std::string EmaModesTableHtml(const EmaResult& r) {
   }
   if (r.modes.empty()) s << "<tr><td colspan=\"11\">no stable modes in the band</td></tr>";
   s << "</tbody></table>";
+  if (!r.dropped.empty()) {
+    s << "<p class=\"note\">Columns of the diagram that are not modes:</p><ul class=\"ema-dropped\">";
+    for (const EmaDropped& d : r.dropped)
+      s << "<li data-frequency-hz=\"" << Exact(d.frequency_hz) << "\" data-reason=\""
+        << ToString(d.reason) << "\">" << Fmt("%.4f", d.frequency_hz) << " Hz (&#950; "
+        << Fmt("%.3f", 100.0 * d.damping_ratio) << "&#160;%, " << d.stable_poles
+        << " stable poles): " << HtmlEscape(DescribeDropped(d, r)) << "</li>";
+    s << "</ul>";
+  }
   return s.str();
 }
 

@@ -201,14 +201,23 @@ std::string SigmaBasisText(const Identifiability& id) {
          "residual's scatter (no noise model)";
 }
 
+// How large the residual is: against the noise model, its rms in units of the noise's σ
+// (√ reduced χ²; 1 when the residual is the noise), since σ² there is the constant 1/2 of a
+// noise-weighted residual; without one, the rms of a residual as weighted.
+std::string ResidualSize(const Identifiability& id) {
+  if (id.sigma_basis == SigmaBasis::kResidualScatter)
+    return "residual rms " + Sci(std::sqrt(id.sigma2));
+  return "residual rms in units of the noise &#963; " + Num(std::sqrt(id.reduced_chi2), 3);
+}
+
 // The free parameters' 1σ and bound flags, the weak directions and the correlation matrix.
 std::string IdentifiabilityHtml(const Identifiability& id) {
   std::ostringstream s;
   s << "<table class=\"summary\">"
     << "<tr><th>condition number</th><td id=\"condition-number\" data-value=\""
     << Exact(id.condition_number) << "\">" << Sci(id.condition_number)
-    << "</td></tr><tr><th>residuals</th><td>" << id.residuals << " (residual rms "
-    << Sci(std::sqrt(id.sigma2)) << ")</td></tr><tr><th>singular values</th><td>";
+    << "</td></tr><tr><th>residuals</th><td>" << id.residuals << " (" << ResidualSize(id)
+    << ")</td></tr><tr><th>singular values</th><td>";
   for (size_t k = 0; k < id.singular_values.size(); ++k)
     s << (k ? ", " : "") << Num(id.singular_values[k], 3);
   s << "</td></tr></table>";
@@ -240,6 +249,30 @@ std::string Row(const std::string& key, const std::string& value_html) {
 }
 
 std::string Seconds(double s) { return std::isfinite(s) ? Fixed(s, 2) + " s" : "&#8212;"; }
+
+// Three significant digits: a stage's evaluations of a small model take milliseconds.
+std::string StageSeconds(double s) { return Num(s, 3) + " s"; }
+
+// The stages that ran (evaluations > 0) with their evaluation time, and the rest of the wall
+// time (reading, linearising, the model check, the reference modes) that no stage counts.
+std::string WallTimeStages(const ReportData& d) {
+  const std::pair<const char*, std::pair<double, double>> stages[] = {
+      {"genetic algorithm", {d.ga_evaluations, d.ga_seconds}},
+      {"Nelder-Mead", {d.nm_evaluations, d.nm_seconds}},
+      {"Levenberg-Marquardt", {d.lm_evaluations, d.lm_seconds}}};
+  std::string text;
+  double staged = 0.0;
+  for (const auto& [name, stage] : stages) {
+    const auto [evaluations, seconds] = stage;
+    if (!(evaluations > 0.0) || !std::isfinite(seconds)) continue;
+    text += (text.empty() ? "" : ", ") + std::string(name) + " " + StageSeconds(seconds);
+    staged += seconds;
+  }
+  if (text.empty() || !std::isfinite(d.wall_seconds)) return "";
+  return " <span class=\"note\">(evaluations: " + text + "; reading, linearising, the model check "
+         "and the reference modes: " + StageSeconds(std::max(0.0, d.wall_seconds - staged)) +
+         ")</span>";
+}
 
 constexpr const char* kStyle = R"CSS(
 :root{--fg:#1d232b;--muted:#5b6470;--line:#d8dde3;--measured:#1f5fa8;--fitted:#d7301f}
@@ -346,9 +379,7 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
                               Num(d.nm_evaluations, 12) + ", Levenberg-Marquardt " +
                               Num(d.lm_evaluations, 12) + ")</span>")
     << Row("cycles", Num(d.cycles, 6))
-    << Row("wall time", Seconds(d.wall_seconds) + " <span class=\"note\">(genetic algorithm " +
-                            Seconds(d.ga_seconds) + ", Nelder-Mead " + Seconds(d.nm_seconds) +
-                            ", Levenberg-Marquardt " + Seconds(d.lm_seconds) + ")</span>")
+    << Row("wall time", Seconds(d.wall_seconds) + WallTimeStages(d))
     << "</table>\n";
   s << "<nav>";
   for (const ReportPosture& p : d.postures)
@@ -371,19 +402,23 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
     s << " &#183; " << p.dropped_hz.size() << " dropped &#183; posture cost <span class=\"posture-cost\" data-value=\""
       << Exact(p.cost) << "\">" << Sci(p.cost) << "</span></p>\n";
     s << FrfLegend(p) << "\n" << RenderFrfGrid(p);
-    s << "\n<h3>Residual</h3>\n<p class=\"note\">Magnitude error "
-         "20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / |H<sub>measured</sub>|) and phase error "
-         "arg(H<sub>fit</sub> / H<sub>measured</sub>) of every measured entry at every fitted line: "
-         "the two parts of the log-FRF cost. A good fit stays near zero everywhere; a band where it "
-         "does not is where the model and the measurement disagree."
-      << (p.noise_variance.empty()
-              ? std::string()
-              : " The ranges and each entry's max are those of the lines 10&#160;dB above the "
-                "noise (noise model: " + HtmlEscape(p.noise_source) +
-                    "); lines under the floor, whose error is the noise's, sit clipped at the "
-                    "edges.")
-      << "</p>\n"
-      << ResidualPlot(p) << "\n";
+    // A noise model the file gave (measured data: coherence or variance) draws the residual in its
+    // units; one estimated from the FRFs (synthetic sets, imports without one) keeps dB / degrees.
+    if (p.noise_variance.empty() || p.noise_source == "estimated")
+      s << "\n<h3>Residual</h3>\n<p class=\"note\">Magnitude error "
+           "20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / |H<sub>measured</sub>|) and phase error "
+           "arg(H<sub>fit</sub> / H<sub>measured</sub>) of every measured entry at every fitted line: "
+           "the two parts of the log-FRF cost. A good fit stays near zero everywhere; a band where it "
+           "does not is where the model and the measurement disagree.</p>\n"
+        << ResidualPlot(p) << "\n";
+    else  // measured data: in units of the noise, per entry, the model check's bands shaded
+      s << "\n<h3>Residual</h3>\n<p class=\"note\">|H<sub>fit</sub> &#8722; H<sub>measured</sub>| "
+           "of every measured entry at every fitted line in units of that line's noise &#963; (noise "
+           "model: " << HtmlEscape(p.noise_source) << "): where the model explains the data it "
+           "scatters around 1 (dashed), the noise's rms, on every entry alike. Shaded: the bands the "
+           "model check names as structured residual"
+        << (d.has_model_check ? "" : " (this result has no model check)") << ".</p>\n"
+        << StandardizedResidualPlot(p, d.model_check.bands) << "\n";
     s << "<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
       << ". The reference modes are paired one to one with the fitted modes (least total frequency "
          "difference and 1 &#8722; MAC); a mode no partner is left for says <i>unpaired</i>. Errors are "

@@ -221,7 +221,7 @@ std::string HitsTable(const ImpactResult& r) {
     const bool has_samples = !t.record.channels.empty();
     const double peak = has_samples ? std::abs(t.pulse.peak_value) : NAN;
     s << "<tr class=\"" << (v.kept ? "kept" : "rejected") << "\" data-hit=\"" << v.hit
-      << "\"><td class=\"num\">" << v.hit << "</td><td>" << HtmlEscape(t.file)
+      << "\"><td class=\"num\">" << v.hit + 1 << "</td><td>" << HtmlEscape(t.file)
       << "</td><td class=\"num\">" << t.record.hit << "</td><td>" << AxisName(v.hammer_axis)
       << "</td><td class=\"num\" data-value=\"" << Exact(peak) << "\">" << Num(peak, 4)
       << "</td><td class=\"verdict-"
@@ -287,7 +287,10 @@ std::string SpectrumPlot(const ImpactResult& r, const ImpactOptions& o, int axis
   double lowest = -limit;
   int kept = 0;
   for (size_t k : hits) {
-    const std::vector<double>& p = r.traces[k].force_power;
+    // A rejected hit as recorded (before the force window): a double hit then shows its ripple.
+    const HitTrace& trace = r.traces[k];
+    const std::vector<double>& p =
+        trace.force_power_unwindowed.empty() ? trace.force_power : trace.force_power_unwindowed;
     const double peak = p.empty() ? 1.0 : *std::max_element(p.begin(), p.end());
     db.emplace_back(f.size(), NAN);
     for (size_t l = 0; l < p.size() && l < f.size(); ++l) {
@@ -465,11 +468,11 @@ std::string PerAxisSections(const ImpactResult& r, const ImpactOptions& o) {
        "reason).</p>\n"
     << pulses.str()
     << "</section>\n<section id=\"spectra\">\n<h2>Force spectra</h2>\n<p class=\"note\">|F|&#178; "
-    << "of every hit on the band's lines after the force and exponential windows, in dB re its own "
-       "largest "
-       "line: a hit whose spectrum falls below the limit line (--max-force-drop-db) is rejected, "
-       "the tip too "
-       "soft for the band or the hit too slow.</p>\n"
+    << "of every kept hit on the band's lines after the force and exponential windows, in dB re "
+       "its own largest line: a hit whose spectrum falls below the limit line (--max-force-drop-db) "
+       "is rejected, the tip too soft for the band or the hit too slow. A rejected hit (dashed "
+       "red) is drawn before the force window, as recorded: a double hit's second pulse shows as "
+       "ripple there, which the window would have cut.</p>\n"
     << spectra.str()
     << "</section>\n<section id=\"responses\">\n<h2>Responses</h2>\n<p class=\"note\">The "
        "responses of each hammer axis's first kept hit after DC removal, before the windows"

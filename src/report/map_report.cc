@@ -19,6 +19,7 @@ using namespace html;
 struct Quantity {
   std::string id, title, unit;
   std::function<double(const MapPoint&)> value, sigma;
+  bool log = false;  // coloured on a log scale (a quantity that spans decades)
 };
 
 std::vector<Quantity> Quantities(bool with_cut) {
@@ -43,7 +44,7 @@ std::vector<Quantity> Quantities(bool with_cut) {
   if (with_cut)
     out.push_back({"critical-depth", "critical depth of cut over the speed range", "mm",
                    [](const MapPoint& p) { return 1e3 * p.stability.critical_depth_m; },
-                   [](const MapPoint&) { return std::nan(""); }});
+                   [](const MapPoint&) { return std::nan(""); }, true});
   return out;
 }
 
@@ -84,53 +85,121 @@ std::vector<size_t> Slice(const PostureMapData& d, size_t shown) {
   return out;
 }
 
+// "z2 [°]": a swept coordinate with its file unit, as --grid gave its values.
+std::string AxisLabel(const PostureMapData& d, size_t c) {
+  const std::string unit = c < d.units.size() ? d.units[c] : "";
+  return HtmlEscape(d.coordinates[c]) +
+         (unit == "deg" ? " [&#176;]" : unit.empty() ? "" : " [" + HtmlEscape(unit) + "]");
+}
+
+// Colour-bar ticks: round values inside [lo, hi] — 1, 2, 5 per decade on a log scale (when that
+// gives at least three), else NiceTicks (placed on the log scale where the colours are).
+std::vector<double> BarTicks(double lo, double hi, bool log) {
+  std::vector<double> ticks;
+  if (log && lo > 0.0 && hi / lo > 3.0) {
+    for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= std::ceil(std::log10(hi)); ++k)
+      for (double m : {1.0, 2.0, 5.0}) {
+        const double t = m * std::pow(10.0, k);
+        if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9)) ticks.push_back(t);
+      }
+    if (ticks.size() > 7) std::erase_if(ticks, [](double t) {
+      const double m = t / std::pow(10.0, std::floor(std::log10(t) + 1e-9));
+      return std::abs(m - 1.0) > 1e-6;
+    });
+    if (ticks.size() >= 3) return ticks;
+    ticks.clear();
+  }
+  for (double t : NiceTicks(lo, hi, 5))
+    if (t >= lo - 1e-9 * (hi - lo) && t <= hi + 1e-9 * (hi - lo)) ticks.push_back(t);
+  return ticks;
+}
+
+// The fitted postures inside the plotted range of coordinates 0 (and 1): their points.
+std::vector<std::pair<std::string, std::vector<double>>> MeasuredInRange(
+    const PostureMapData& d, const std::vector<double>& xs, const std::vector<double>& ys) {
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  for (size_t m = 0; m < d.measured_postures.size(); ++m) {
+    const std::vector<double>& v = d.measured_grid[m];
+    const bool in_x = v[0] >= xs.front() && v[0] <= xs.back();
+    const bool in_y = ys.empty() || (v[1] >= ys.front() && v[1] <= ys.back());
+    if (in_x && in_y) out.push_back({d.measured_postures[m], v});
+  }
+  return out;
+}
+
+// A heat map of one quantity over the first two coordinates. The panel has one size whatever the
+// grid (a fine grid's cells are thinner, not the picture smaller), axes name their units, the
+// colour bar has round ticks, a quantity spanning decades (the critical depth) is coloured on a
+// log scale, and the postures the fit measured are marked.
 std::string HeatMap(const PostureMapData& d, const std::vector<size_t>& slice, const Quantity& q) {
   const std::vector<double> xs = Levels(d, 0), ys = Levels(d, 1);
   double lo = INFINITY, hi = -INFINITY;
   for (size_t p : slice) {
     const double v = q.value(d.points[p]);
-    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    if (std::isfinite(v) && (!q.log || v > 0)) lo = std::min(lo, v), hi = std::max(hi, v);
   }
-  if (!(hi > lo)) hi = lo + 1.0;
-  // Whole pixels per cell: with crisp edges, fractional cells leave a pixel column unpainted now
-  // and then.
-  const double left = 60, top = 28, cw = std::max(2.0, std::min(12.0, std::floor(480.0 / xs.size())));
-  const double ch = std::max(2.0, std::min(12.0, std::floor(320.0 / ys.size())));
-  const double w = cw * xs.size(), h = ch * ys.size(), W = left + w + 110, H = top + h + 48;
+  if (!(hi > lo)) hi = q.log && lo > 0 ? lo * 10.0 : lo + 1.0;
+  const bool log = q.log && lo > 0.0;
+  auto fraction = [&](double v) {
+    return log ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
+  };
+  const double left = 70, top = 28, w = 480, h = 320;
+  const double cw = w / xs.size(), ch = h / ys.size(), W = left + w + 120, H = top + h + 52;
   std::ostringstream s;
-  // crispEdges: anti-aliased cell edges would show the page through as a grid of thin lines.
+  // crispEdges: anti-aliased cell edges would show the page through as a grid of thin lines; each
+  // cell overlaps its neighbour by half a pixel so that fractional cells leave no gap either.
   s << "<figure><svg class=\"map-heat\" id=\"heat-" << q.id
     << "\" shape-rendering=\"crispEdges\" xmlns=\"http://www.w3.org/2000/svg\" width=\""
-    << W << "\" height=\"" << H << "\" data-min=\"" << Exact(lo) << "\" data-max=\"" << Exact(hi) << "\">";
+    << W << "\" height=\"" << H << "\" data-min=\"" << Exact(lo) << "\" data-max=\"" << Exact(hi)
+    << "\" data-scale=\"" << (log ? "log" : "linear") << "\">";
   for (size_t p : slice) {
     const double v = q.value(d.points[p]);
     const size_t i = LevelOf(xs, d.grid[p][0]), j = LevelOf(ys, d.grid[p][1]);
     s << "<rect x=\"" << Coord(left + i * cw) << "\" y=\"" << Coord(top + h - (j + 1) * ch) << "\" width=\""
-      << Coord(cw) << "\" height=\"" << Coord(ch) << "\" fill=\"" << SequentialColour((v - lo) / (hi - lo))
-      << "\" data-value=\"" << Exact(v) << "\"><title>" << HtmlEscape(d.coordinates[0]) << " " << Num(d.grid[p][0])
-      << ", " << HtmlEscape(d.coordinates[1]) << " " << Num(d.grid[p][1]) << ": " << Num(v, 4) << " "
-      << q.unit << "</title></rect>";
+      << Coord(cw + 0.5) << "\" height=\"" << Coord(ch + 0.5) << "\" fill=\""
+      << SequentialColour(log && !(v > 0) ? NAN : fraction(v)) << "\" data-value=\"" << Exact(v)
+      << "\"><title>" << HtmlEscape(d.coordinates[0]) << " " << Num(d.grid[p][0]) << ", "
+      << HtmlEscape(d.coordinates[1]) << " " << Num(d.grid[p][1]) << ": " << Num(v, 4) << " " << q.unit
+      << "</title></rect>";
   }
   const Scale sx{xs.front(), xs.back(), left + cw / 2, left + w - cw / 2};
   const Scale sy{ys.front(), ys.back(), top + h - ch / 2, top + ch / 2};
+  s << "<rect class=\"frame\" x=\"" << left << "\" y=\"" << top << "\" width=\"" << w << "\" height=\""
+    << h << "\" style=\"fill:none;stroke:#888\"/>";
   for (double t : NiceTicks(xs.front(), xs.back(), 6))
-    s << "<text class=\"" << kAxes << "\" x=\"" << Coord(sx(t)) << "\" y=\"" << Coord(top + h + 14)
-      << "\" text-anchor=\"middle\">" << Num(t) << "</text>";
+    s << "<line x1=\"" << Coord(sx(t)) << "\" x2=\"" << Coord(sx(t)) << "\" y1=\"" << top + h << "\" y2=\""
+      << top + h + 4 << "\" stroke=\"#888\"/><text class=\"" << kAxes << " x-tick\" x=\"" << Coord(sx(t))
+      << "\" y=\"" << Coord(top + h + 16) << "\" text-anchor=\"middle\">" << Num(t) << "</text>";
   for (double t : NiceTicks(ys.front(), ys.back(), 6))
-    s << "<text class=\"" << kAxes << "\" x=\"" << Coord(left - 4) << "\" y=\"" << Coord(sy(t) + 4)
-      << "\" text-anchor=\"end\">" << Num(t) << "</text>";
-  s << "<text class=\"" << kAxes << "\" x=\"" << Coord(left + w / 2) << "\" y=\"" << Coord(top + h + 32)
-    << "\" text-anchor=\"middle\">" << HtmlEscape(d.coordinates[0]) << "</text><text class=\"" << kAxes
-    << "\" x=\"12\" y=\"" << Coord(top - 10) << "\">" << HtmlEscape(d.coordinates[1]) << "</text>";
-  // Colour bar: the low end at the bottom, five labels.
+    s << "<line x1=\"" << left - 4 << "\" x2=\"" << left << "\" y1=\"" << Coord(sy(t)) << "\" y2=\""
+      << Coord(sy(t)) << "\" stroke=\"#888\"/><text class=\"" << kAxes << " y-tick\" x=\""
+      << Coord(left - 6) << "\" y=\"" << Coord(sy(t) + 4) << "\" text-anchor=\"end\">" << Num(t) << "</text>";
+  s << "<text class=\"" << kAxes << " x-label\" x=\"" << Coord(left + w / 2) << "\" y=\"" << Coord(top + h + 36)
+    << "\" text-anchor=\"middle\">" << AxisLabel(d, 0) << "</text><text class=\"" << kAxes
+    << " y-label\" x=\"" << Coord(left - 6) << "\" y=\"" << Coord(top - 10) << "\" text-anchor=\"end\">"
+    << AxisLabel(d, 1) << "</text>";
+  for (const auto& [name, v] : MeasuredInRange(d, xs, ys))
+    s << "<g class=\"measured-posture\" data-posture=\"" << HtmlEscape(name) << "\"><circle cx=\""
+      << Coord(sx(v[0])) << "\" cy=\"" << Coord(sy(v[1])) << "\" r=\"6\" fill=\"none\" stroke=\"#fff\" "
+      << "stroke-width=\"2.5\"/><circle cx=\"" << Coord(sx(v[0])) << "\" cy=\"" << Coord(sy(v[1]))
+      << "\" r=\"6\" fill=\"none\" stroke=\"#d7301f\" stroke-width=\"1.5\"/><text x=\"" << Coord(sx(v[0]) + 9)
+      << "\" y=\"" << Coord(sy(v[1]) + 4) << "\" font-size=\"11\" fill=\"#fff\" stroke=\"#000\" "
+      << "stroke-width=\"0.4\">" << HtmlEscape(name) << "</text><title>fitted posture " << HtmlEscape(name)
+      << "</title></g>";
+  // Colour bar: the low end at the bottom, ticks at round values where they fall.
   const double bx = left + w + 16;
-  for (int k = 0; k < 32; ++k)
-    s << "<rect x=\"" << Coord(bx) << "\" y=\"" << Coord(top + h - (k + 1) * h / 32) << "\" width=\"12\" height=\""
-      << Coord(h / 32 + 0.5) << "\" fill=\"" << SequentialColour((k + 0.5) / 32) << "\"/>";
-  for (int k = 0; k <= 4; ++k)
-    s << "<text class=\"" << kAxes << "\" x=\"" << Coord(bx + 16) << "\" y=\"" << Coord(top + h - k * h / 4 + 4)
-      << "\">" << Num(lo + k * (hi - lo) / 4, 4) << "</text>";
-  s << "</svg><figcaption>" << HtmlEscape(q.title) << " [" << q.unit << "]</figcaption></figure>\n";
+  for (int k = 0; k < 64; ++k)
+    s << "<rect x=\"" << Coord(bx) << "\" y=\"" << Coord(top + h - (k + 1) * h / 64) << "\" width=\"12\" height=\""
+      << Coord(h / 64 + 0.5) << "\" fill=\"" << SequentialColour((k + 0.5) / 64) << "\"/>";
+  for (double t : BarTicks(lo, hi, log)) {
+    const double y = top + h - std::clamp(fraction(t), 0.0, 1.0) * h;
+    s << "<line x1=\"" << Coord(bx + 12) << "\" x2=\"" << Coord(bx + 16) << "\" y1=\"" << Coord(y) << "\" y2=\""
+      << Coord(y) << "\" stroke=\"#888\"/><text class=\"" << kAxes << " bar-tick\" x=\"" << Coord(bx + 18)
+      << "\" y=\"" << Coord(y + 4) << "\" data-value=\"" << Exact(t) << "\">" << Num(t) << "</text>";
+  }
+  s << "</svg><figcaption>" << HtmlEscape(q.title) << " [" << q.unit << "]" << (log ? ", log scale" : "")
+    << (d.measured_postures.empty() ? "" : "; circles: the postures the fit measured")
+    << "</figcaption></figure>\n";
   return s.str();
 }
 
@@ -158,14 +227,21 @@ std::string Curve(const PostureMapData& d, const std::vector<size_t>& slice, con
     << kFittedColour << "\" stroke-dasharray=\"3 3\" fill=\"none\"/><path class=\"value\" d=\"" << Path(x, y, sx, sy)
     << "\" stroke=\"" << kMeasuredColour << "\" stroke-width=\"1.6\" fill=\"none\"/>";
   for (double t : NiceTicks(x.front(), x.back(), 6))
-    s << "<text class=\"" << kAxes << "\" x=\"" << Coord(sx(t)) << "\" y=\"" << Coord(top + h + 14)
+    s << "<text class=\"" << kAxes << " x-tick\" x=\"" << Coord(sx(t)) << "\" y=\"" << Coord(top + h + 14)
       << "\" text-anchor=\"middle\">" << Num(t) << "</text>";
   for (double t : NiceTicks(lo, hi, 5))
-    s << "<text class=\"" << kAxes << "\" x=\"" << Coord(left - 4) << "\" y=\"" << Coord(sy(t) + 4)
+    s << "<text class=\"" << kAxes << " y-tick\" x=\"" << Coord(left - 4) << "\" y=\"" << Coord(sy(t) + 4)
       << "\" text-anchor=\"end\">" << Num(t, 4) << "</text>";
-  s << "<text class=\"" << kAxes << "\" x=\"" << Coord(left + w / 2) << "\" y=\"" << Coord(top + h + 32)
-    << "\" text-anchor=\"middle\">" << HtmlEscape(d.coordinates[0]) << "</text></svg><figcaption>"
-    << HtmlEscape(q.title) << " [" << q.unit << "]; dashed: ±1σ</figcaption></figure>\n";
+  for (const auto& [name, v] : MeasuredInRange(d, x, {}))
+    s << "<g class=\"measured-posture\" data-posture=\"" << HtmlEscape(name) << "\"><line x1=\""
+      << Coord(sx(v[0])) << "\" x2=\"" << Coord(sx(v[0])) << "\" y1=\"" << top << "\" y2=\"" << top + h
+      << "\" stroke=\"#d7301f\" stroke-dasharray=\"2 3\"/><text x=\"" << Coord(sx(v[0]) + 4) << "\" y=\""
+      << top + 12 << "\" font-size=\"11\">" << HtmlEscape(name) << "</text></g>";
+  s << "<text class=\"" << kAxes << " x-label\" x=\"" << Coord(left + w / 2) << "\" y=\"" << Coord(top + h + 32)
+    << "\" text-anchor=\"middle\">" << AxisLabel(d, 0) << "</text></svg><figcaption>"
+    << HtmlEscape(q.title) << " [" << q.unit << "]; dashed: ±1σ"
+    << (d.measured_postures.empty() ? "" : "; dotted red: the postures the fit measured")
+    << "</figcaption></figure>\n";
   return s.str();
 }
 

@@ -536,10 +536,13 @@ std::string CorrelationColour(double rho) {
   return buffer;
 }
 
-// The correlation matrix of the free parameters, a cell per pair, with its colour bar.
+// The correlation matrix of the free parameters, a cell per pair, with its colour bar. The matrix
+// is about 320 px square whatever the count (cells of 24 to 56 px): three to six parameters in
+// 22 px cells made a stamp of 66-132 px. Cells wide enough carry their value.
 std::string CorrelationMap(const Identifiability& id) {
   const size_t p = id.per_parameter.size();
-  const double cell = 22, left = 70, top = 70, bar_gap = 24, bar_w = 14;
+  const double cell = std::clamp(320.0 / std::max<size_t>(p, 1), 24.0, 56.0);
+  const double left = 70, top = 70, bar_gap = 24, bar_w = 14;
   const double side = std::max(p * cell, 120.0);
   const double W = left + p * cell + bar_gap + bar_w + 40, H = top + side + 10;
   std::ostringstream s;
@@ -559,6 +562,10 @@ std::string CorrelationMap(const Identifiability& id) {
         << "\" width=\"" << cell << "\" height=\"" << cell << "\" fill=\"" << CorrelationColour(rho)
         << "\" data-value=\"" << Exact(rho) << "\"><title>" << name << " / "
         << HtmlEscape(id.per_parameter[k].name) << ": " << Num(rho, 3) << "</title></rect>";
+      if (cell >= 36 && std::isfinite(rho))
+        s << "<text class=\"correlation-value\" x=\"" << Coord(left + (k + 0.5) * cell) << "\" y=\""
+          << Coord(top + (j + 0.5) * cell + 4) << "\" text-anchor=\"middle\" fill=\""
+          << (std::abs(rho) > 0.6 ? "#fff" : "#1d232b") << "\">" << Fixed(rho, 2) << "</text>";
     }
   }
   // Colour bar: +1 at the top, −1 at the bottom, five stops so that the gradient is the map's.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "frfit/fit/identifiability.h"
 #include "frfit/report/report_data.h"
@@ -19,6 +20,10 @@ bool ShadesWeights(const ReportPosture& posture);
 // Magnitude (dB) and phase (°) error of every entry against frequency, a legend of each entry's
 // worst error beside it (the plot as wide as its longest label).
 std::string ResidualPlot(const ReportPosture& posture);
+// With a noise model: |H_fit − H_measured| / σ of each entry in its own small panel, the noise's
+// rms (1) dashed, the model check's bands of that posture and entry shaded (residual_panels.cc).
+std::string StandardizedResidualPlot(const ReportPosture& posture,
+                                     const std::vector<ResidualBand>& bands);
 // Best cost against evaluations, log y, phases shaded, cycle boundaries dashed.
 std::string HistoryPlot(const ReportData& data);
 // Reference modes against fitted modes, the MAC of each pair, the modal table's pairs outlined;

@@ -8,6 +8,8 @@
 // shrinks. The predicted 1σ assumes the fit's residual level at the new posture.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -57,9 +59,11 @@ PostureDesign RankCandidatePostures(const Problem& fitted, const ParameterMap& m
                                     const std::vector<PostureSpec>& candidates);
 
 // The same for candidates that may name measurement points; a candidate may sit at a fitted
-// posture when its points differ from the fitted sets' there.
+// posture when its points differ from the fitted sets' there. `progress`, when set, is called with
+// (candidates done, candidates) after each.
 PostureDesign RankCandidates(const Problem& fitted, const ParameterMap& map,
                              std::span<const double> u,
-                             const std::vector<DesignCandidate>& candidates);
+                             const std::vector<DesignCandidate>& candidates,
+                             const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 }  // namespace frfit

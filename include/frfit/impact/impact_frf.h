@@ -3,6 +3,7 @@
 // Options are plain values with defaults for an impact test; every hit ends with a verdict.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ struct ImpactOptions {
   // Keep what the estimation saw of every hit in ImpactResult::traces (the impact-test page,
   // report/impact_report.h); off by default: it holds every record until the result goes.
   bool keep_traces = false;
+  // Called with (hits done, hits) after each hit when set: the progress of a long recording.
+  std::function<void(std::size_t, std::size_t)> progress;
   std::string Check() const;  // empty when valid, else "field: expected …"
 };
 
@@ -53,6 +56,10 @@ struct HitTrace {
   // |F|² on the set's lines after the force and exponential windows, what the force-drop check
   // looks at; empty when the hit was not processed.
   std::vector<double> force_power;
+  // A rejected hit's |F|² on the same lines before the force window (exponential window only):
+  // the window cuts a double hit's second pulse, after which its spectrum looks like a kept one's.
+  // Empty for kept hits.
+  std::vector<double> force_power_unwindowed;
 };
 
 struct ImpactResult {

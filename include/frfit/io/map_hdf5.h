@@ -15,6 +15,10 @@ struct PostureMapFile {
   std::vector<GridAxis> axes;
   std::vector<MapPoint> points;
   std::string cut;  // the cut file of points' stability; empty: none
+  // The postures the parameters were fitted at (names and swept coordinates, file units), for the
+  // report to mark; empty when the parameters are not a fit result's.
+  std::vector<std::string> measured_postures;
+  std::vector<std::vector<double>> measured_grid;
 };
 
 // Written atomically; Error naming the file on failure.
@@ -26,7 +30,10 @@ void WritePostureMap(const std::string& path, const Model& model, const PostureM
 struct PostureMapData {
   std::string model_name, parameters_source, base_posture, max_hz, cut;  // cut: "" without
   std::vector<std::string> coordinates;    // swept, in --grid's order
+  std::vector<std::string> units;          // of each swept coordinate: "deg" or "m" ("" in old files)
   std::vector<std::vector<double>> grid;   // [posture][coordinate], file units
+  std::vector<std::string> measured_postures;        // as PostureMapFile
+  std::vector<std::vector<double>> measured_grid;
   std::vector<MapPoint> points;            // q left empty
 };
 PostureMapData ReadPostureMap(const std::string& path);

@@ -7,6 +7,8 @@
 
 #include <array>
 #include <complex>
+#include <cstddef>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -25,6 +27,9 @@ struct EmaOptions {
   // LSCF), clipped to what the lines can determine.
   int max_order = 0;
   StabilisationCriteria criteria;
+  // Called with (steps done, steps) when set: one step per model order of the diagram, then one
+  // per refinement of the modal model (as many as there are candidate columns, at most).
+  std::function<void(std::size_t, std::size_t)> progress;
 
   // Names the offending field ("band", "max_order", "criteria.min_mac", …).
   bool IsValid(std::string* error) const;
@@ -57,6 +62,27 @@ struct EmaMode {
   std::array<std::complex<double>, 9> residues{};  // receptance residues R_ij; 0 where absent
 };
 
+// A column of the stabilisation diagram that is not a mode, and why: every one frfit ema says.
+enum class EmaDropReason {
+  kFewStablePoles,  // fewer than min_stable_poles stable poles (but at least 3)
+  kContribution,    // the modal model fits about as well without it (criteria.min_contribution)
+};
+std::string ToString(EmaDropReason reason);  // "few_stable_poles", "contribution"
+
+struct EmaDropped {
+  double frequency_hz = 0.0;  // the column's median, or the refined pole when it was refined
+  double damping_ratio = 0.0;
+  int stable_poles = 0;
+  EmaDropReason reason = EmaDropReason::kContribution;
+  // kContribution: its misfit growth when it was dropped; NaN for kFewStablePoles.
+  double contribution = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct EmaResult;
+// "5 stable poles, a mode needs 10 (--min-stable)", "misfit growth without it 0.8 % is below
+// --min-contribution 2 %: …": the reason in words.
+std::string DescribeDropped(const EmaDropped& dropped, const EmaResult& result);
+
 struct EmaResult {
   std::string source;           // the FRF file (or what the caller named)
   EmaOptions options;           // as given
@@ -69,6 +95,7 @@ struct EmaResult {
   int refinement_iterations = 0;                // Levenberg-Marquardt steps of the pole refinement
   std::vector<StabilisationPole> poles;         // every order's candidate poles: the diagram
   std::vector<EmaMode> modes;                   // sorted by frequency
+  std::vector<EmaDropped> dropped;              // columns not kept, sorted by frequency
   FrfSet measured;                              // the lines used
   FrfSet synthesized;                           // the modal model at those lines
 };

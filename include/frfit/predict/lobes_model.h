@@ -4,7 +4,9 @@
 // predict/stability_lobes.h; this file only feeds it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "frfit/fit/identifiability.h"
@@ -45,7 +47,8 @@ struct LobeBand {
 // Throws Error when `id` has no usable covariance for `model` (a result of another model).
 LobeBand SampleLobeBand(const Model& model, const Posture& posture,
                         const std::vector<double>& parameters, const Identifiability& id,
-                        const CutConfig& cut, int samples, std::uint64_t seed);
+                        const CutConfig& cut, int samples, std::uint64_t seed,
+                        const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 // The p-quantile (0..1) with linear interpolation between order statistics (numpy's default);
 // +inf values sort last.

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -73,6 +75,8 @@ struct MapOptions {
   double max_hz = 100.0;
   int threads = 1;
   const CutConfig* cut = nullptr;  // the stability of this cut at every posture, when set
+  // Called with (postures done, postures) from the calling thread as the map proceeds, when set.
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 // The map over `postures` (GridPostures). `id` with an empty per_parameter: no σ (NaN).

@@ -101,11 +101,14 @@ TEST_F(ModelCheckCli, TheRightModelIsConsistentAndTheResidualHeadlineIgnoresTheN
   ASSERT_EQ(Run({"report", Path("r.h5"), "-o", Path("r.html")}).status, 0);
   const std::string html = test::ReadText(Path("r.html"));
   EXPECT_NE(html.find("id=\"model-check-verdict\">consistent<"), std::string::npos);
-  const std::regex magnitude("data-max-abs-db=\"([^\"]+)\"");
+  // The file's noise model draws the residual in units of the noise (docs/report.md): every line
+  // counts for what it is worth, and the right model's largest residual over ~1000 lines and
+  // entries is a few sigma, not the tens of dB of a line under the floor.
+  const std::regex magnitude("data-max-sigma=\"([^\"]+)\"");
   int entries = 0;
   for (auto it = std::sregex_iterator(html.begin(), html.end(), magnitude);
        it != std::sregex_iterator(); ++it, ++entries)
-    EXPECT_LT(std::stod((*it)[1]), 6.0);  // 3 % noise at 10 dB SNR and up: under 6 dB
+    EXPECT_LT(std::stod((*it)[1]), 5.0);
   EXPECT_EQ(entries, 9);
 }
 
