@@ -7,8 +7,10 @@
 //     z = (H_measured − H_model) / σ,      σ² the noise variance at the model's FRF,
 // which is CN(0, 1) — independent from line to line, E|z|² = 1 — when the model is right and σ is
 // the noise's. The linear residual, not the log one: its distribution does not depend on how far
-// a line stands above the noise floor. Tests, each with a false-alarm probability of about 1e-3
-// per fit on right-model data:
+// a line stands above the noise floor. Where σ² is itself an estimate (the coherence of n
+// averages) |z|² follows a heavier-tailed F law; the tests then read z mapped to the known-variance
+// law (model_check_noise.h), the reported sizes z itself. Tests, each with a false-alarm
+// probability of about 1e-3 per fit on right-model data:
 //   - χ²: 2·Σ|z|² against its m − p degrees of freedom (m real residuals, p free parameters);
 //     beyond ReducedChi2Limit (identifiability.h) the residual holds more than the noise;
 //   - structure: for each posture and entry, windows of kWindowLines lines whose χ² the noise
