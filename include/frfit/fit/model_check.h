@@ -17,11 +17,11 @@
 //     alone would exceed with probability below 1e-3 over all windows tested (named as bands), and
 //     the lag-one correlation of z along the lines, normalised by its own scale (a smooth misfit
 //     where the noise is white, whatever the noise level);
-//   - unexplained modes: modes of the residual H_measured − H_model (frfit ema on it) that no
-//     fitted mode stands near, around which the residual exceeds the noise — a mode the model lacks
-//     is a clean resonance of the residual, at its own frequency (the measured FRFs' own EMA can
-//     miss it under noise, and pairing their modes with the fitted ones can leave a robot mode
-//     over instead when the model moved one of its modes towards the extra one);
+//   - unexplained modes: measured modes (the modal comparison's reference) left over when paired
+//     one to one with the fitted modes, and modes of the residual H_measured − H_model (frfit ema
+//     on it) that no fitted or measured mode stands near, around which the residual exceeds the
+//     noise — a mode the model lacks is a clean resonance of the residual, at its own frequency
+//     (the measured FRFs' own EMA can miss it under noise);
 //   - bounds: a free parameter held at a bound that the data pull beyond it (score test > 3σ).
 // Parameters at a bound that the data do not pull (an unidentifiable damping) are no misfit.
 #pragma once
