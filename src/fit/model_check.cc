@@ -8,6 +8,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/model_check_noise.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/modal/ema.h"
 #include "frfit/model/joint_coefficients.h"
@@ -33,11 +34,13 @@ constexpr double kMinTestedPower = 0.5;
 constexpr double kBoundPullSigma = 3.0;
 
 // z = (H_measured − H_model)/σ of one posture, [line·9 + entry]; fitted[e] for the entries used.
+// w is z mapped to the known-variance law where σ² is itself an estimate (model_check_noise.h;
+// w = z where σ² is known): the tests read w, the reported sizes z.
 struct PostureResidual {
   std::string posture;
   bool estimated = false;  // the noise model is an estimate from the data
   std::vector<double> frequency_hz;
-  std::vector<std::complex<double>> z;
+  std::vector<std::complex<double>> z, w;
   std::array<bool, 9> fitted{};
   int lines() const { return static_cast<int>(frequency_hz.size()); }
 };
@@ -78,7 +81,9 @@ std::vector<PostureResidual> Residuals(const Problem& problem, const std::vector
     r.estimated = measured.noise_source == "estimated";
     r.frequency_hz = measured.frequency_hz;
     r.z.assign(measured.H.size(), 0.0);
+    r.w.assign(measured.H.size(), 0.0);
     const bool estimated = measured.noise_source == "estimated";
+    const std::array<int, 9> averages = VarianceAverages(measured);
     for (size_t i = 0; i < measured.H.size(); ++i) {
       const int e = static_cast<int>(i % 9);
       if (pp.weights[i] == 0.0) continue;
@@ -89,6 +94,10 @@ std::vector<PostureResidual> Residuals(const Problem& problem, const std::vector
         variance = a * a * std::norm(model.H[i]) + b * b;
       }
       r.z[i] = (measured.H[i] - model.H[i]) / std::sqrt(variance);
+      const double z2 = std::norm(r.z[i]);
+      r.w[i] = averages[e] > 0 && z2 > 0.0
+                   ? r.z[i] * std::sqrt(KnownVarianceEquivalent(z2, averages[e]) / z2)
+                   : r.z[i];
     }
     out.push_back(std::move(r));
   }
@@ -134,7 +143,7 @@ std::vector<ResidualBand> FindBands(const std::vector<PostureResidual>& residual
       if (!r.fitted[e]) continue;
       for (int first = 0; first + kWindowLines <= r.lines(); ++first) {
         double chi2 = 0.0;
-        for (int k = first; k < first + kWindowLines; ++k) chi2 += 2.0 * std::norm(r.z[k * 9 + e]);
+        for (int k = first; k < first + kWindowLines; ++k) chi2 += 2.0 * std::norm(r.w[k * 9 + e]);
         if (chi2 > window_limit)
           for (int k = first; k < first + kWindowLines; ++k) flagged[k][e] = true;
       }
@@ -186,7 +195,7 @@ std::vector<CorrelatedResidual> FindCorrelated(const std::vector<PostureResidual
       if (!r.fitted[e] || r.lines() <= 2) continue;
       double sum = 0.0, scale = 0.0, power = 0.0;
       for (int k = 0; k + 1 < r.lines(); ++k) {
-        const std::complex<double> a = r.z[k * 9 + e], b = r.z[(k + 1) * 9 + e];
+        const std::complex<double> a = r.w[k * 9 + e], b = r.w[(k + 1) * 9 + e];
         sum += (a * std::conj(b)).real();
         scale += 0.5 * std::norm(a) * std::norm(b);
         power += std::norm(a);
@@ -205,7 +214,11 @@ std::vector<CorrelatedResidual> FindCorrelated(const std::vector<PostureResidual
 // resonance there, at its own frequency, while a mode the model has but misplaces or mis-damps
 // leaves poles next to the fitted mode. A mode is named when
 //   - the measured FRFs show it (a reference mode of the modal comparison) and no fitted mode pairs
-//     with it one to one, and the residual has a pole within kConfirmFrequency of it; or
+//     with it one to one: the measured modes outnumber the model's there. This holds where the fit
+//     bent one of its modes towards the extra one, too — that mode then pairs with one of the two
+//     measured modes and the other is left over — while the residual's EMA, once asked to confirm
+//     it, often found no clean pole between two half-explained modes (3 of 16 postures missed in
+//     tests/unit/fit/absorbed_mode_test.cc); or
 //   - the residual has a pole farther than kApartFrequency from every fitted mode and kConfirm-
 //     Frequency from every reference mode (one the measured FRFs' own EMA missed under noise);
 // and the residual within kWindowLines / 2 lines of it exceeds the noise (χ² beyond the 1e-3
@@ -227,25 +240,19 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
     residual.present = r.fitted;
     residual.noise_variance.clear();
     const EmaOptions options;
-    std::vector<EmaMode> candidates;
+    std::vector<EmaMode> candidates;  // none from a residual the estimation cannot take
     try {
       candidates = EstimateModes(residual, options, pp.source).modes;
     } catch (const Error&) {
-      continue;  // a residual the estimation cannot take (too few lines): nothing to name
     }
     std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
     SeeShapesAt(PointsOf(pp).response_basis, &fitted);
     auto near = [](double a, double b, double tolerance) { return std::abs(a / b - 1.0) <= tolerance; };
-    auto residual_pole_near = [&](double f) {
-      for (const EmaMode& c : candidates)
-        if (near(c.mode.frequency_hz, f, kConfirmFrequency)) return true;
-      return false;
-    };
     std::vector<std::pair<double, double>> named;  // frequency, damping ratio
     const ModalComparison* comparison = q < modal.size() ? modal[q] : nullptr;
     if (comparison)
       for (const ModalComparisonRow& row : comparison->rows)
-        if (std::isnan(row.fitted_frequency_hz) && residual_pole_near(row.reference_frequency_hz))
+        if (std::isnan(row.fitted_frequency_hz))
           named.push_back({row.reference_frequency_hz, row.reference_damping_ratio});
     for (const EmaMode& c : candidates) {
       const double f = c.mode.frequency_hz;
@@ -261,18 +268,22 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
       const int centre = std::min(static_cast<int>(nearest - r.frequency_hz.begin()), r.lines() - 1);
       const int first = std::max(0, centre - kWindowLines / 2);
       const int last = std::min(r.lines() - 1, centre + kWindowLines / 2);
-      double chi2 = 0.0;
+      double chi2 = 0.0, tested_chi2 = 0.0;
       int terms = 0;
       std::vector<std::pair<double, int>> by_entry;
       for (int e = 0; e < 9; ++e) {
         if (!r.fitted[e]) continue;
-        double entry_chi2 = 0.0;
-        for (int k = first; k <= last; ++k) entry_chi2 += 2.0 * std::norm(r.z[k * 9 + e]);
+        double entry_chi2 = 0.0, entry_tested = 0.0;
+        for (int k = first; k <= last; ++k) {
+          entry_chi2 += 2.0 * std::norm(r.z[k * 9 + e]);
+          entry_tested += 2.0 * std::norm(r.w[k * 9 + e]);
+        }
         chi2 += entry_chi2;
+        tested_chi2 += entry_tested;
         terms += 2 * (last - first + 1);
-        by_entry.push_back({entry_chi2 / (2 * (last - first + 1)), e});
+        by_entry.push_back({entry_tested / (2 * (last - first + 1)), e});
       }
-      if (terms == 0 || !(chi2 > ChiSquareQuantile(terms, kFalseAlarm / named.size()))) continue;
+      if (terms == 0 || !(tested_chi2 > ChiSquareQuantile(terms, kFalseAlarm / named.size()))) continue;
       UnexplainedMode m;
       m.posture = r.posture;
       m.frequency_hz = f;
@@ -329,9 +340,10 @@ std::vector<BoundPull> FindBoundPulls(const Problem& problem, const ParameterMap
   return out;
 }
 
-void AddReasons(ModelCheck* c) {
+// tested_chi2: the reduced χ² of w (PostureResidual), which the limit holds for.
+void AddReasons(double tested_chi2, ModelCheck* c) {
   if (!c->has_noise_model) return;
-  if (c->reduced_chi2 > ReducedChi2Limit(c->degrees_of_freedom)) {
+  if (tested_chi2 > ReducedChi2Limit(c->degrees_of_freedom)) {
     std::string worst;
     double highest = 0.0;
     for (const auto& [name, chi2] : c->posture_reduced_chi2)
@@ -392,32 +404,39 @@ ModelCheck CheckModel(const Problem& problem, const ParameterMap& map, std::span
   if (models.size() != problem.postures.size())
     throw Error("", "model_check", "expected the model's FRFs of every posture");
   const std::vector<PostureResidual> residuals = Residuals(problem, models);
-  double chi2 = 0.0;
+  double chi2 = 0.0, tested_chi2 = 0.0;
   int real_residuals = 0;
+  std::vector<double> posture_tested_chi2;
   for (const PostureResidual& r : residuals) {
-    double posture_chi2 = 0.0;
+    double posture_chi2 = 0.0, posture_tested = 0.0;
     int posture_residuals = 0;
     for (size_t i = 0; i < r.z.size(); ++i)
-      if (r.fitted[i % 9]) posture_chi2 += 2.0 * std::norm(r.z[i]), posture_residuals += 2;
+      if (r.fitted[i % 9]) {
+        posture_chi2 += 2.0 * std::norm(r.z[i]), posture_residuals += 2;
+        posture_tested += 2.0 * std::norm(r.w[i]);
+      }
     chi2 += posture_chi2;
+    tested_chi2 += posture_tested;
     real_residuals += posture_residuals;
     c.posture_reduced_chi2.push_back({r.posture, posture_chi2 / std::max(1, posture_residuals)});
+    posture_tested_chi2.push_back(posture_tested / std::max(1, posture_residuals));
   }
   c.degrees_of_freedom = real_residuals - map.dim();
   c.reduced_chi2 = c.degrees_of_freedom > 0 ? chi2 / c.degrees_of_freedom : kNaN;
+  const double tested_reduced_chi2 = c.degrees_of_freedom > 0 ? tested_chi2 / c.degrees_of_freedom : kNaN;
   c.bands = FindBands(residuals);
   c.correlated = FindCorrelated(residuals);
   std::vector<bool> misfitting(residuals.size(), false);
   for (size_t q = 0; q < residuals.size(); ++q) {
     const int posture_dof = static_cast<int>(
         std::lround(c.degrees_of_freedom * 1.0 * CountFitted(residuals[q]) / std::max(1, real_residuals / 2)));
-    misfitting[q] = c.posture_reduced_chi2[q].second > ReducedChi2Limit(posture_dof);
+    misfitting[q] = posture_tested_chi2[q] > ReducedChi2Limit(posture_dof);
     for (const ResidualBand& b : c.bands) misfitting[q] = misfitting[q] || b.posture == residuals[q].posture;
   }
   c.unexplained_modes =
       FindUnexplainedModes(problem, parameters, models, residuals, misfitting, modal);
   c.bound_pulls = FindBoundPulls(problem, map, u, parameters, models);
-  AddReasons(&c);
+  AddReasons(tested_reduced_chi2, &c);
   return c;
 }
 

@@ -7,19 +7,21 @@
 //     z = (H_measured − H_model) / σ,      σ² the noise variance at the model's FRF,
 // which is CN(0, 1) — independent from line to line, E|z|² = 1 — when the model is right and σ is
 // the noise's. The linear residual, not the log one: its distribution does not depend on how far
-// a line stands above the noise floor. Tests, each with a false-alarm probability of about 1e-3
-// per fit on right-model data:
+// a line stands above the noise floor. Where σ² is itself an estimate (the coherence of n
+// averages) |z|² follows a heavier-tailed F law; the tests then read z mapped to the known-variance
+// law (model_check_noise.h), the reported sizes z itself. Tests, each with a false-alarm
+// probability of about 1e-3 per fit on right-model data:
 //   - χ²: 2·Σ|z|² against its m − p degrees of freedom (m real residuals, p free parameters);
 //     beyond ReducedChi2Limit (identifiability.h) the residual holds more than the noise;
 //   - structure: for each posture and entry, windows of kWindowLines lines whose χ² the noise
 //     alone would exceed with probability below 1e-3 over all windows tested (named as bands), and
 //     the lag-one correlation of z along the lines, normalised by its own scale (a smooth misfit
 //     where the noise is white, whatever the noise level);
-//   - unexplained modes: modes of the residual H_measured − H_model (frfit ema on it) that no
-//     fitted mode stands near, around which the residual exceeds the noise — a mode the model lacks
-//     is a clean resonance of the residual, at its own frequency (the measured FRFs' own EMA can
-//     miss it under noise, and pairing their modes with the fitted ones can leave a robot mode
-//     over instead when the model moved one of its modes towards the extra one);
+//   - unexplained modes: measured modes (the modal comparison's reference) left over when paired
+//     one to one with the fitted modes, and modes of the residual H_measured − H_model (frfit ema
+//     on it) that no fitted or measured mode stands near, around which the residual exceeds the
+//     noise — a mode the model lacks is a clean resonance of the residual, at its own frequency
+//     (the measured FRFs' own EMA can miss it under noise);
 //   - bounds: a free parameter held at a bound that the data pull beyond it (score test > 3σ).
 // Parameters at a bound that the data do not pull (an unidentifiable damping) are no misfit.
 #pragma once

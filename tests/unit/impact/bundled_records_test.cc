@@ -1,7 +1,8 @@
 // The bundled impact records (datasets/paper_3dof/hits_*.h5, made by tools/make_impact_records.py)
 // through the README's chain: frfit frf keeps 14 of the 15 hits and rejects the double hit with
-// its reason, and frfit fit on the result puts every parameter within 3σ of Table 1. And the files
-// are what the generator writes, when python3 with numpy and h5py is there to run it.
+// its reason, and frfit fit on the result puts every parameter within 3σ of Table 1 and its model
+// check says `consistent`. And the files are what the generator writes, when python3 with numpy
+// and h5py is there to run it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -72,6 +73,9 @@ TEST_F(ImpactBundledRecords, FrfRejectsTheDoubleHitAndTheFitFindsTableOneWithinT
     std::printf("%s: fitted %.6g truth %.6g error %+.3f %% = %+.2f σ\n", name.c_str(), value,
                 truth[p], 100 * (value - truth[p]) / truth[p], (value - truth[p]) / sigma);
   }
+  // Data of the model itself: the model check reads the residual against a variance estimated
+  // from 4-5 averages through its F law (docs/noise.md) and finds nothing.
+  EXPECT_EQ(r["model_check"]["verdict"], "consistent") << r["model_check"]["reasons"];
 }
 
 TEST_F(ImpactBundledRecords, AreWhatTheGeneratorWrites) {

@@ -10,7 +10,7 @@
 #include "frfit/io/time_hdf5.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/model_yaml.h"
-#include "impact_simulation.h"
+#include "paper_modes.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -18,52 +18,11 @@ namespace {
 
 const std::string kP3 = std::string(FRFIT_SOURCE_DIR) + "/datasets/paper_3dof/";
 
-// The model's sensor receptance as pole pairs: poles from the library's modal analysis, residues
-// by linear least squares on its synthesised receptance. A 3-DOF second-order system is exactly
-// three pole pairs without a direct term, so the fit must be exact to rounding (checked).
-std::vector<test::SimMode> PaperModes(double* worst_misfit) {
-  const Model model = LoadModel(kP3 + "model.yaml");
-  const Posture posture = Linearize(model, "milling");
-  const auto params = LoadParameters(kP3 + "params_table1.yaml", model);
-  const JointCoefficients c = Coefficients(model, params);
-  const std::vector<Mode> modes = ComputeModes(posture, c);
-  EXPECT_EQ(modes.size(), 3u);
-  const std::vector<double> f = MakeBand(0.5, 40.0, 0.25, "band");
-  const FrfSet h = Synthesize(posture, c, f, FrfFormat::kReceptance);
-  const int m = static_cast<int>(modes.size()), l = static_cast<int>(f.size());
-  Eigen::MatrixXd a(2 * l, 2 * m);
-  for (int k = 0; k < l; ++k) {
-    const std::complex<double> s(0, 2 * std::numbers::pi * f[k]);
-    for (int r = 0; r < m; ++r) {
-      // A = α + iβ: A/(s − λ) + conj(A)/(s − conj λ) is linear in α and β.
-      const auto p = 1.0 / (s - modes[r].eigenvalue), q = 1.0 / (s - std::conj(modes[r].eigenvalue));
-      const auto ca = p + q, cb = std::complex<double>(0, 1) * (p - q);
-      a(2 * k, 2 * r) = ca.real(), a(2 * k + 1, 2 * r) = ca.imag();
-      a(2 * k, 2 * r + 1) = cb.real(), a(2 * k + 1, 2 * r + 1) = cb.imag();
-    }
-  }
-  std::vector<test::SimMode> out(m);
-  for (int r = 0; r < m; ++r) out[r].lambda = modes[r].eigenvalue;
-  *worst_misfit = 0;
-  for (int e = 0; e < 9; ++e) {
-    Eigen::VectorXd b(2 * l);
-    double scale = 0;
-    for (int k = 0; k < l; ++k) {
-      b(2 * k) = h.H[k * 9 + e].real(), b(2 * k + 1) = h.H[k * 9 + e].imag();
-      scale = std::max(scale, std::abs(h.H[k * 9 + e]));
-    }
-    const Eigen::VectorXd x = a.colPivHouseholderQr().solve(b);
-    *worst_misfit = std::max(*worst_misfit, (a * x - b).cwiseAbs().maxCoeff() / scale);
-    for (int r = 0; r < m; ++r) out[r].residue[e] = {x(2 * r), x(2 * r + 1)};
-  }
-  return out;
-}
-
 class ImpactChain : public test::TempDirTest {};
 
 TEST_F(ImpactChain, SimulatedHitsThroughFrfAndFitRecoverThePaperParametersWithinTheirSigma) {
   double misfit = 0;
-  const auto modes = PaperModes(&misfit);
+  const auto modes = test::PaperModes(&misfit);
   ASSERT_LT(misfit, 1e-8) << "the receptance is not three pole pairs";
   Rng rng(21);
   std::vector<std::string> args{"frf"};
