@@ -26,6 +26,7 @@
 // Parameters at a bound that the data do not pull (an unidentifiable damping) are no misfit.
 #pragma once
 
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,6 +53,9 @@ struct UnexplainedMode {
   double damping_ratio = 0.0;
   std::vector<int> entries;  // where the residual around it exceeds the noise most
   double reduced_chi2 = 0.0;  // of the residual within kWindowLines / 2 lines of it
+  // NaN: no fitted mode pairs with it; else the fitted mode that pairs with it but is pulled off
+  // it towards a measured mode left over (model_check.cc, FindUnexplainedModes). Not in files.
+  double pulled_fitted_hz = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct CorrelatedResidual {
