@@ -18,7 +18,8 @@
 //     the lag-one correlation of z along the lines, normalised by its own scale (a smooth misfit
 //     where the noise is white, whatever the noise level);
 //   - unexplained modes: measured modes (the modal comparison's reference) left over when paired
-//     one to one with the fitted modes, and modes of the residual H_measured − H_model (frfit ema
+//     one to one with the fitted modes (or whose fitted partner is pulled off them towards one left
+//     over), and modes of the residual H_measured − H_model (frfit ema
 //     on it) that no fitted or measured mode stands near, around which the residual exceeds the
 //     noise — a mode the model lacks is a clean resonance of the residual, at its own frequency
 //     (the measured FRFs' own EMA can miss it under noise);
