@@ -19,10 +19,10 @@
 //     where the noise is white, whatever the noise level);
 //   - unexplained modes: measured modes (the modal comparison's reference) left over when paired
 //     one to one with the fitted modes (or whose fitted partner is pulled off them towards one left
-//     over), and modes of the residual H_measured − H_model (frfit ema
-//     on it) that no fitted or measured mode stands near, around which the residual exceeds the
-//     noise — a mode the model lacks is a clean resonance of the residual, at its own frequency
-//     (the measured FRFs' own EMA can miss it under noise);
+//     over), and modes of the residual H_measured − H_model (frfit ema on it) that no fitted or
+//     measured mode stands near, around which the residual exceeds the noise — a mode the model
+//     lacks is a clean resonance of the residual, at its own frequency (the measured FRFs' own EMA
+//     can miss it under noise);
 //   - bounds: a free parameter held at a bound that the data pull beyond it (score test > 3σ).
 // Parameters at a bound that the data do not pull (an unidentifiable damping) are no misfit.
 #pragma once
