@@ -248,12 +248,32 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
     std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
     SeeShapesAt(PointsOf(pp).response_basis, &fitted);
     auto near = [](double a, double b, double tolerance) { return std::abs(a / b - 1.0) <= tolerance; };
-    std::vector<std::pair<double, double>> named;  // frequency, damping ratio
+    struct Named {
+      double frequency_hz, damping_ratio;
+      double pulled_fitted_hz = kNaN;  // the fitted mode pulled off it, if that is why
+    };
+    std::vector<Named> named;
     const ModalComparison* comparison = q < modal.size() ? modal[q] : nullptr;
     if (comparison)
-      for (const ModalComparisonRow& row : comparison->rows)
-        if (std::isnan(row.fitted_frequency_hz))
+      for (const ModalComparisonRow& row : comparison->rows) {
+        if (std::isnan(row.fitted_frequency_hz)) {
           named.push_back({row.reference_frequency_hz, row.reference_damping_ratio});
+          continue;
+        }
+        // A fitted mode more than kConfirmFrequency off its partner, towards a measured mode left
+        // over within kApartFrequency beyond it, may be the left-over mode's own, pulled towards
+        // the one the model lacks: the partner is named too (which of the two is foreign the
+        // frequencies cannot tell; both are in the verdict).
+        const double fitted = row.fitted_frequency_hz, partner = row.reference_frequency_hz;
+        if (near(fitted, partner, kConfirmFrequency)) continue;
+        for (const ModalComparisonRow& left : comparison->rows)
+          if (std::isnan(left.fitted_frequency_hz) &&
+              near(left.reference_frequency_hz, fitted, kApartFrequency) &&
+              (left.reference_frequency_hz - fitted) * (fitted - partner) > 0.0) {
+            named.push_back({partner, row.reference_damping_ratio, fitted});
+            break;
+          }
+      }
     for (const EmaMode& c : candidates) {
       const double f = c.mode.frequency_hz;
       bool apart = true;
@@ -263,7 +283,7 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
           apart = apart && !near(row.reference_frequency_hz, f, kConfirmFrequency);
       if (apart) named.push_back({f, c.mode.damping_ratio});
     }
-    for (const auto& [f, damping] : named) {
+    for (const auto& [f, damping, pulled] : named) {
       const auto nearest = std::lower_bound(r.frequency_hz.begin(), r.frequency_hz.end(), f);
       const int centre = std::min(static_cast<int>(nearest - r.frequency_hz.begin()), r.lines() - 1);
       const int first = std::max(0, centre - kWindowLines / 2);
@@ -288,6 +308,7 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
       m.posture = r.posture;
       m.frequency_hz = f;
       m.damping_ratio = damping;
+      m.pulled_fitted_hz = pulled;
       m.reduced_chi2 = chi2 / terms;
       // The entries that carry it: a local reduced χ² of at least 3 and a third of the largest.
       std::sort(by_entry.rbegin(), by_entry.rend());
@@ -355,9 +376,13 @@ void AddReasons(double tested_chi2, ModelCheck* c) {
     c->reasons.push_back(text);
   }
   for (const UnexplainedMode& m : c->unexplained_modes)
-    c->reasons.push_back("unexplained mode at " + Number("%.2f", m.frequency_hz) + " Hz in " +
-                         Entries(m.entries) + " (posture " + m.posture + "): the measured FRFs " +
-                         "show it, no fitted mode pairs with it");
+    c->reasons.push_back(
+        "unexplained mode at " + Number("%.2f", m.frequency_hz) + " Hz in " + Entries(m.entries) +
+        " (posture " + m.posture + "): the measured FRFs show it, " +
+        (std::isnan(m.pulled_fitted_hz)
+             ? std::string("no fitted mode pairs with it")
+             : "the fitted mode at " + Number("%.2f", m.pulled_fitted_hz) +
+                   " Hz is pulled off it towards another measured mode the model leaves over"));
   for (const ResidualBand& b : c->bands)
     c->reasons.push_back("structured residual at " + Number("%.2f", b.from_hz) + "-" +
                          Number("%.2f", b.to_hz) + " Hz in " + Entries(b.entries) + " (posture " +

@@ -18,14 +18,16 @@
 //     the lag-one correlation of z along the lines, normalised by its own scale (a smooth misfit
 //     where the noise is white, whatever the noise level);
 //   - unexplained modes: measured modes (the modal comparison's reference) left over when paired
-//     one to one with the fitted modes, and modes of the residual H_measured − H_model (frfit ema
-//     on it) that no fitted or measured mode stands near, around which the residual exceeds the
-//     noise — a mode the model lacks is a clean resonance of the residual, at its own frequency
-//     (the measured FRFs' own EMA can miss it under noise);
+//     one to one with the fitted modes (or whose fitted partner is pulled off them towards one left
+//     over), and modes of the residual H_measured − H_model (frfit ema on it) that no fitted or
+//     measured mode stands near, around which the residual exceeds the noise — a mode the model
+//     lacks is a clean resonance of the residual, at its own frequency (the measured FRFs' own EMA
+//     can miss it under noise);
 //   - bounds: a free parameter held at a bound that the data pull beyond it (score test > 3σ).
 // Parameters at a bound that the data do not pull (an unidentifiable damping) are no misfit.
 #pragma once
 
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,6 +54,9 @@ struct UnexplainedMode {
   double damping_ratio = 0.0;
   std::vector<int> entries;  // where the residual around it exceeds the noise most
   double reduced_chi2 = 0.0;  // of the residual within kWindowLines / 2 lines of it
+  // NaN: no fitted mode pairs with it; else the fitted mode that pairs with it but is pulled off
+  // it towards a measured mode left over (model_check.cc, FindUnexplainedModes). Not in files.
+  double pulled_fitted_hz = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct CorrelatedResidual {
