@@ -143,8 +143,8 @@ const std::vector<OptionText> kOptionHelp = {
     {"max-damping", "Z",
      "damping ratio above which a pole is not a mode (a fraction; default 0.2)"},
     {"min-contribution", "C",
-     "keep a mode only if the modal model's misfit grows by this fraction without it (default "
-     "0.2; docs/ema.md)"},
+     "keep a mode only if the modal model's misfit grows by this fraction without it (its "
+     "misfit growth; default 0.02, what fit's reference modes use; docs/ema.md)"},
     {"ema.out", "EMA.h5", "write the estimate, its diagram and FRFs (docs/file-formats.md)"},
     {"result", "RESULT.h5", "a fit result (frfit fit --out) to plan the next measurement for"},
     {"candidates", "NAME,...",

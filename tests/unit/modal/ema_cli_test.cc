@@ -131,7 +131,8 @@ TEST_F(EmaCli, TextPrintsTheCriteria) {
   const test::CliResult r = Run({"ema", kP3 + "frf_milling_inertance.h5"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* text : {"pLSCF (references x, y, z)", "df <= 1 %", "dzeta <= 5 %", "MAC >= 0.98",
-                           "0 < zeta < 20 %", "10 stable poles", "contribution >= 20 %"})
+                           "0 < zeta < 20 %", "10 stable poles",
+                           "misfit growth without it >= 2 %"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   // Two header lines, the column names, three modes and the line that explains the columns.
   EXPECT_EQ(Count(r.out, "\n"), 7u) << r.out;

@@ -93,7 +93,7 @@ TEST_F(EmaUncertainty, ExplainedSharesAreReadableOnNoiseFreeData) {
   EXPECT_GT(total, 0.3);
   EXPECT_LE(total, 1.0);
   const test::CliResult text = Run({"ema", kData + "frf_milling_inertance.h5"});
-  EXPECT_NE(text.out.find("explains [%]"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("response share [%]"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("e+"), std::string::npos) << "no huge numbers in the table:\n" << text.out;
 }
 
