@@ -176,6 +176,7 @@ void PrintDesignJson(const std::string& result_path, const Model& model, const P
                        : "D-optimal: gain in log det of JtWJ (relative parameters), nats";
   j["nats_to_halve_every_sigma"] = NatsToHalveEverySigma(map.dim());
   j["current"] = IdentifiabilityToJson(design.current);
+  if (!SigmaNote(design.current).empty()) j["sigma_note"] = SigmaNote(design.current);
   nlohmann::json ranked = nlohmann::json::array();
   for (const CandidateRanking& c : design.candidates) {
     nlohmann::ordered_json std_relative;
@@ -261,6 +262,8 @@ int RunDesign(int argc, char** argv) {
   std::printf("  now: condition number %.3g, %s 1σ %s %.3g %%\n\n",
               design.current.condition_number, target >= 0 ? "target" : "largest",
               weakest.name.c_str(), 100 * weakest.std_relative);
+  if (!SigmaNote(design.current).empty())
+    std::printf("  (%s)\n\n", SigmaNote(design.current).c_str());
   std::printf(
       "  rank  set (posture[:response:excitation])       gain [nats]  condition  %s 1σ with it"
       "      coordinates\n",

@@ -179,6 +179,15 @@ int RunFit(int argc, char** argv) {
   if (!checkpoint_path.empty()) std::remove(checkpoint_path.c_str());
   // Each reason the model check found is a warning, with --json too (stderr stays one line each).
   for (const std::string& reason : result.model_check.reasons) Warn("frfit fit", "model check", reason);
+  if (result.identifiability.sigma_basis == SigmaBasis::kNoiseModelScaled) {
+    const Identifiability& id = result.identifiability;
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "noise overestimated: reduced chi2 %.3g is below %.3g, its 0.1 %% quantile; 1 "
+                  "sigma scaled by sqrt(reduced chi2) (docs/identifiability.md)",
+                  id.reduced_chi2, ReducedChi2Floor(id.residuals - id.parameters));
+    Warn("frfit fit", "identifiability", text);
+  }
 
   if (args.Flag("json")) {
     nlohmann::ordered_json j = FitResultToJson(result);

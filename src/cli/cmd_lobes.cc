@@ -82,11 +82,14 @@ nlohmann::ordered_json LobesJson(const ModelContext& ctx, const CutConfig& cut, 
   out["samples"] = band.samples;
   if (band.samples > 0) {
     out["seed"] = band.seed;
-    out["samples_clamped"] = band.clamped;
+    out["samples_reflected"] = band.reflected;
     out["critical_depth_m_p05"] = JsonNumber(band.critical_depth_m_p05);
     out["critical_depth_m_p95"] = JsonNumber(band.critical_depth_m_p95);
     out["depth_limit_m_p05"] = JsonNumbers(band.depth_limit_m_p05);
     out["depth_limit_m_p95"] = JsonNumbers(band.depth_limit_m_p95);
+    out["band_brackets_estimate"] = band.brackets_estimate;
+    if (!band.brackets_estimate) out["band_note"] = band.note;
+    if (!SigmaNote(ctx.identifiability).empty()) out["sigma_note"] = SigmaNote(ctx.identifiability);
   }
   return out;
 }
@@ -119,9 +122,13 @@ void PrintLobes(const ModelContext& ctx, const CutConfig& cut, const CuttingPlan
     std::printf("  5..95 %% over %d parameter sets from the fit's covariance (seed %lu): %.4g..%.4g mm\n",
                 band.samples, static_cast<unsigned long>(band.seed),
                 1e3 * band.critical_depth_m_p05, 1e3 * band.critical_depth_m_p95);
-  if (band.clamped > 0)
-    std::printf("  (%d of %d sets had a parameter beyond the model's bounds, clamped to them)\n",
-                band.clamped, band.samples);
+  if (band.reflected > 0)
+    std::printf("  (%d of %d sets had a parameter beyond the model's bounds, reflected back at them)\n",
+                band.reflected, band.samples);
+  if (band.samples > 0 && !band.brackets_estimate)
+    std::printf("  the band is not meaningful: %s\n", band.note.c_str());
+  if (band.samples > 0 && !SigmaNote(ctx.identifiability).empty())
+    std::printf("  (%s)\n", SigmaNote(ctx.identifiability).c_str());
   std::printf("  lobe  min depth [mm]  at [rpm]  chatter [Hz]\n");
   int clipped = 0;
   for (const LobeMinimum& m : lobes.lobes) {

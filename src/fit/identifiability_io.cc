@@ -78,6 +78,7 @@ Identifiability ReadIdentifiability(const Hdf5File& f, const std::string& g) {
     const std::string basis = f.GetAttribute(g, "sigma_basis");
     id.sigma_basis = basis == "noise_model"           ? SigmaBasis::kNoiseModel
                      : basis == "noise_model_widened" ? SigmaBasis::kNoiseModelWidened
+                     : basis == "noise_model_scaled"  ? SigmaBasis::kNoiseModelScaled
                                                       : SigmaBasis::kResidualScatter;
   } else {
     id.reduced_chi2 = std::nan("");
