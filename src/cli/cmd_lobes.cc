@@ -9,6 +9,7 @@
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
 #include "frfit/io/atomic_file.h"
+#include "frfit/io/lobes_hdf5.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/predict/lobes_model.h"
@@ -151,7 +152,7 @@ void PrintLobes(const ModelContext& ctx, const CutConfig& cut, const CuttingPlan
 
 int RunLobes(int argc, char** argv) {
   const Args args("lobes", argc, argv,
-                  {"model", "posture", "q", "params", "cut", "samples", "seed", "frf-out"},
+                  {"model", "posture", "q", "params", "cut", "samples", "seed", "frf-out", "out"},
                   {"json"});
   const CutConfig cut = LoadCutConfig(args.Get("cut"));
   const long samples_given = args.GetInt("samples", -1);
@@ -168,12 +169,12 @@ int RunLobes(int argc, char** argv) {
   if (!has_sigma && args.Has("seed"))
     throw Error("frfit lobes", "--seed", "only applies with a fit result's covariance (--params R.h5)");
   const int samples = has_sigma ? static_cast<int>(samples_given < 0 ? 200 : samples_given) : 0;
-  if (args.Has("frf-out")) {
-    std::vector<std::string> inputs = ctx.model.files;
-    inputs.push_back(args.Get("params", ""));
-    inputs.push_back(args.Get("cut"));
-    RequireNotAnInput("frfit lobes", "--frf-out", args.Get("frf-out"), inputs);
-  }
+  std::vector<std::string> inputs = ctx.model.files;
+  inputs.push_back(args.Get("params", ""));
+  inputs.push_back(args.Get("cut"));
+  for (const char* option : {"frf-out", "out"})
+    if (args.Has(option))
+      RequireNotAnInput("frfit lobes", std::string("--") + option, args.Get(option), inputs);
 
   const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
   const CuttingPlaneFrf frf =
@@ -185,13 +186,20 @@ int RunLobes(int argc, char** argv) {
                                                      static_cast<std::uint64_t>(seed))
                                     : LobeBand{};
   if (args.Has("frf-out")) WriteTextFileAtomically(args.Get("frf-out"), FrfCsv(frf));
+  if (args.Has("out"))
+    WriteLobesFile(args.Get("out"),
+                   {ctx.model.name, ctx.model.source, ctx.posture_name, ctx.parameters_source,
+                    cut.source, cut.Milling(), cut.teeth, cut.kt_n_per_m2, cut.kr_ratio, lobes,
+                    band, band.samples > 0 ? SigmaNote(ctx.identifiability) : ""});
   if (args.Flag("json")) {
     nlohmann::ordered_json out = LobesJson(ctx, cut, options, frf, lobes, band);
     if (args.Has("frf-out")) out["frf_out"] = args.Get("frf-out");
+    if (args.Has("out")) out["out"] = args.Get("out");
     std::printf("%s\n", out.dump().c_str());
   } else {
     PrintLobes(ctx, cut, frf, lobes, band);
   }
+  if (args.Has("out")) std::fprintf(stderr, "wrote %s\n", args.Get("out").c_str());
   return 0;
 }
 

@@ -19,7 +19,8 @@
 namespace frfit {
 namespace {
 
-constexpr const char* kKinds = "an frfit FRF set, fit result or EMA result";
+constexpr const char* kKinds =
+    "an frfit FRF set, fit result, EMA result, posture map or stability lobes";
 
 std::vector<std::string> Integers(size_t count, size_t first) {
   std::vector<std::string> cells;
@@ -65,9 +66,11 @@ std::string FileNamePart(const std::string& name) {
 }  // namespace
 
 std::string ToString(ExportKind kind) {
-  return kind == ExportKind::kFrfSet      ? "frf_set"
-         : kind == ExportKind::kFitResult ? "fit_result"
-                                          : "ema_result";
+  return kind == ExportKind::kFrfSet       ? "frf_set"
+         : kind == ExportKind::kFitResult  ? "fit_result"
+         : kind == ExportKind::kEmaResult  ? "ema_result"
+         : kind == ExportKind::kPostureMap ? "posture_map"
+                                           : "stability_lobes";
 }
 
 std::string EntryColumn(int entry) { return "H_" + EntryName(entry); }
@@ -81,11 +84,13 @@ ExportKind DetectExportKind(const std::string& path) {
   const Hdf5File file(path, Hdf5File::Mode::kRead);
   const std::string kind =
       file.HasAttribute("/", "frfit_file") ? file.GetAttribute("/", "frfit_file") : "";
-  for (ExportKind k : {ExportKind::kFrfSet, ExportKind::kFitResult, ExportKind::kEmaResult})
+  for (ExportKind k : {ExportKind::kFrfSet, ExportKind::kFitResult, ExportKind::kEmaResult,
+                       ExportKind::kPostureMap, ExportKind::kLobes})
     if (kind == ToString(k)) return k;
   throw Error(path, "/@frfit_file",
               std::string("expected ") + kKinds +
-                  " (attribute frfit_file = frf_set, fit_result or ema_result), got " +
+                  " (attribute frfit_file = frf_set, fit_result, ema_result, posture_map or "
+                  "stability_lobes), got " +
                   (kind.empty() ? "no such attribute" : "'" + kind + "'"));
 }
 
@@ -485,6 +490,10 @@ std::vector<CsvTable> ExportTables(const std::string& path, ExportKind kind) {
       return FitResultTables(ReadReportData(path));
     case ExportKind::kEmaResult:
       return EmaResultTables(ReadEmaResult(path));
+    case ExportKind::kPostureMap:
+      return PostureMapTables(ReadPostureMap(path));
+    case ExportKind::kLobes:
+      return LobesTables(ReadLobesFile(path));
   }
   throw Error(path, "", "unknown export kind");
 }

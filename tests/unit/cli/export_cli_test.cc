@@ -477,8 +477,8 @@ TEST_F(ExportCli, EmaResultRoundTripsExactly) {
 TEST_F(ExportCli, RefusesWhatIsNotAnFrfitOutput) {
   // A YAML file, an HDF5 file of another program, and a missing file.
   ExpectRefused({"export", kData + "model.yaml", "--csv", Path("csv")},
-                kData + "model.yaml: expected an frfit FRF set, fit result or EMA result (HDF5), "
-                        "got a file that is not HDF5");
+                kData + "model.yaml: expected an frfit FRF set, fit result, EMA result, posture "
+                        "map or stability lobes (HDF5), got a file that is not HDF5");
   {
     Hdf5File other(Path("other.h5"), Hdf5File::Mode::kCreate);
     other.CreateGroup("/data");
@@ -487,9 +487,10 @@ TEST_F(ExportCli, RefusesWhatIsNotAnFrfitOutput) {
     other.Save();
   }
   ExpectRefused({"export", Path("other.h5"), "--csv", Path("csv")},
-                Path("other.h5") + ": /@frfit_file: expected an frfit FRF set, fit result or EMA "
-                                   "result (attribute frfit_file = frf_set, fit_result or "
-                                   "ema_result), got no such attribute");
+                Path("other.h5") + ": /@frfit_file: expected an frfit FRF set, fit result, EMA "
+                                   "result, posture map or stability lobes (attribute frfit_file "
+                                   "= frf_set, fit_result, ema_result, posture_map or "
+                                   "stability_lobes), got no such attribute");
   ExpectRefused({"export", Path("missing.h5"), "--csv", Path("csv")}, "missing.h5");
   // A fit result without its groups: the reader's error, nothing written.
   {
