@@ -129,13 +129,17 @@ std::vector<DesignCandidate> GatherCandidates(const Args& args, const Model& mod
       candidates.push_back({name, model.posture(name).q});
     }
   }
+  // Coordinates a candidate does not name keep the base posture's, as with --q everywhere: the
+  // model posture --posture names, else the fit's first posture.
+  const std::vector<double> base =
+      args.Has("posture") ? model.posture(args.Get("posture")).q : problem.postures.front().posture.q;
+  if (args.Has("posture") && !args.Has("q-candidates"))
+    throw Error("frfit design", "--posture", "only applies with --q-candidates (their base posture)");
   if (args.Has("q-candidates"))
     for (const auto& [name, assignments] :
          ParseQPostures(args.Get("q-candidates"), "--q-candidates"))
       candidates.push_back(
-          {name, ParseCoordinateAssignments(assignments, model,
-                                            std::vector<double>(model.num_coordinates(), 0.0),
-                                            "--q-candidates " + name)});
+          {name, ParseCoordinateAssignments(assignments, model, base, "--q-candidates " + name)});
   // --points and --static-loads alone rank only themselves, not the model's other postures.
   const bool others_only = (args.Has("points") || args.Has("static-loads")) &&
                            !args.Has("candidates") && !args.Has("q-candidates");
@@ -209,7 +213,7 @@ void PrintDesignJson(const std::string& result_path, const Model& model, const P
 
 int RunDesign(int argc, char** argv) {
   const Args args("design", argc, argv,
-                  {"model", "result", "candidates", "q-candidates", "points", "target",
+                  {"model", "result", "candidates", "q-candidates", "posture", "points", "target",
                    "static-loads", "static-force", "static-std"},
                   {"json"});
   auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));

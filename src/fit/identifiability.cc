@@ -279,8 +279,10 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
     std::sort(w.components.begin(), w.components.end(),
               [](const auto& x, const auto& y) { return std::abs(x.second) > std::abs(y.second); });
     // An eigenvector's sign is arbitrary: show the largest component positive.
-    if (!w.components.empty() && w.components.front().second < 0)
+    const double sign = !w.components.empty() && w.components.front().second < 0 ? -1.0 : 1.0;
+    if (sign < 0)
       for (auto& c : w.components) c.second = -c.second;
+    for (int j = 0; j < p; ++j) w.vector.push_back(sign * v(j, i));
     w.description = Describe(w.components);
     id.weak_directions.push_back(std::move(w));
   }

@@ -304,9 +304,13 @@ void AddIdentifiabilityTables(const Identifiability& id, std::vector<CsvTable>* 
   sv.AddColumn("index", Integers(id.singular_values.size(), 1));
   sv.AddNumberColumn("singular_value", id.singular_values);
   tables->push_back(std::move(sv));
+  // One row per direction keyed by its index (weakest first), one column per free parameter: its
+  // component in the unit direction (the sign says how they move together). A result written
+  // before the components were stored leaves those columns empty; the text stays as `description`.
   CsvTable weak("weak_directions.csv",
-                "weakly determined parameter combinations, weakest first: the combination, its "
-                "singular value and relative 1σ");
+                "weakly determined parameter combinations, weakest first: index, singular value, "
+                "relative 1σ along the direction, its unit vector's component per free parameter, "
+                "and the dominant components as text");
   std::vector<std::string> text;
   std::vector<double> value, sigma;
   for (const WeakDirection& w : id.weak_directions) {
@@ -314,9 +318,16 @@ void AddIdentifiabilityTables(const Identifiability& id, std::vector<CsvTable>* 
     value.push_back(w.singular_value);
     sigma.push_back(w.std_relative);
   }
-  weak.AddColumn("direction", text);
+  weak.AddColumn("index", Integers(id.weak_directions.size(), 1));
   weak.AddNumberColumn("singular_value", value);
   weak.AddNumberColumn("sigma_relative", sigma);
+  for (size_t j = 0; j < p; ++j) {
+    std::vector<std::string> cells;
+    for (const WeakDirection& w : id.weak_directions)
+      cells.push_back(w.vector.size() == p ? CsvNumber(w.vector[j]) : "");
+    weak.AddColumn(names[j], cells);
+  }
+  weak.AddColumn("description", text);
   tables->push_back(std::move(weak));
 }
 

@@ -55,6 +55,9 @@ struct WeakDirection {
   // Its dominant components (|c| >= 0.3), largest first; the sign says how they move together.
   std::vector<std::pair<std::string, double>> components;
   std::string description;  // the components as text, e.g. "0.71 k_y1 - 0.70 k_z2"
+  // Every component, in Identifiability::per_parameter order (a unit vector, signed as
+  // `components`); empty when read from a result written before it was stored.
+  std::vector<double> vector;
 };
 
 // The reduced χ² beyond which a residual holds more than the noise: 1 + 3 of its standard

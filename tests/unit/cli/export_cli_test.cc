@@ -327,8 +327,11 @@ TEST_F(ExportCli, FitResultMatricesAndModes) {
   const Table sv = ReadTable(Path("csv/singular_values.csv"));
   EXPECT_EQ(sv.header, (Row{"index", "singular_value"}));
   EXPECT_EQ(sv.Column("singular_value"), id.singular_values);
-  EXPECT_EQ(ReadTable(Path("csv/weak_directions.csv")).header,
-            (Row{"direction", "singular_value", "sigma_relative"}));
+  // Keyed by index, one column per free parameter, the text last.
+  Row weak_header = {"index", "singular_value", "sigma_relative"};
+  for (const ParameterIdentifiability& q : id.per_parameter) weak_header.push_back(q.name);
+  weak_header.push_back("description");
+  EXPECT_EQ(ReadTable(Path("csv/weak_directions.csv")).header, weak_header);
 
   // modes.csv: the stored modal comparison, row by row, under its stored column names.
   const Table modes = ReadTable(Path("csv/modes.csv"));
