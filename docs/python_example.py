@@ -6,12 +6,13 @@
 # dataset's configuration (least squares from the model's initial values), and a plot of the
 # measured and fitted FRFs with matplotlib. Run it as a script from the repository's root
 # (`python3 docs/python_example.py [OUT.png]`) or cell by cell in an editor that knows `# %%`.
+# The fit needs only frfit and numpy; the plot needs matplotlib, which `pip install .` does not
+# install: `pip install ".[plot]"` (or `pip install matplotlib`).
 
 # %%
 import pathlib
 import sys
 
-import matplotlib
 import numpy as np
 
 import frfit
@@ -35,7 +36,8 @@ def progress(event):
 result = frfit.fit(model, [measured], d / "fit.yaml", seed=1, progress=progress)
 print(result, f"({result.wall_seconds:.1f} s on {result.backend})")
 truth = model.load_parameters(d / "params_from34.yaml")
-for name, value, sigma, true in zip(result.parameter_names, result.values, result.sigma, truth):
+for (name, value), true in zip(result.parameters.items(), truth):
+    sigma = result.sigma[name]
     print(f"  {name:6s} {value:12.5g} ± {sigma:9.3g}   ({100 * (value / true - 1):+.3f} % from Table 5)")
 print("model check:", result.model_check["verdict"])
 
@@ -44,6 +46,11 @@ modes = frfit.modal(model, "milling", params=result.values)
 print("modes [Hz]:", np.round(modes["frequency_hz"], 2))
 
 # %% Measured against fitted, the three direct FRFs (saved to OUT.png when given, else shown)
+try:
+    import matplotlib
+except ImportError:
+    sys.exit('the plot needs matplotlib, which frfit does not install: pip install ".[plot]" '
+             "(or pip install matplotlib)")
 if len(sys.argv) > 1:
     matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

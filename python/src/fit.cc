@@ -157,8 +157,19 @@ void RegisterFit(py::module_& m) {
                                return out;
                              },
                              "{name: fitted value}")
-      .def_property_readonly("sigma", [](const PyFit& f) { return ToNumpy(SigmaOf(f.result)); },
-                             "1σ of each parameter in its unit (NaN where it was not fitted).")
+      .def_property_readonly("sigma",
+                             [](const PyFit& f) {
+                               py::dict out;
+                               const std::vector<double> sigma = SigmaOf(f.result);
+                               for (size_t i = 0; i < sigma.size(); ++i)
+                                 out[py::str(f.result.parameter_names[i])] = sigma[i];
+                               return out;
+                             },
+                             "{name: 1σ in the parameter's unit} (NaN where it was not fitted), "
+                             "keyed as .parameters.")
+      .def_property_readonly("sigma_values", [](const PyFit& f) { return ToNumpy(SigmaOf(f.result)); },
+                             "1σ of each parameter, parameter_names order as .values (NaN where it "
+                             "was not fitted).")
       .def_property_readonly("initial_values", [](const PyFit& f) { return ToNumpy(f.result.initial_parameters); })
       .def_property_readonly("lower_bounds", [](const PyFit& f) { return ToNumpy(f.result.lower); })
       .def_property_readonly("upper_bounds", [](const PyFit& f) { return ToNumpy(f.result.upper); })

@@ -38,3 +38,28 @@ def test_markdown_snippets_run(monkeypatch, capsys):
         namespace = {}
         for block in blocks:
             exec(compile(block, str(doc), "exec"), namespace)
+
+
+def test_docs_example_without_matplotlib_says_what_to_install(tmp_path):
+    # A fresh `pip install .` has numpy but not matplotlib: the fit still runs, and the plot says
+    # how to get it instead of an ImportError traceback. A module named matplotlib that fails to
+    # import stands in for the missing package.
+    shadow = tmp_path / "shadow" / "matplotlib"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('No module named matplotlib')\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "shadow")] + [p for p in sys.path if p])
+    done = subprocess.run([sys.executable, str(REPO / "docs" / "python_example.py"),
+                           str(tmp_path / "kuka.png")],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert "model check:" in done.stdout, done.stderr
+    assert done.returncode != 0
+    assert 'pip install ".[plot]"' in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "kuka.png").exists()
+
+
+def test_plot_extra_is_declared():
+    import tomllib
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert "matplotlib" not in " ".join(project["dependencies"])
+    assert project["optional-dependencies"]["plot"] == ["matplotlib"]

@@ -55,7 +55,10 @@ def test_result_object(tmp_path, paper):
     assert r.parameter_names == model.parameter_names
     truth = model.load_parameters(paper / "params_table1.yaml")
     assert np.allclose(r.values, truth, rtol=1e-3)
-    assert np.all(np.isfinite(r.sigma[r.free])) and np.all(r.sigma[r.free] > 0)
+    assert np.all(np.isfinite(r.sigma_values[r.free])) and np.all(r.sigma_values[r.free] > 0)
+    # .sigma is keyed by name as .parameters is, the same numbers as .sigma_values.
+    assert list(r.sigma) == list(r.parameters) == r.parameter_names
+    assert [r.sigma[n] for n in r.parameter_names] == list(r.sigma_values)
     assert r.identifiability["condition_number"] > 1
     assert r.model_check["verdict"] in ("consistent", "misfit")
     h = r.history

@@ -130,13 +130,17 @@ std::vector<DesignCandidate> GatherCandidates(const Args& args, const Model& mod
       candidates.push_back({name, model.posture(name).q});
     }
   }
+  // Coordinates a candidate does not name keep the base posture's, as with --q everywhere: the
+  // model posture --posture names, else the fit's first posture.
+  const std::vector<double> base =
+      args.Has("posture") ? model.posture(args.Get("posture")).q : problem.postures.front().posture.q;
+  if (args.Has("posture") && !args.Has("q-candidates"))
+    throw Error("frfit design", "--posture", "only applies with --q-candidates (their base posture)");
   if (args.Has("q-candidates"))
     for (const auto& [name, assignments] :
          ParseQPostures(args.Get("q-candidates"), "--q-candidates"))
       candidates.push_back(
-          {name, ParseCoordinateAssignments(assignments, model,
-                                            std::vector<double>(model.num_coordinates(), 0.0),
-                                            "--q-candidates " + name)});
+          {name, ParseCoordinateAssignments(assignments, model, base, "--q-candidates " + name)});
   // --points and --static-loads alone rank only themselves, not the model's other postures.
   const bool others_only = (args.Has("points") || args.Has("static-loads")) &&
                            !args.Has("candidates") && !args.Has("q-candidates");
@@ -177,6 +181,7 @@ void PrintDesignJson(const std::string& result_path, const Model& model, const P
                        : "D-optimal: gain in log det of JtWJ (relative parameters), nats";
   j["nats_to_halve_every_sigma"] = NatsToHalveEverySigma(map.dim());
   j["current"] = IdentifiabilityToJson(design.current);
+  if (!SigmaNote(design.current).empty()) j["sigma_note"] = SigmaNote(design.current);
   nlohmann::json ranked = nlohmann::json::array();
   for (const CandidateRanking& c : design.candidates) {
     nlohmann::ordered_json std_relative;
@@ -209,7 +214,7 @@ void PrintDesignJson(const std::string& result_path, const Model& model, const P
 
 int RunDesign(int argc, char** argv) {
   const Args args("design", argc, argv,
-                  {"model", "result", "candidates", "q-candidates", "points", "target",
+                  {"model", "result", "candidates", "q-candidates", "posture", "points", "target",
                    "static-loads", "static-force", "static-std"},
                   {"json", "progress"});
   auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));
@@ -264,6 +269,8 @@ int RunDesign(int argc, char** argv) {
   std::printf("  now: condition number %.3g, %s 1σ %s %.3g %%\n\n",
               design.current.condition_number, target >= 0 ? "target" : "largest",
               weakest.name.c_str(), 100 * weakest.std_relative);
+  if (!SigmaNote(design.current).empty())
+    std::printf("  (%s)\n\n", SigmaNote(design.current).c_str());
   std::printf(
       "  rank  set (posture[:response:excitation])       gain [nats]  condition  %s 1σ with it"
       "      coordinates\n",

@@ -1,5 +1,5 @@
-// frfit export: an FRF set, a fit result or an EMA result as CSV files in a directory, for
-// spreadsheets and tools that do not read HDF5 (docs/export.md).
+// frfit export: an FRF set, a fit result, an EMA result, a posture map or stability lobes as CSV
+// files in a directory, for spreadsheets and tools that do not read HDF5 (docs/export.md).
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -43,8 +43,8 @@ int RunExport(int argc, char** argv) {
   const Args args("export", argc, argv, {"csv"}, {"json"}, 1);
   if (args.positional().size() != 1)
     throw Error("frfit export", "IN.h5",
-                "expected exactly one frfit HDF5 file: an FRF set, a fit result or an EMA result "
-                "(usage: frfit export IN.h5 --csv DIR [--json])");
+                "expected exactly one frfit HDF5 file: an FRF set, a fit result, an EMA result, a "
+                "posture map or stability lobes (usage: frfit export IN.h5 --csv DIR [--json])");
   const std::string in = args.positional()[0];
   const std::string dir = args.Get("csv");
   // Everything is read and checked before the directory or any file is made.

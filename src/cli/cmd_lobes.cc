@@ -10,6 +10,7 @@
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
 #include "frfit/io/atomic_file.h"
+#include "frfit/io/lobes_hdf5.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/predict/lobes_model.h"
@@ -83,11 +84,14 @@ nlohmann::ordered_json LobesJson(const ModelContext& ctx, const CutConfig& cut, 
   out["samples"] = band.samples;
   if (band.samples > 0) {
     out["seed"] = band.seed;
-    out["samples_clamped"] = band.clamped;
+    out["samples_reflected"] = band.reflected;
     out["critical_depth_m_p05"] = JsonNumber(band.critical_depth_m_p05);
     out["critical_depth_m_p95"] = JsonNumber(band.critical_depth_m_p95);
     out["depth_limit_m_p05"] = JsonNumbers(band.depth_limit_m_p05);
     out["depth_limit_m_p95"] = JsonNumbers(band.depth_limit_m_p95);
+    out["band_brackets_estimate"] = band.brackets_estimate;
+    if (!band.brackets_estimate) out["band_note"] = band.note;
+    if (!SigmaNote(ctx.identifiability).empty()) out["sigma_note"] = SigmaNote(ctx.identifiability);
   }
   return out;
 }
@@ -120,9 +124,13 @@ void PrintLobes(const ModelContext& ctx, const CutConfig& cut, const CuttingPlan
     std::printf("  5..95 %% over %d parameter sets from the fit's covariance (seed %lu): %.4g..%.4g mm\n",
                 band.samples, static_cast<unsigned long>(band.seed),
                 1e3 * band.critical_depth_m_p05, 1e3 * band.critical_depth_m_p95);
-  if (band.clamped > 0)
-    std::printf("  (%d of %d sets had a parameter beyond the model's bounds, clamped to them)\n",
-                band.clamped, band.samples);
+  if (band.reflected > 0)
+    std::printf("  (%d of %d sets had a parameter beyond the model's bounds, reflected back at them)\n",
+                band.reflected, band.samples);
+  if (band.samples > 0 && !band.brackets_estimate)
+    std::printf("  the band is not meaningful: %s\n", band.note.c_str());
+  if (band.samples > 0 && !SigmaNote(ctx.identifiability).empty())
+    std::printf("  (%s)\n", SigmaNote(ctx.identifiability).c_str());
   std::printf("  lobe  min depth [mm]  at [rpm]  chatter [Hz]\n");
   int clipped = 0;
   for (const LobeMinimum& m : lobes.lobes) {
@@ -145,7 +153,7 @@ void PrintLobes(const ModelContext& ctx, const CutConfig& cut, const CuttingPlan
 
 int RunLobes(int argc, char** argv) {
   const Args args("lobes", argc, argv,
-                  {"model", "posture", "q", "params", "cut", "samples", "seed", "frf-out"},
+                  {"model", "posture", "q", "params", "cut", "samples", "seed", "frf-out", "out"},
                   {"json", "progress"});
   const CutConfig cut = LoadCutConfig(args.Get("cut"));
   const long samples_given = args.GetInt("samples", -1);
@@ -162,12 +170,12 @@ int RunLobes(int argc, char** argv) {
   if (!has_sigma && args.Has("seed"))
     throw Error("frfit lobes", "--seed", "only applies with a fit result's covariance (--params R.h5)");
   const int samples = has_sigma ? static_cast<int>(samples_given < 0 ? 200 : samples_given) : 0;
-  if (args.Has("frf-out")) {
-    std::vector<std::string> inputs = ctx.model.files;
-    inputs.push_back(args.Get("params", ""));
-    inputs.push_back(args.Get("cut"));
-    RequireNotAnInput("frfit lobes", "--frf-out", args.Get("frf-out"), inputs);
-  }
+  std::vector<std::string> inputs = ctx.model.files;
+  inputs.push_back(args.Get("params", ""));
+  inputs.push_back(args.Get("cut"));
+  for (const char* option : {"frf-out", "out"})
+    if (args.Has(option))
+      RequireNotAnInput("frfit lobes", std::string("--") + option, args.Get(option), inputs);
 
   const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
   const CuttingPlaneFrf frf =
@@ -182,13 +190,20 @@ int RunLobes(int argc, char** argv) {
                                                      meter.Callback())
                                     : LobeBand{};
   if (args.Has("frf-out")) WriteTextFileAtomically(args.Get("frf-out"), FrfCsv(frf));
+  if (args.Has("out"))
+    WriteLobesFile(args.Get("out"),
+                   {ctx.model.name, ctx.model.source, ctx.posture_name, ctx.parameters_source,
+                    cut.source, cut.Milling(), cut.teeth, cut.kt_n_per_m2, cut.kr_ratio, lobes,
+                    band, band.samples > 0 ? SigmaNote(ctx.identifiability) : ""});
   if (args.Flag("json")) {
     nlohmann::ordered_json out = LobesJson(ctx, cut, options, frf, lobes, band);
     if (args.Has("frf-out")) out["frf_out"] = args.Get("frf-out");
+    if (args.Has("out")) out["out"] = args.Get("out");
     std::printf("%s\n", out.dump().c_str());
   } else {
     PrintLobes(ctx, cut, frf, lobes, band);
   }
+  if (args.Has("out")) std::fprintf(stderr, "wrote %s\n", args.Get("out").c_str());
   return 0;
 }
 

@@ -114,6 +114,15 @@ void AddMeasuredPostures(const ModelContext& ctx, const std::vector<GridAxis>& a
   }
 }
 
+// What the map's 1σ cannot be read as: scaled (the fit's noise model overestimates the noise),
+// or resting on parameters at a bound.
+std::vector<std::string> SigmaNotes(const Identifiability& id) {
+  std::vector<std::string> notes;
+  for (const std::string& note : {SigmaNote(id), AtBoundNote(id)})
+    if (!note.empty()) notes.push_back(note);
+  return notes;
+}
+
 }  // namespace
 
 int RunMap(int argc, char** argv) {
@@ -164,6 +173,7 @@ int RunMap(int argc, char** argv) {
     j["max_hz"] = options.max_hz;
     j["sigma"] = ctx.identifiability.per_parameter.empty() ? "none (parameters without a covariance)"
                                                           : "linearised from the fit's covariance";
+    if (!SigmaNotes(ctx.identifiability).empty()) j["sigma_notes"] = SigmaNotes(ctx.identifiability);
     j["points"] = nlohmann::ordered_json::array();
     if (options.cut) j["cut"] = cut.source;
     for (size_t i = 0; i < points.size(); ++i)
@@ -173,6 +183,8 @@ int RunMap(int argc, char** argv) {
     std::printf("%s\n", j.dump().c_str());
   } else {
     PrintSummary(axes, points, seconds);
+    for (const std::string& note : SigmaNotes(ctx.identifiability))
+      std::printf("  1 sigma: %s\n", note.c_str());
   }
   if (!out.empty()) std::fprintf(stderr, "wrote %s: %zu postures\n", out.c_str(), points.size());
   return 0;

@@ -1,4 +1,5 @@
-// frfit report: one self-contained HTML page from a fit or EMA result file (docs/report.md).
+// frfit report: one self-contained HTML page from a fit or EMA result, a posture map or stability
+// lobes (docs/report.md).
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "frfit/io/output_path.h"
 #include "frfit/report/ema_report.h"
 #include "frfit/report/html_report.h"
+#include "frfit/report/lobes_report.h"
 #include "frfit/report/map_report.h"
 
 namespace frfit::cli {
@@ -54,6 +56,8 @@ int RunReport(int argc, char** argv) {
     WriteEmaReport(result, out);
   else if (kind == "posture_map")
     WriteMapReport(result, out);
+  else if (kind == "stability_lobes")
+    WriteLobesReport(result, out);
   else
     WriteReport(result, out);
   if (args.Flag("json")) {

@@ -74,6 +74,10 @@ void PrintIdentifiability(const Identifiability& id) {
                 std::sqrt(id.sigma2));
   else if (id.sigma_basis == SigmaBasis::kNoiseModel)
     std::printf("1σ from the noise model (reduced chi2 %.3g)\n", id.reduced_chi2);
+  else if (id.sigma_basis == SigmaBasis::kNoiseModelScaled)
+    std::printf("1σ from the noise model, scaled by sqrt(reduced chi2) = %.3g: noise "
+                "overestimated (reduced chi2 %.3g, below %.3g, its 0.1 %% quantile)\n",
+                id.widening, id.reduced_chi2, ReducedChi2Floor(id.residuals - id.parameters));
   else
     std::printf("1σ from the noise model, widened: the residual exceeds the noise (reduced chi2 "
                 "%.3g)\n",

@@ -145,12 +145,16 @@ const std::vector<OptionText> kOptionHelp = {
     {"min-contribution", "C",
      "keep a mode only if the modal model's misfit grows by this fraction without it (its "
      "misfit growth; default 0.02, what fit's reference modes use; docs/ema.md)"},
+    {"lobes.out", "LOBES.h5",
+     "write the lobes, their band and the cut (docs/file-formats.md); frfit report draws them"},
     {"ema.out", "EMA.h5", "write the estimate, its diagram and FRFs (docs/file-formats.md)"},
     {"result", "RESULT.h5", "a fit result (frfit fit --out) to plan the next measurement for"},
     {"candidates", "NAME,...",
      "model postures to rank (default: every model posture the fit does not use)"},
     {"q-candidates", "'a:z2=60;b:..'",
-     "candidate postures by coordinates (model file units; unspecified ones 0)"},
+     "candidate postures by coordinates (model file units) set on top of the base posture: "
+     "--posture, else the fit's first posture"},
+    {"design.posture", "NAME", "the base posture of --q-candidates (default: the fit's first)"},
     {"csv", "DIR",
      "the directory to write the CSV files to (created if missing; files of the same names are "
      "replaced; docs/export.md)"},

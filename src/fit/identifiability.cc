@@ -104,10 +104,39 @@ double ReducedChi2Limit(int degrees_of_freedom) {
   return 1.0 + std::max(3.0 * std::sqrt(2.0 / std::max(1, degrees_of_freedom)), kChi2Margin);
 }
 
+double ReducedChi2Floor(int degrees_of_freedom) {
+  const double z = -3.0902323061678132;  // the standard normal's 0.1 % quantile
+  const double c = 2.0 / (9.0 * std::max(1, degrees_of_freedom));
+  const double root = 1.0 - c + z * std::sqrt(c);
+  return root > 0.0 ? root * root * root : 0.0;
+}
+
 std::string ToString(SigmaBasis basis) {
   return basis == SigmaBasis::kNoiseModel          ? "noise_model"
          : basis == SigmaBasis::kNoiseModelWidened ? "noise_model_widened"
+         : basis == SigmaBasis::kNoiseModelScaled  ? "noise_model_scaled"
                                                    : "residual_scatter";
+}
+
+std::string SigmaNote(const Identifiability& id) {
+  if (id.sigma_basis != SigmaBasis::kNoiseModelScaled) return "";
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "the fit's 1 sigma are scaled by sqrt(reduced chi2) = %.3g: its noise model "
+                "overestimates the noise (reduced chi2 %.3g, docs/identifiability.md)",
+                id.widening, id.reduced_chi2);
+  return text;
+}
+
+std::string AtBoundNote(const Identifiability& id) {
+  std::string names;
+  for (const ParameterIdentifiability& q : id.per_parameter)
+    if (q.at_bound != BoundFlag::kNone)
+      names += (names.empty() ? "" : ", ") + q.name + " (" + ToString(q.at_bound) + ")";
+  if (names.empty()) return "";
+  return "the fit left " + names +
+         " at a bound: their linearised 1 sigma assumes they may move both ways, but they can "
+         "only move away from the bound; a 1 sigma that rests on them is not meaningful";
 }
 
 std::string ToString(BoundFlag flag) {
@@ -151,6 +180,14 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
       id.widening = std::sqrt(id.reduced_chi2);
       // Without the blocks' meat the widening is χ² alone.
       if (in.block_meat.empty()) id.sigma2 = 0.5 * id.reduced_chi2;
+    } else if (std::isfinite(in.fixed_scaling) ? in.fixed_scaling < 1.0
+                                                : dof > 0 && id.reduced_chi2 < ReducedChi2Floor(dof)) {
+      // A residual this far below the noise (exact data, or a noise estimate from a few noisy
+      // hits) says the noise model's σ overstate the uncertainty: σ are scaled to the residual's
+      // own scatter, as the residual_scatter basis does without a noise model.
+      id.sigma_basis = SigmaBasis::kNoiseModelScaled;
+      id.widening = std::isfinite(in.fixed_scaling) ? in.fixed_scaling : std::sqrt(id.reduced_chi2);
+      id.sigma2 = 0.5 * id.widening * id.widening;
     }
   }
 
@@ -242,8 +279,10 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
     std::sort(w.components.begin(), w.components.end(),
               [](const auto& x, const auto& y) { return std::abs(x.second) > std::abs(y.second); });
     // An eigenvector's sign is arbitrary: show the largest component positive.
-    if (!w.components.empty() && w.components.front().second < 0)
+    const double sign = !w.components.empty() && w.components.front().second < 0 ? -1.0 : 1.0;
+    if (sign < 0)
       for (auto& c : w.components) c.second = -c.second;
+    for (int j = 0; j < p; ++j) w.vector.push_back(sign * v(j, i));
     w.description = Describe(w.components);
     id.weak_directions.push_back(std::move(w));
   }

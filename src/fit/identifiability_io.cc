@@ -49,11 +49,14 @@ void WriteIdentifiability(Hdf5File* f, const std::string& g, const Identifiabili
   f->WriteDoubles(g + "/singular_values", {p}, id.singular_values.data());
   f->WriteDoubles(g + "/correlation", {p, p}, id.correlation.data());
   std::vector<std::string> weak_text;
+  std::vector<double> weak_vectors;
   for (const WeakDirection& d : id.weak_directions) {
     weak_text.push_back(d.description);
     weak_sv.push_back(d.singular_value);
     weak_std.push_back(d.std_relative);
+    weak_vectors.insert(weak_vectors.end(), d.vector.begin(), d.vector.end());
   }
+  if (weak_vectors.size() == w * p) f->WriteDoubles(g + "/weak_vectors", {w, p}, weak_vectors.data());
   f->WriteStrings(g + "/weak_directions", weak_text);
   f->WriteDoubles(g + "/weak_singular_values", {w}, weak_sv.data());
   f->WriteDoubles(g + "/weak_std_relative", {w}, weak_std.data());
@@ -78,6 +81,7 @@ Identifiability ReadIdentifiability(const Hdf5File& f, const std::string& g) {
     const std::string basis = f.GetAttribute(g, "sigma_basis");
     id.sigma_basis = basis == "noise_model"           ? SigmaBasis::kNoiseModel
                      : basis == "noise_model_widened" ? SigmaBasis::kNoiseModelWidened
+                     : basis == "noise_model_scaled"  ? SigmaBasis::kNoiseModelScaled
                                                       : SigmaBasis::kResidualScatter;
   } else {
     id.reduced_chi2 = std::nan("");
@@ -107,11 +111,20 @@ Identifiability ReadIdentifiability(const Hdf5File& f, const std::string& g) {
   const std::vector<std::string> weak = f.ReadStrings(g + "/weak_directions");
   const std::vector<double> weak_sv = vector("weak_singular_values", weak.size()),
                             weak_std = vector("weak_std_relative", weak.size());
+  // Each direction's every component: results written before they were stored have the text only.
+  std::vector<double> weak_vectors;
+  if (f.Exists(g + "/weak_vectors")) {
+    weak_vectors = f.ReadDoubles(g + "/weak_vectors", 2, &dims);
+    if (weak_vectors.size() != weak.size() * p)
+      throw Error(f.path(), g + "/weak_vectors", "expected one row of p components per direction");
+  }
   for (size_t i = 0; i < weak.size(); ++i) {
     WeakDirection d;
     d.singular_value = weak_sv[i];
     d.std_relative = weak_std[i];
     d.description = weak[i];
+    if (!weak_vectors.empty())
+      d.vector.assign(weak_vectors.begin() + i * p, weak_vectors.begin() + (i + 1) * p);
     id.weak_directions.push_back(d);
   }
   return id;

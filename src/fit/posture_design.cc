@@ -168,6 +168,8 @@ PostureDesign RankCandidates(const Problem& fitted, const ParameterMap& map,
         Add(current, EvaluateIdentifiabilityInputs(Pack(added), map, PostureCoordinates(added), u));
     // The predicted FRFs fit exactly; assume the fit's residual level for the new lines too.
     combined.unweighted_cost = design.current.sigma2 * (combined.residuals - p);
+    combined.fixed_scaling =
+        design.current.sigma_basis == SigmaBasis::kNoiseModelScaled ? design.current.widening : 1.0;
     CandidateRanking ranking;
     ranking.posture = set.posture;
     ranking.response_frame = set.response_frame;

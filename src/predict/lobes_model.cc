@@ -8,6 +8,7 @@
 #include "frfit/common/rng.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/model/joint_coefficients.h"
+#include "frfit/optim/parameter_space.h"
 
 namespace frfit {
 
@@ -76,13 +77,26 @@ double Quantile(std::vector<double> values, double p) {
   return values[lo] + fraction * (values[hi] - values[lo]);
 }
 
-LobeBand SampleLobeBand(const Model& model, const Posture& posture,
-                        const std::vector<double>& parameters, const Identifiability& id,
-                        const CutConfig& cut, int samples, std::uint64_t seed,
-                        const std::function<void(std::size_t, std::size_t)>& progress) {
+double ReflectIntoBounds(double v, const Bounds& bounds, bool log_scale) {
+  if (!(bounds.min < bounds.max) || (v >= bounds.min && v <= bounds.max) || std::isnan(v)) return v;
+  // The optimiser's own parametrisation (fit/parameter_map.cc): log-scaled where the parameter is
+  // searched on a log scale and its bounds are positive, else linear.
+  if (log_scale && bounds.min > 0.0 && v > 0.0) {
+    const double span = std::log(bounds.max / bounds.min);
+    const double u = ReflectIntoUnitInterval(std::log(v / bounds.min) / span);
+    if (std::isnan(u)) return v > bounds.max ? bounds.max : bounds.min;  // v infinite
+    return u <= 0.0 ? bounds.min : u >= 1.0 ? bounds.max : bounds.min * std::exp(u * span);
+  }
+  const double u = ReflectIntoUnitInterval((v - bounds.min) / (bounds.max - bounds.min));
+  if (std::isnan(u)) return v > bounds.max ? bounds.max : bounds.min;
+  return u <= 0.0 ? bounds.min : u >= 1.0 ? bounds.max : bounds.min + u * (bounds.max - bounds.min);
+}
+
+ParameterDraws DrawParameterSets(const Model& model, const std::vector<double>& parameters,
+                                 const Identifiability& id, int samples, std::uint64_t seed) {
   const int p = static_cast<int>(id.per_parameter.size());
   if (p == 0 || id.correlation.size() != static_cast<size_t>(p) * p)
-    throw Error(cut.source, "", "the parameters carry no covariance to sample the lobes' band from");
+    throw Error("the parameters carry no covariance to draw parameter sets from");
   std::vector<int> index(p);
   Eigen::MatrixXd cov(p, p);
   for (int a = 0; a < p; ++a) {
@@ -107,38 +121,71 @@ LobeBand SampleLobeBand(const Model& model, const Posture& posture,
   const Eigen::MatrixXd root =
       eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).cwiseSqrt().asDiagonal();
 
-  const LobeOptions options = LobeOptionsFor(cut);
-  LobeBand band;
-  band.samples = samples;
-  band.seed = seed;
+  ParameterDraws draws;
   Rng rng(seed);
-  std::vector<std::vector<double>> envelopes;
   Eigen::VectorXd z(p);
   for (int s = 0; s < samples; ++s) {
     for (int a = 0; a < p; ++a) z[a] = rng.Normal();
     const Eigen::VectorXd eps = root * z;
     // A parameter the data barely see has a 1σ of several 100 % (docs/identifiability.md): a draw
-    // along it can leave the model's bounds by orders of magnitude (a damping 1e4 times its
-    // value made the eigensolver fail). The fit could not have returned such a value; the draw is
-    // clamped to the bounds the fit searched, and counted.
+    // along it can leave the model's bounds, where the fit could not have landed. Clamping such a
+    // draw piled every one of them on the bound (a damping at its lower bound then only ever
+    // grew: a lobes band beside its estimate); it is reflected back into the bounds instead, in
+    // the parameter's search scale, as the optimisers keep their points inside.
     std::vector<double> theta = parameters;
-    bool clamped = false;
+    bool reflected = false;
     for (int a = 0; a < p; ++a) {
-      double v = parameters[index[a]] * std::exp(eps[a]);
-      const Bounds& bounds = model.parameters[index[a]].bounds;
-      if (bounds.min < bounds.max && !(v >= bounds.min && v <= bounds.max)) {
-        v = std::isnan(v) ? parameters[index[a]] : std::clamp(v, bounds.min, bounds.max);
-        clamped = true;
-      }
-      theta[index[a]] = v;
+      const ParameterSpec& spec = model.parameters[index[a]];
+      const double v = parameters[index[a]] * std::exp(eps[a]);
+      double inside = std::isnan(v) ? parameters[index[a]] : ReflectIntoBounds(v, spec.bounds, spec.log_scale);
+      if (inside != v && !std::isnan(v)) reflected = true;
+      theta[index[a]] = inside;
     }
-    if (clamped) ++band.clamped;
+    if (reflected) ++draws.reflected;
+    draws.sets.push_back(std::move(theta));
+  }
+  return draws;
+}
+
+namespace {
+
+// Why a band does not contain its estimate: the free parameters at a bound move one way only.
+std::string BandNote(const Identifiability& id, double estimate, const LobeBand& band) {
+  std::string at_bound;
+  for (const ParameterIdentifiability& q : id.per_parameter)
+    if (q.at_bound != BoundFlag::kNone)
+      at_bound += (at_bound.empty() ? "" : ", ") + q.name + " (at its " + ToString(q.at_bound) + " bound)";
+  const std::string side = estimate < band.critical_depth_m_p05 ? "below" : "above";
+  if (!at_bound.empty())
+    return "the estimate lies " + side + " the band: " + at_bound +
+           " can only move away from the bound in a draw, so the data do not decide the band";
+  return "the estimate lies " + side +
+         " the band: the lobes respond to the parameters too nonlinearly over their 1 sigma";
+}
+
+}  // namespace
+
+LobeBand SampleLobeBand(const Model& model, const Posture& posture,
+                        const std::vector<double>& parameters, const Identifiability& id,
+                        const CutConfig& cut, int samples, std::uint64_t seed,
+                        const std::function<void(std::size_t, std::size_t)>& progress) {
+  if (id.per_parameter.empty() ||
+      id.correlation.size() != id.per_parameter.size() * id.per_parameter.size())
+    throw Error(cut.source, "", "the parameters carry no covariance to sample the lobes' band from");
+  const ParameterDraws draws = DrawParameterSets(model, parameters, id, samples, seed);
+  const LobeOptions options = LobeOptionsFor(cut);
+  LobeBand band;
+  band.samples = samples;
+  band.seed = seed;
+  band.reflected = draws.reflected;
+  std::vector<std::vector<double>> envelopes;
+  for (const std::vector<double>& theta : draws.sets) {
     const JointCoefficients coefficients = Coefficients(model, theta, posture.q);
     const StabilityLobes lobes =
         ComputeStabilityLobes(ToolTipFrf(posture, coefficients, cut), options);
     band.critical_depth_m.push_back(lobes.critical_depth_m);
     envelopes.push_back(lobes.depth_limit_m);
-    if (progress) progress(s + 1, samples);
+    if (progress) progress(envelopes.size(), draws.sets.size());
   }
   const size_t points = static_cast<size_t>(options.speed_points);
   band.depth_limit_m_p05.resize(points);
@@ -151,6 +198,14 @@ LobeBand SampleLobeBand(const Model& model, const Posture& posture,
   }
   band.critical_depth_m_p05 = Quantile(band.critical_depth_m, 0.05);
   band.critical_depth_m_p95 = Quantile(band.critical_depth_m, 0.95);
+  // The band is that of the estimate only when it contains it; the estimate's own lobes are those
+  // of `parameters` (ToolTipFrf at them, as frfit lobes computes).
+  const double estimate =
+      ComputeStabilityLobes(ToolTipFrf(posture, Coefficients(model, parameters, posture.q), cut), options)
+          .critical_depth_m;
+  band.brackets_estimate =
+      !(estimate < band.critical_depth_m_p05) && !(estimate > band.critical_depth_m_p95);
+  if (!band.brackets_estimate) band.note = BandNote(id, estimate, band);
   return band;
 }
 

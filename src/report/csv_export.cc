@@ -20,7 +20,8 @@
 namespace frfit {
 namespace {
 
-constexpr const char* kKinds = "an frfit FRF set, fit result or EMA result";
+constexpr const char* kKinds =
+    "an frfit FRF set, fit result, EMA result, posture map or stability lobes";
 
 std::vector<std::string> Integers(size_t count, size_t first) {
   std::vector<std::string> cells;
@@ -86,9 +87,11 @@ std::string FileNamePart(const std::string& name) {
 }  // namespace
 
 std::string ToString(ExportKind kind) {
-  return kind == ExportKind::kFrfSet      ? "frf_set"
-         : kind == ExportKind::kFitResult ? "fit_result"
-                                          : "ema_result";
+  return kind == ExportKind::kFrfSet       ? "frf_set"
+         : kind == ExportKind::kFitResult  ? "fit_result"
+         : kind == ExportKind::kEmaResult  ? "ema_result"
+         : kind == ExportKind::kPostureMap ? "posture_map"
+                                           : "stability_lobes";
 }
 
 std::string EntryColumn(int entry) { return "H_" + EntryName(entry); }
@@ -102,11 +105,13 @@ ExportKind DetectExportKind(const std::string& path) {
   const Hdf5File file(path, Hdf5File::Mode::kRead);
   const std::string kind =
       file.HasAttribute("/", "frfit_file") ? file.GetAttribute("/", "frfit_file") : "";
-  for (ExportKind k : {ExportKind::kFrfSet, ExportKind::kFitResult, ExportKind::kEmaResult})
+  for (ExportKind k : {ExportKind::kFrfSet, ExportKind::kFitResult, ExportKind::kEmaResult,
+                       ExportKind::kPostureMap, ExportKind::kLobes})
     if (kind == ToString(k)) return k;
   throw Error(path, "/@frfit_file",
               std::string("expected ") + kKinds +
-                  " (attribute frfit_file = frf_set, fit_result or ema_result), got " +
+                  " (attribute frfit_file = frf_set, fit_result, ema_result, posture_map or "
+                  "stability_lobes), got " +
                   (kind.empty() ? "no such attribute" : "'" + kind + "'"));
 }
 
@@ -320,9 +325,13 @@ void AddIdentifiabilityTables(const Identifiability& id, std::vector<CsvTable>* 
   sv.AddColumn("index", Integers(id.singular_values.size(), 1));
   sv.AddNumberColumn("singular_value", id.singular_values);
   tables->push_back(std::move(sv));
+  // One row per direction keyed by its index (weakest first), one column per free parameter: its
+  // component in the unit direction (the sign says how they move together). A result written
+  // before the components were stored leaves those columns empty; the text stays as `description`.
   CsvTable weak("weak_directions.csv",
-                "weakly determined parameter combinations, weakest first: the combination, its "
-                "singular value and relative 1σ");
+                "weakly determined parameter combinations, weakest first: index, singular value, "
+                "relative 1σ along the direction, its unit vector's component per free parameter, "
+                "and the dominant components as text");
   std::vector<std::string> text;
   std::vector<double> value, sigma;
   for (const WeakDirection& w : id.weak_directions) {
@@ -330,9 +339,16 @@ void AddIdentifiabilityTables(const Identifiability& id, std::vector<CsvTable>* 
     value.push_back(w.singular_value);
     sigma.push_back(w.std_relative);
   }
-  weak.AddColumn("direction", text);
+  weak.AddColumn("index", Integers(id.weak_directions.size(), 1));
   weak.AddNumberColumn("singular_value", value);
   weak.AddNumberColumn("sigma_relative", sigma);
+  for (size_t j = 0; j < p; ++j) {
+    std::vector<std::string> cells;
+    for (const WeakDirection& w : id.weak_directions)
+      cells.push_back(w.vector.size() == p ? CsvNumber(w.vector[j]) : "");
+    weak.AddColumn(names[j], cells);
+  }
+  weak.AddColumn("description", text);
   tables->push_back(std::move(weak));
 }
 
@@ -506,6 +522,10 @@ std::vector<CsvTable> ExportTables(const std::string& path, ExportKind kind) {
       return FitResultTables(ReadReportData(path));
     case ExportKind::kEmaResult:
       return EmaResultTables(ReadEmaResult(path));
+    case ExportKind::kPostureMap:
+      return PostureMapTables(ReadPostureMap(path));
+    case ExportKind::kLobes:
+      return LobesTables(ReadLobesFile(path));
   }
   throw Error(path, "", "unknown export kind");
 }

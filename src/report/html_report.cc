@@ -194,6 +194,10 @@ std::string SigmaBasisText(const Identifiability& id) {
       return "(J&#7488;WJ)<sup>&#8722;1</sup> with W the inverse noise variance, widened "
              "&#215;" + Num(id.widening, 3) + " because the residual exceeds the noise "
              "(reduced &#967;&#178; " + Num(id.reduced_chi2, 3) + ")";
+    case SigmaBasis::kNoiseModelScaled:
+      return "(J&#7488;WJ)<sup>&#8722;1</sup> with W the inverse noise variance, scaled "
+             "&#215;" + Num(id.widening, 3) + " = &#8730;&#967;&#178;: noise overestimated "
+             "(reduced &#967;&#178; " + Num(id.reduced_chi2, 3) + ", below its 0.1 % quantile)";
     case SigmaBasis::kResidualScatter:
       break;
   }

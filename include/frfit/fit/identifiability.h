@@ -55,6 +55,9 @@ struct WeakDirection {
   // Its dominant components (|c| >= 0.3), largest first; the sign says how they move together.
   std::vector<std::pair<std::string, double>> components;
   std::string description;  // the components as text, e.g. "0.71 k_y1 - 0.70 k_z2"
+  // Every component, in Identifiability::per_parameter order (a unit vector, signed as
+  // `components`); empty when read from a result written before it was stored.
+  std::vector<double> vector;
 };
 
 // The reduced χ² beyond which a residual holds more than the noise: 1 + 3 of its standard
@@ -65,11 +68,20 @@ inline constexpr double kChi2Margin = 0.15;
 inline constexpr int kSandwichBlockLines = 8;
 double ReducedChi2Limit(int degrees_of_freedom);
 
+// The reduced χ² below which the residual is smaller than the noise model allows: the 0.1 %
+// quantile of χ²_dof / dof (Wilson–Hilferty: (1 − 2/(9 dof) + z·(2/(9 dof))^½)³, z = −3.0902,
+// within 1 % of the exact quantile from 30 degrees of freedom up; 0 where it would go negative).
+// Noise alone falls below it with probability 0.1 %; below it the noise model overestimates the
+// noise (exact or smoothed data), and σ taken from it would be too wide.
+double ReducedChi2Floor(int degrees_of_freedom);
+
 // What σ rests on.
 //   residual_scatter — the weights are emphasis; σ² from the unweighted residuals' scatter
 //   noise_model      — the weights are inverse noise variances; σ absolute
 //   noise_model_widened — as noise_model, widened because χ² says the residual exceeds the noise
-enum class SigmaBasis { kResidualScatter, kNoiseModel, kNoiseModelWidened };
+//   noise_model_scaled — as noise_model, scaled by (reduced χ²)^½ < 1 because χ² is below
+//                        ReducedChi2Floor: the noise model overestimates the noise
+enum class SigmaBasis { kResidualScatter, kNoiseModel, kNoiseModelWidened, kNoiseModelScaled };
 std::string ToString(SigmaBasis basis);
 
 struct Identifiability {
@@ -82,7 +94,8 @@ struct Identifiability {
   SigmaBasis sigma_basis = SigmaBasis::kResidualScatter;
   // With a noise model: 2·cost / (m − p), 1 on average when the residual is the noise; NaN without.
   double reduced_chi2 = 0.0;
-  double widening = 1.0;  // the factor σ was multiplied by (noise_model_widened), else 1
+  // The factor σ was multiplied by: > 1 (noise_model_widened), < 1 (noise_model_scaled), else 1.
+  double widening = 1.0;
   std::vector<double> singular_values;  // of W^½ J (relative scaling), descending
   double condition_number = 0.0;        // largest / smallest singular value (inf: singular)
   std::vector<ParameterIdentifiability> per_parameter;  // free parameters, in map order
@@ -113,10 +126,21 @@ struct IdentifiabilityInputs {
   std::vector<double> normal_squared_weights;
   double unweighted_cost = 0.0;
   int residuals = 0;
+  // Predictions (design) add lines that fit exactly by construction, whose χ² says nothing of the
+  // noise: when finite, σ are scaled as the fit's were — by this factor when below 1 (the fit's
+  // noise_model_scaled widening), not at all otherwise — instead of by ReducedChi2Floor.
+  double fixed_scaling = std::numeric_limits<double>::quiet_NaN();
 };
 
 Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const double> u,
                                       const IdentifiabilityInputs& inputs);
+
+// One sentence for the commands that use a fit's σ (map, lobes, design) when σ were scaled because
+// the noise model overestimates the noise; "" otherwise.
+std::string SigmaNote(const Identifiability& id);
+// One sentence when free parameters sit at a bound (their linearised 1σ assumes they may move
+// both ways; they can only move away from the bound); "" otherwise.
+std::string AtBoundNote(const Identifiability& id);
 
 // Real residuals of a packed problem: for every line and entry with a non-zero weight, two
 // (real and imaginary part) for the complex costs, one for log-magnitude.

@@ -327,8 +327,11 @@ TEST_F(ExportCli, FitResultMatricesAndModes) {
   const Table sv = ReadTable(Path("csv/singular_values.csv"));
   EXPECT_EQ(sv.header, (Row{"index", "singular_value"}));
   EXPECT_EQ(sv.Column("singular_value"), id.singular_values);
-  EXPECT_EQ(ReadTable(Path("csv/weak_directions.csv")).header,
-            (Row{"direction", "singular_value", "sigma_relative"}));
+  // Keyed by index, one column per free parameter, the text last.
+  Row weak_header = {"index", "singular_value", "sigma_relative"};
+  for (const ParameterIdentifiability& q : id.per_parameter) weak_header.push_back(q.name);
+  weak_header.push_back("description");
+  EXPECT_EQ(ReadTable(Path("csv/weak_directions.csv")).header, weak_header);
 
   // modes.csv: the stored modal comparison, row by row, under its stored column names.
   const Table modes = ReadTable(Path("csv/modes.csv"));
@@ -477,8 +480,8 @@ TEST_F(ExportCli, EmaResultRoundTripsExactly) {
 TEST_F(ExportCli, RefusesWhatIsNotAnFrfitOutput) {
   // A YAML file, an HDF5 file of another program, and a missing file.
   ExpectRefused({"export", kData + "model.yaml", "--csv", Path("csv")},
-                kData + "model.yaml: expected an frfit FRF set, fit result or EMA result (HDF5), "
-                        "got a file that is not HDF5");
+                kData + "model.yaml: expected an frfit FRF set, fit result, EMA result, posture "
+                        "map or stability lobes (HDF5), got a file that is not HDF5");
   {
     Hdf5File other(Path("other.h5"), Hdf5File::Mode::kCreate);
     other.CreateGroup("/data");
@@ -487,9 +490,10 @@ TEST_F(ExportCli, RefusesWhatIsNotAnFrfitOutput) {
     other.Save();
   }
   ExpectRefused({"export", Path("other.h5"), "--csv", Path("csv")},
-                Path("other.h5") + ": /@frfit_file: expected an frfit FRF set, fit result or EMA "
-                                   "result (attribute frfit_file = frf_set, fit_result or "
-                                   "ema_result), got no such attribute");
+                Path("other.h5") + ": /@frfit_file: expected an frfit FRF set, fit result, EMA "
+                                   "result, posture map or stability lobes (attribute frfit_file "
+                                   "= frf_set, fit_result, ema_result, posture_map or "
+                                   "stability_lobes), got no such attribute");
   ExpectRefused({"export", Path("missing.h5"), "--csv", Path("csv")}, "missing.h5");
   // A fit result without its groups: the reader's error, nothing written.
   {

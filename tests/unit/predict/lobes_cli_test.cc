@@ -83,6 +83,37 @@ TEST_F(LobesCli, FitResultGivesABand) {
   EXPECT_EQ(again.out, r.out);
 }
 
+// The README's noisy KUKA fit: d_x1 and d_x2 end at their lower bound, so every draw can only
+// add damping. The band then lies beside the estimate and says why; where it contains the
+// estimate it says nothing. Either way the flag agrees with the numbers.
+TEST_F(LobesCli, TheReadmeNoisyFitsBandContainsItsEstimateOrSaysWhy) {
+  const std::string kuka = kRoot + "/datasets/kuka_kr90/";
+  test::CliResult r = Run({"simulate", "--model", kModel, "--posture", "milling", "--params",
+                           kParams, "--band", "2:30:0.25", "--noise", "0.03:0.001", "--seed", "4",
+                           "--out", Path("noisy.h5")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = Run({"fit", "--model", kModel, "--frf", Path("noisy.h5"), "--config", kuka + "fit.yaml",
+           "--out", Path("noisy_result.h5"), "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = Run({"lobes", "--model", kModel, "--posture", "reach", "--params", Path("noisy_result.h5"),
+           "--cut", kCut, "--samples", "50", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const double estimate = j["critical_depth_m"], p05 = j["critical_depth_m_p05"],
+               p95 = j["critical_depth_m_p95"];
+  const bool inside = p05 <= estimate && estimate <= p95;
+  EXPECT_EQ(j["band_brackets_estimate"].get<bool>(), inside) << estimate << " " << p05 << " " << p95;
+  if (!inside) {
+    const std::string note = j["band_note"];
+    EXPECT_NE(note.find("at its min bound"), std::string::npos) << note;
+    const test::CliResult text = Run({"lobes", "--model", kModel, "--posture", "reach", "--params",
+                                      Path("noisy_result.h5"), "--cut", kCut, "--samples", "50"});
+    EXPECT_NE(text.out.find("the band is not meaningful: " + note), std::string::npos) << text.out;
+  } else {
+    EXPECT_FALSE(j.contains("band_note"));
+  }
+}
+
 TEST_F(LobesCli, NumpyReferenceAgrees) {
   if (std::system("python3 -c 'import numpy' >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "python3 with numpy not installed; the C++ tests check the closed form";
