@@ -88,41 +88,74 @@ inline double TimoshenkoClampedFreeDeterminant(const Section& s, double L, doubl
   return det / std::cosh(a * L);  // scaled: the roots are the same, the numbers stay moderate
 }
 
-// w(L)/F of an Euler–Bernoulli beam (complex bending stiffness ei, mass per length rho_a) on a
-// rotational spring kt at x = 0 (w(0) = 0, EI w''(0) = kt w'(0); kt = ∞: clamped) with a point
-// mass m at x = L (EI w''(L) = 0, EI w'''(L) = −ω² m w(L) − F).
-inline std::complex<double> SpringTipMassReceptance(std::complex<double> ei, double rho_a, double L,
-                                                    std::complex<double> kt, bool clamped,
-                                                    double m, double omega) {
+// An Euler–Bernoulli beam (complex bending stiffness ei, mass per length rho_a) on a rotational
+// spring kt at x = 0 (w(0) = 0, EI w''(0) = kt w'(0); `clamped`: w'(0) = 0 instead) with a point
+// mass m at x = L (EI w''(L) = 0, EI w'''(L) = −ω² m w(L) − F): the boundary conditions on
+// w = C1 cos βx + C2 sin βx + C3 cosh βx + C4 sinh βx, β⁴ = ω²ρA/EI, with F = 1 in column 4.
+struct SpringTipMassBeam {
+  std::complex<double> a[4][5];
+  std::complex<double> co, si, ch, sh;
+};
+
+inline SpringTipMassBeam SpringTipMassSystem(std::complex<double> ei, double rho_a, double L,
+                                             std::complex<double> kt, bool clamped, double m,
+                                             double omega) {
   using C = std::complex<double>;
   const C beta = std::pow(omega * omega * rho_a / ei, 0.25);
-  const C bl = beta * L;
-  const C co = std::cos(bl), si = std::sin(bl), ch = std::cosh(bl), sh = std::sinh(bl);
-  // Unknowns C1..C4 of w = C1 cos βx + C2 sin βx + C3 cosh βx + C4 sinh βx.
-  C a[4][5] = {
-      {1, 0, 1, 0, 0},
-      {clamped ? C(0) : -ei * beta * beta, clamped ? beta : -kt * beta,
-       clamped ? C(0) : ei * beta * beta, clamped ? beta : -kt * beta, 0},
-      {-co, -si, ch, sh, 0},
-      {ei * beta * beta * beta * si + omega * omega * m * co,
-       -ei * beta * beta * beta * co + omega * omega * m * si,
-       ei * beta * beta * beta * sh + omega * omega * m * ch,
-       ei * beta * beta * beta * ch + omega * omega * m * sh, -1.0}};
-  // Gaussian elimination with partial pivoting.
+  const C b2 = beta * beta, b3 = b2 * beta, w2m = omega * omega * m;
+  SpringTipMassBeam s;
+  s.co = std::cos(beta * L), s.si = std::sin(beta * L), s.ch = std::cosh(beta * L),
+  s.sh = std::sinh(beta * L);
+  const C rows[4][5] = {
+      {1.0, 0.0, 1.0, 0.0, 0.0},
+      {clamped ? C(0) : -ei * b2, clamped ? beta : -kt * beta, clamped ? C(0) : ei * b2,
+       clamped ? beta : -kt * beta, 0.0},
+      {-s.co, -s.si, s.ch, s.sh, 0.0},
+      {ei * b3 * s.si + w2m * s.co, -ei * b3 * s.co + w2m * s.si, ei * b3 * s.sh + w2m * s.ch,
+       ei * b3 * s.ch + w2m * s.sh, -1.0}};
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 5; ++c) s.a[r][c] = rows[r][c];
+  return s;
+}
+
+// Gaussian elimination with partial pivoting of s.a in place; returns det of the 4×4 part.
+inline std::complex<double> Eliminate(SpringTipMassBeam* s) {
+  std::complex<double> det = 1.0;
+  auto& a = s->a;
   for (int c = 0; c < 4; ++c) {
     int p = c;
     for (int r = c + 1; r < 4; ++r)
       if (std::abs(a[r][c]) > std::abs(a[p][c])) p = r;
-    for (int k = 0; k < 5; ++k) std::swap(a[c][k], a[p][k]);
+    if (p != c) {
+      for (int k = 0; k < 5; ++k) std::swap(a[c][k], a[p][k]);
+      det = -det;
+    }
+    det *= a[c][c];
     for (int r = 0; r < 4; ++r) {
       if (r == c) continue;
-      const C f = a[r][c] / a[c][c];
+      const std::complex<double> f = a[r][c] / a[c][c];
       for (int k = c; k < 5; ++k) a[r][k] -= f * a[c][k];
     }
   }
-  C x[4];
-  for (int c = 0; c < 4; ++c) x[c] = a[c][4] / a[c][c];
-  return x[0] * co + x[1] * si + x[2] * ch + x[3] * sh;
+  return det;
+}
+
+// The frequency determinant (real for real ei, kt): zero at the natural frequencies.
+inline double SpringTipMassDeterminant(double ei, double rho_a, double L, double kt, bool clamped,
+                                       double m, double omega) {
+  SpringTipMassBeam s = SpringTipMassSystem(ei, rho_a, L, kt, clamped, m, omega);
+  return Eliminate(&s).real() / std::cosh(std::pow(omega * omega * rho_a / ei, 0.25) * L);
+}
+
+// w(L)/F of that beam.
+inline std::complex<double> SpringTipMassReceptance(std::complex<double> ei, double rho_a, double L,
+                                                    std::complex<double> kt, bool clamped,
+                                                    double m, double omega) {
+  SpringTipMassBeam s = SpringTipMassSystem(ei, rho_a, L, kt, clamped, m, omega);
+  Eliminate(&s);
+  std::complex<double> x[4];
+  for (int c = 0; c < 4; ++c) x[c] = s.a[c][4] / s.a[c][c];
+  return x[0] * s.co + x[1] * s.si + x[2] * s.ch + x[3] * s.sh;
 }
 
 }  // namespace frfit::test
