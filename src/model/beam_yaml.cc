@@ -9,6 +9,10 @@
 namespace frfit {
 namespace {
 
+// The frame jets hold n² second derivatives per frame (128 bytes each): 600 coordinates keep
+// them under 50 MB a frame.
+constexpr int kMaxCoordinates = 600;
+
 // E: a number (fixed) or {initial, min, max} (fitted as E_<beam>); G or ν; density.
 void ParseMaterial(const YamlReader& r, const YAML::Node& node, const std::string& path,
                    Beam* beam) {
@@ -199,9 +203,9 @@ BeamAttachments ParseBeam(const YamlReader& r, const YAML::Node& node, const std
   ParseMaterial(r, r.Child(b, "material", bpath), JoinPath(bpath, "material"), &beam);
   ParseSection(r, r.Child(b, "section", bpath), JoinPath(bpath, "section"), &beam);
   const int elements = r.Integer(r.Child(b, "elements", bpath), JoinPath(bpath, "elements"));
-  if (elements < 1 || elements > 1000)
+  if (elements < 1 || elements > 200)
     r.Fail(b["elements"], JoinPath(bpath, "elements"),
-           "expected a number of elements in [1, 1000], got " + std::to_string(elements));
+           "expected a number of elements in [1, 200], got " + std::to_string(elements));
   if (r.Has(b, "loss_factor")) {
     beam.has_loss_factor = true;
     beam.loss_factor = ParseBounds(r, b["loss_factor"], JoinPath(bpath, "loss_factor"));
@@ -209,6 +213,10 @@ BeamAttachments ParseBeam(const YamlReader& r, const YAML::Node& node, const std
   ParseAttachments(r, b, bpath, beam.length_m, &a);
   beam.nodes_m = Nodes(beam.length_m, elements, a);
   beam.first_dof = model->num_dofs();
+  if (beam.first_dof + 6 * beam.num_nodes() > kMaxCoordinates)
+    r.Fail(b, bpath, "expected at most " + std::to_string(kMaxCoordinates) +
+                         " elastic coordinates in the model, beams included; this beam brings it to " +
+                         std::to_string(beam.first_dof + 6 * beam.num_nodes()));
   static const char* components[6] = {"ux", "uy", "uz", "rx", "ry", "rz"};
   for (int k = 1; k <= beam.num_nodes(); ++k)
     for (int c = 0; c < 6; ++c) {

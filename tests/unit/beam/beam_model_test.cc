@@ -91,8 +91,11 @@ TEST(BeamModel, BadBeamFieldsAreOneLineErrorsNamingTheField) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"theory: euler_bernoulli", "theory: bernoulli"},
        "bodies[0].beam.theory (line 24): expected euler_bernoulli or timoshenko, got 'bernoulli'"},
-      {{"elements: 20", "elements: 0"}, "bodies[0].beam.elements (line 25): expected a number of elements in [1, 1000]"},
+      {{"elements: 20", "elements: 0"}, "bodies[0].beam.elements (line 25): expected a number of elements in [1, 200]"},
       {{"length: 1.0", "length: -1"}, "bodies[0].beam.length"},
+      {{"elements: 20", "elements: 200"},
+       "bodies[0].beam (line 21): expected at most 600 elastic coordinates in the model, beams "
+       "included; this beam brings it to 1201"},
       {{"shape: rectangle", "shape: hexagon"}, "bodies[0].beam.section.shape (line 23): expected rectangle, tube or properties"},
       {{"G: 8.1e10", "G: 8.1e10, nu: 0.3"}, "bodies[0].beam.material (line 22): expected exactly one of 'G'"},
       {{"{name: mid, x: 0.5}", "{name: mid, x: 1.5}"}, "bodies[0].beam.stations[0].x (line 27): expected a position along the beam in [0, 1] m"},

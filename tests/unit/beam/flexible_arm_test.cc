@@ -89,7 +89,7 @@ TEST(FlexibleArm, NaturalFrequenciesEqualTheContinuousBeam) {
 // magnifies a frequency error δ by about 2δ/η at a peak (η_arm = 0.002: ×1000) and without bound
 // at an antiresonance; with 40 elements the band up to 170 Hz (modes at 9.1, 32.2 and 96.5 Hz)
 // stays below 1e-5. Above it, the antiresonance at 183 Hz and the peaks at 220 and 316 Hz show
-// the elements' h⁴ frequency error (≈ 1e-7 there) as 4e-5 and 2e-4.
+// the elements' h⁴ frequency error (about 5e-7 there) as 4e-5 and 2e-4.
 TEST(FlexibleArm, TipReceptanceEqualsTheContinuousBeam) {
   const Model model = ArmModel(40);
   const std::vector<double> p = LoadParameters(kArm + "params_truth.yaml", model);
