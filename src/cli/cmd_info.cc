@@ -50,7 +50,7 @@ int RunInfo(int argc, char** argv) {
   }
   std::printf("model %s (%s)\n", model.name.c_str(), model.source.c_str());
   std::printf("  %zu bodies, %d elastic DOFs, %d parameters, damping model %s, sensor frame %s\n",
-              model.bodies.size(), model.num_dofs(), model.num_parameters(),
+              model.bodies.size() + model.beams.size(), model.num_dofs(), model.num_parameters(),
               ToString(model.damping_model).c_str(), model.frames[model.sensor_frame].name.c_str());
   std::printf("\nbodies:\n");
   for (const Body& b : model.bodies)
