@@ -183,7 +183,8 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
   const bool needs_damping = model.damping_model != DampingModel::kRayleigh;
   for (size_t i = 0; i < dofs.size(); ++i) {
     const std::string path = JoinPath("dofs", i);
-    r.RequireMap(dofs[i], path, {"name", "type", "stiffness", "stiffness_law", "damping", "loss_factor"});
+    r.RequireMap(dofs[i], path,
+                 {"name", "type", "stiffness", "stiffness_law", "damping", "loss_factor", "free"});
     Dof dof;
     dof.name = r.String(r.Child(dofs[i], "name", path), JoinPath(path, "name"));
     if (model.FindDof(dof.name) >= 0)
@@ -193,6 +194,17 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
     else if (type == "translational") dof.kind = DofKind::kTranslational;
     else r.Fail(dofs[i]["type"], JoinPath(path, "type"),
                 "expected rotational or translational, got '" + type + "'");
+    // A free DOF (a free base's six coordinates, say) has no spring and no parameters.
+    if (r.Has(dofs[i], "free")) {
+      if (!r.Boolean(dofs[i]["free"], JoinPath(path, "free")))
+        r.Fail(dofs[i]["free"], JoinPath(path, "free"), "expected true (or no 'free' key)");
+      for (const char* key : {"stiffness", "stiffness_law", "damping", "loss_factor"})
+        if (r.Has(dofs[i], key))
+          r.Fail(dofs[i][key], JoinPath(path, key), "does not apply to a free DOF (free: true)");
+      dof.spring = false;
+      model.dofs.push_back(dof);
+      continue;
+    }
     if (r.Has(dofs[i], "stiffness") == r.Has(dofs[i], "stiffness_law"))
       r.Fail(dofs[i], path, "expected exactly one of 'stiffness' and 'stiffness_law'");
     if (r.Has(dofs[i], "stiffness"))
@@ -291,8 +303,9 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
   for (const auto& frame : model.frames)
     for (const auto& step : frame.steps)
       if (step.coordinate >= 0) used.insert(step.coordinate);
-  for (int j = 0; j < model.num_dofs(); ++j)
-    if (model.dofs[j].spring && !used.count(j))
+  const int joint_dofs = model.beams.empty() ? model.num_dofs() : model.beams[0].first_dof;
+  for (int j = 0; j < joint_dofs; ++j)
+    if (!used.count(j))
       r.Fail(dofs[j], JoinPath(JoinPath("dofs", j), "name"),
              "DOF '" + model.dofs[j].name + "' is not used by any frame's transforms");
 

@@ -102,6 +102,8 @@ TEST(BeamModel, BadBeamFieldsAreOneLineErrorsNamingTheField) {
       {{"{name: mid, x: 0.5}", "{name: joint1, x: 0.5}"}, "bodies[0].beam.stations[0].name (line 27): duplicate frame name 'joint1'"},
       {{"{x: 1.0, mass: 2.0}", "{x: 1.0, mass: 2.0, spin: 1}"}, "bodies[0].beam.masses[0].spin (line 30): unknown key"},
       {{"      elements: 20", "      elements: 20\n      colour: red"}, "bodies[0].beam.colour (line 26): unknown key"},
+      {{"{name: z1, type: rotational,", "{name: z1, type: rotational, free: true,"},
+       "dofs[0].stiffness (line 12): does not apply to a free DOF (free: true)"},
       {{"    frame: joint1", "    frame: nowhere"}, "bodies[0].frame (line 19): unknown frame 'nowhere'"},
   };
   for (const auto& [edit, expected] : cases) {

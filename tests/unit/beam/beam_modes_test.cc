@@ -202,3 +202,57 @@ TEST(BeamModes, TimoshenkoCantileverStaticDeflectionIsExact) {
 
 }  // namespace
 }  // namespace frfit
+
+namespace frfit {
+namespace {
+
+// A free-free beam on a free base: six DOFs with `free: true` (no spring, no parameter) carry
+// its frame. Six rigid-body (zero) modes, then the bending modes of both planes, each
+// cos βL cosh βL = 1 with its own I, to 1e-5 (Hermite cubics, 40 elements); the rigid modes
+// need the exact coupling of the six base coordinates with the distributed mass.
+TEST(BeamModes, FreeBaseGivesSixRigidModesAndFreeFreeBending) {
+  const double L = 1.0, E = 70e9, G = 26e9, rho = 2700, A = 1e-3, Iy = 2e-7, Iz = 1e-7;
+  std::string dofs;
+  for (const char* name : {"x0", "y0", "z0"})
+    dofs += std::string("  - {name: ") + name + ", type: translational, free: true}\n";
+  for (const char* name : {"r0", "p0", "w0"})
+    dofs += std::string("  - {name: ") + name + ", type: rotational, free: true}\n";
+  const std::string text =
+      "format: frfit-model-1\nname: free\ngravity: [0, 0, 0]\ndofs:\n" + dofs +
+      "frames:\n  - {name: base, parent: ground, transforms: [{transx: x0}, {transy: y0}, "
+      "{transz: z0}, {rotx: r0}, {roty: p0}, {rotz: w0}]}\n"
+      "bodies:\n  - name: bar\n    frame: base\n    beam:\n      length: 1.0\n"
+      "      material: {E: 7.0e10, G: 2.6e10, density: 2700}\n"
+      "      section: {shape: properties, A: 1.0e-3, Iy: 2.0e-7, Iz: 1.0e-7, J: 1.5e-7}\n"
+      "      theory: euler_bernoulli\n      elements: 40\n"
+      "sensor: base\npostures: {rest: }\n";
+  const Model model = ParseModelText(text, "free");
+  EXPECT_EQ(model.num_parameters(), 0);
+  const Posture posture = Linearize(model, "rest");
+  const JointCoefficients c = Coefficients(model, std::vector<double>{});
+  Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> solver(
+      TangentStiffness(posture, c).real(), MassMatrix(posture, c));
+  const Eigen::VectorXd lambda = solver.eigenvalues();
+  int rigid = 0;
+  std::vector<double> fe;
+  for (int i = 0; i < lambda.size(); ++i) {
+    if (std::abs(lambda(i)) < 1e-8 * lambda.maxCoeff()) ++rigid;
+    else if (std::sqrt(lambda(i)) < 6500.0) fe.push_back(std::sqrt(lambda(i)));
+  }
+  EXPECT_EQ(rigid, 6);
+  // Bending about z (I = Iz) and about y (I = Iy) below 6500 rad/s; torsion (6.9e3) and axial
+  // (1.6e4) lie above.
+  std::vector<double> exact;
+  for (double inertia : {Iz, Iy})
+    for (double w : test::EulerBernoulliOmegas({E, G, rho, A, inertia, 0.0}, L, 1.0, 4))
+      if (w < 6500.0) exact.push_back(w);
+  std::sort(exact.begin(), exact.end());
+  ASSERT_EQ(fe.size(), exact.size());
+  const double worst = WorstRelative(fe, exact, exact.size());
+  std::printf("free base, 40 elements: 6 rigid modes, %zu bending modes below 6500 rad/s within "
+              "%.2e\n", exact.size(), worst);
+  EXPECT_LT(worst, 1e-5);
+}
+
+}  // namespace
+}  // namespace frfit
