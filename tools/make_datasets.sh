@@ -28,6 +28,12 @@ for posture in milling reach; do
     --params datasets/six_axis_18dof/params_truth.yaml --band 0.2:40:0.2 --format inertance \
     --out "datasets/six_axis_18dof/frf_${posture}_inertance.h5"
 done
+# A steel arm on an elastic joint, a beam body (docs/model-format.md): its tip inertance over
+# 1-400 Hz (five bending modes) every 0.25 Hz, which resolves the first mode's 0.27 Hz half-power
+# width.
+"$frfit" simulate --model datasets/flexible_arm/model.yaml --posture straight \
+  --params datasets/flexible_arm/params_truth.yaml --band 1:400:0.25 --format inertance \
+  --out datasets/flexible_arm/frf_straight_inertance.h5
 # Static deflection tests of the KUKA robot (docs/static-tests.md): 1 kN along x, y, z at the tool
 # tip at its three postures, 1 µm noise (numpy, h5py).
 python3 tools/make_static_tests.py --frfit "$frfit" --model datasets/kuka_kr90/model.yaml \

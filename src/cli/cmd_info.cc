@@ -20,6 +20,14 @@ int RunInfo(int argc, char** argv) {
     out["bodies"].push_back({{"name", b.name},
                              {"frame", model.frames[b.frame].name},
                              {"mass_kg", b.mass_kg}});
+  // Beam bodies (only models that have them gain the key: other outputs keep their bytes).
+  for (const Beam& b : model.beams)
+    out["beams"].push_back({{"name", b.name},
+                            {"frame", model.frames[b.frame].name},
+                            {"length_m", b.length_m},
+                            {"theory", b.theory == BeamTheory::kTimoshenko ? "timoshenko" : "euler_bernoulli"},
+                            {"nodes", b.num_nodes()},
+                            {"mass_kg", b.density_kg_m3 * b.section.area_m2 * b.length_m}});
   for (const Dof& d : model.dofs) out["dofs"].push_back({{"name", d.name}, {"type", ToString(d.kind)}});
   for (const auto& name : model.rigid_coordinates) out["rigid_coordinates"].push_back(name);
   for (const ParameterSpec& p : model.parameters)
@@ -42,12 +50,18 @@ int RunInfo(int argc, char** argv) {
   }
   std::printf("model %s (%s)\n", model.name.c_str(), model.source.c_str());
   std::printf("  %zu bodies, %d elastic DOFs, %d parameters, damping model %s, sensor frame %s\n",
-              model.bodies.size(), model.num_dofs(), model.num_parameters(),
+              model.bodies.size() + model.beams.size(), model.num_dofs(), model.num_parameters(),
               ToString(model.damping_model).c_str(), model.frames[model.sensor_frame].name.c_str());
   std::printf("\nbodies:\n");
   for (const Body& b : model.bodies)
     std::printf("  %-12s frame %-12s mass %10.4g kg\n", b.name.c_str(),
                 model.frames[b.frame].name.c_str(), b.mass_kg);
+  for (const Beam& b : model.beams)
+    std::printf("  %-12s frame %-12s mass %10.4g kg  beam %g m, %s, %d nodes after the root\n",
+                b.name.c_str(), model.frames[b.frame].name.c_str(),
+                b.density_kg_m3 * b.section.area_m2 * b.length_m, b.length_m,
+                b.theory == BeamTheory::kTimoshenko ? "timoshenko" : "euler_bernoulli",
+                b.num_nodes());
   std::printf("\nparameters:            initial          min          max  unit\n");
   for (const ParameterSpec& p : model.parameters)
     std::printf("  %-16s %12.5g %12.5g %12.5g  %s\n", p.name.c_str(), p.bounds.initial,

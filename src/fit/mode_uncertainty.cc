@@ -47,7 +47,8 @@ std::vector<ModeSigma> PropagateModeSigmas(const Posture& posture, const Model& 
   const int p = static_cast<int>(index.size());
   const std::vector<double> coefficient_jacobian =
       CoefficientJacobian(model, parameters, posture.q);
-  const int stride = 3 * posture.n + 1 + static_cast<int>(posture.mass_parts.size());
+  const int stride = 3 * posture.n + 1 + static_cast<int>(posture.mass_parts.size()) +
+                     static_cast<int>(coefficients.parts.size());
   const int np = model.num_parameters();
   for (size_t k = 0; k < modes.size(); ++k) {
     // ∂λ/∂θ_j, then the frequency Im λ/2π and the damping ratio ζ = −a/|λ| (λ = a + ib):

@@ -113,7 +113,8 @@ std::vector<Cplx> ModeEigenvalueDerivatives(const Posture& posture,
   const Eigen::MatrixXcd& V = first.solver.eigenvectors();
   const Eigen::MatrixXcd W = V.partialPivLu().inverse();
   const int masses = static_cast<int>(posture.mass_parts.size());
-  const int stride = 3 * n + 1 + masses;
+  const int parts = static_cast<int>(coefficients.parts.size());
+  const int stride = 3 * n + 1 + masses + parts;
   std::vector<Cplx> out;
   for (int k : ModeColumns(first.solver)) {
     const Eigen::VectorXcd x = V.col(k).head(n);
@@ -135,6 +136,18 @@ std::vector<Cplx> ModeEigenvalueDerivatives(const Posture& posture,
                                      (lambda + coefficients.mass_proportional) *
                                          (part.mass.cast<Cplx>() * xdot);
       d[3 * n + 1 + b] = -z.cwiseProduct(moved).sum();  // z·v without conjugation, as above
+    }
+    // An affine part scaled by its coefficient moves K (i·K for a loss part), C or M as a
+    // spring, a dashpot or a fitted mass does: −z·(K_a x), −i z·(K_a x), −z·(C_a ẋ),
+    // −z·((λ + α) M_a ẋ); parts sharing a coefficient add up.
+    for (const AffinePart& part : posture.affine_parts) {
+      using T = AffinePart::Target;
+      const bool moves_rate = part.target == T::kDamping || part.target == T::kMass;
+      const Eigen::VectorXcd moved = part.matrix.cast<Cplx>() * (moves_rate ? xdot : x);
+      Cplx term = -z.cwiseProduct(moved).sum();
+      if (part.target == T::kLossStiffness) term *= Cplx(0.0, 1.0);
+      if (part.target == T::kMass) term *= lambda + coefficients.mass_proportional;
+      d[3 * n + 1 + masses + part.coefficient] += term;
     }
     out.insert(out.end(), d.begin(), d.end());
   }

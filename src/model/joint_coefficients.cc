@@ -3,6 +3,71 @@
 #include "frfit/common/error.h"
 
 namespace frfit {
+namespace {
+
+// E and η of each beam at `parameters` (the file's E where it is not fitted, η = 0 where the beam
+// has no loss factor).
+void BeamMaterial(const Model& model, std::span<const double> parameters, std::vector<double>* e,
+                  std::vector<double>* eta) {
+  e->assign(model.beams.size(), 0.0);
+  eta->assign(model.beams.size(), 0.0);
+  for (size_t b = 0; b < model.beams.size(); ++b) (*e)[b] = model.beams[b].youngs_modulus.initial;
+  for (int i = 0; i < model.num_parameters(); ++i) {
+    const ParameterSpec& spec = model.parameters[i];
+    if (spec.kind == ParameterKind::kYoungsModulus) (*e)[spec.beam] = parameters[i];
+    if (spec.kind == ParameterKind::kBeamLossFactor) (*eta)[spec.beam] = parameters[i];
+  }
+}
+
+// The affine coefficients of the beams (Beam::part_*): E, G, η·E, η·G, β·E, β·G.
+std::vector<double> BeamParts(const Model& model, std::span<const double> parameters,
+                              double beta) {
+  std::vector<double> parts(model.num_parts, 0.0);
+  std::vector<double> e, eta;
+  BeamMaterial(model, parameters, &e, &eta);
+  for (size_t b = 0; b < model.beams.size(); ++b) {
+    const Beam& beam = model.beams[b];
+    const double g = beam.shear_modulus_pa;
+    parts[beam.part_e] = e[b];
+    parts[beam.part_g] = g;
+    if (beam.part_loss_e >= 0) parts[beam.part_loss_e] = eta[b] * e[b];
+    if (beam.part_loss_g >= 0) parts[beam.part_loss_g] = eta[b] * g;
+    if (beam.part_beta_e >= 0) parts[beam.part_beta_e] = beta * e[b];
+    if (beam.part_beta_g >= 0) parts[beam.part_beta_g] = beta * g;
+  }
+  return parts;
+}
+
+// Rows of ∂(parts)/∂(parameters) into `d` from row `first` on (the product rule on η·E, β·E).
+void BeamPartRows(const Model& model, std::span<const double> parameters, double beta, int first,
+                  std::vector<double>* d) {
+  const int count = model.num_parameters();
+  std::vector<double> e, eta;
+  BeamMaterial(model, parameters, &e, &eta);
+  auto at = [&](int part, int i) -> double& {
+    return (*d)[static_cast<size_t>(first + part) * count + i];
+  };
+  for (int i = 0; i < count; ++i) {
+    const ParameterSpec& spec = model.parameters[i];
+    if (spec.kind == ParameterKind::kYoungsModulus) {
+      const Beam& beam = model.beams[spec.beam];
+      at(beam.part_e, i) = 1.0;
+      if (beam.part_loss_e >= 0) at(beam.part_loss_e, i) = eta[spec.beam];
+      if (beam.part_beta_e >= 0) at(beam.part_beta_e, i) = beta;
+    } else if (spec.kind == ParameterKind::kBeamLossFactor) {
+      const Beam& beam = model.beams[spec.beam];
+      at(beam.part_loss_e, i) = e[spec.beam];
+      at(beam.part_loss_g, i) = beam.shear_modulus_pa;
+    } else if (spec.kind == ParameterKind::kRayleighBeta) {
+      for (size_t b = 0; b < model.beams.size(); ++b) {
+        at(model.beams[b].part_beta_e, i) = e[b];
+        at(model.beams[b].part_beta_g, i) = model.beams[b].shear_modulus_pa;
+      }
+    }
+  }
+}
+
+}  // namespace
 
 void AppendPacked(const JointCoefficients& c, std::vector<double>* out) {
   out->insert(out->end(), c.stiffness.begin(), c.stiffness.end());
@@ -50,8 +115,11 @@ JointCoefficients Coefficients(const Model& model, std::span<const double> param
       case ParameterKind::kRayleighAlpha: c.mass_proportional = parameters[i]; break;
       case ParameterKind::kRayleighBeta: beta = parameters[i]; break;
       case ParameterKind::kMass: c.masses[next_mass++] = parameters[i]; break;
+      case ParameterKind::kYoungsModulus:
+      case ParameterKind::kBeamLossFactor: break;  // BeamParts below
     }
   }
+  c.parts = BeamParts(model, parameters, beta);
   for (int j = 0; j < n; ++j) {
     if (!model.dofs[j].stiffness_law.empty() && !(c.stiffness[j] > 0.0)) {
       std::string where;
@@ -84,7 +152,8 @@ std::vector<double> CoefficientJacobian(const Model& model, std::span<const doub
     else if (spec.kind == ParameterKind::kLossFactor) eta[spec.dof] = parameters[i];
     else if (spec.kind == ParameterKind::kRayleighBeta) beta = parameters[i];
   }
-  std::vector<double> d(static_cast<size_t>(3 * n + 1 + model.num_masses()) * count, 0.0);
+  std::vector<double> d(
+      static_cast<size_t>(3 * n + 1 + model.num_masses() + model.num_parts) * count, 0.0);
   int next_mass = 0;
   auto at = [&](int row, int i) -> double& { return d[static_cast<size_t>(row) * count + i]; };
   for (int i = 0; i < count; ++i) {
@@ -105,8 +174,11 @@ std::vector<double> CoefficientJacobian(const Model& model, std::span<const doub
           for (int j = 0; j < n; ++j) at(n + j, i) = c.stiffness[j];
         break;
       case ParameterKind::kMass: at(3 * n + 1 + next_mass++, i) = 1.0; break;
+      case ParameterKind::kYoungsModulus:
+      case ParameterKind::kBeamLossFactor: break;  // BeamPartRows
     }
   }
+  if (model.num_parts > 0) BeamPartRows(model, parameters, beta, 3 * n + 1 + model.num_masses(), &d);
   return d;
 }
 

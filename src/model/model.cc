@@ -14,6 +14,41 @@ int IndexByName(const std::vector<T>& items, const std::string& name) {
   return -1;
 }
 
+// The beams' parameters (every E_<beam>, then every eta_<beam>) and their affine coefficients,
+// numbered beam by beam: E, G, then η·E, η·G (loss factor), then β·E, β·G (Rayleigh).
+void FinalizeBeams(Model* model) {
+  int part = 0;
+  for (size_t b = 0; b < model->beams.size(); ++b) {
+    Beam& beam = model->beams[b];
+    if (beam.fitted_modulus) {
+      ParameterSpec spec{"E_" + beam.name, ParameterKind::kYoungsModulus, -1, -1,
+                         beam.youngs_modulus, "Pa"};
+      spec.beam = static_cast<int>(b);
+      model->parameters.push_back(spec);
+    }
+    beam.part_e = part++;
+    beam.part_g = part++;
+    beam.part_loss_e = beam.part_loss_g = beam.part_beta_e = beam.part_beta_g = -1;
+    if (beam.has_loss_factor) {
+      beam.part_loss_e = part++;
+      beam.part_loss_g = part++;
+    }
+    if (model->damping_model == DampingModel::kRayleigh) {
+      beam.part_beta_e = part++;
+      beam.part_beta_g = part++;
+    }
+  }
+  for (size_t b = 0; b < model->beams.size(); ++b) {
+    const Beam& beam = model->beams[b];
+    if (!beam.has_loss_factor) continue;
+    ParameterSpec spec{"eta_" + beam.name, ParameterKind::kBeamLossFactor, -1, -1,
+                       beam.loss_factor, "1"};
+    spec.beam = static_cast<int>(b);
+    model->parameters.push_back(spec);
+  }
+  model->num_parts = part;
+}
+
 }  // namespace
 
 std::string ToString(DofKind kind) {
@@ -99,6 +134,7 @@ void FinalizeModel(Model* model) {
   model->parameters.clear();
   for (int j = 0; j < model->num_dofs(); ++j) {
     const Dof& dof = model->dofs[j];
+    if (!dof.spring) continue;  // a beam's coordinate: its stiffness is the beam's
     const std::string unit = dof.kind == DofKind::kRotational ? "N*m/rad" : "N/m";
     if (dof.stiffness_law.empty()) {
       model->parameters.push_back({"k_" + dof.name, ParameterKind::kStiffness, j, -1, dof.stiffness, unit});
@@ -114,6 +150,7 @@ void FinalizeModel(Model* model) {
     case DampingModel::kViscous:
       for (int j = 0; j < model->num_dofs(); ++j) {
         const Dof& dof = model->dofs[j];
+        if (!dof.spring) continue;
         const bool rot = dof.kind == DofKind::kRotational;
         model->parameters.push_back({"d_" + dof.name, ParameterKind::kDamping, j, -1, dof.damping,
                                      rot ? "N*m*s/rad" : "N*s/m"});
@@ -121,7 +158,8 @@ void FinalizeModel(Model* model) {
       break;
     case DampingModel::kStructural:
       for (int j = 0; j < model->num_dofs(); ++j)
-        model->parameters.push_back({"eta_" + model->dofs[j].name, ParameterKind::kLossFactor, j,
+        if (model->dofs[j].spring)
+          model->parameters.push_back({"eta_" + model->dofs[j].name, ParameterKind::kLossFactor, j,
                                      -1, model->dofs[j].damping, "1"});
       break;
     case DampingModel::kRayleigh:
@@ -140,6 +178,7 @@ void FinalizeModel(Model* model) {
     model->parameters.push_back(spec);
     model->mass_bodies.push_back(static_cast<int>(b));
   }
+  FinalizeBeams(model);
 }
 
 }  // namespace frfit

@@ -12,6 +12,7 @@
 #include "frfit/common/hashing.h"
 #include "frfit/io/yaml_reader.h"
 #include "frfit/model/urdf.h"
+#include "beam_yaml.h"
 
 namespace frfit {
 namespace {
@@ -176,14 +177,14 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
   model.source = source;
   ParseModelHeader(r, root, &model);
 
-  // Elastic DOFs.
-  const YAML::Node dofs = r.Child(root, "dofs", "");
+  // Elastic DOFs: the joints' (optional when the model has a beam body), then the beams'.
+  const YAML::Node dofs = r.Has(root, "dofs") ? root["dofs"] : YAML::Node(YAML::NodeType::Sequence);
   r.RequireSequence(dofs, "dofs");
-  if (dofs.size() == 0) r.Fail(dofs, "dofs", "expected at least one elastic DOF");
   const bool needs_damping = model.damping_model != DampingModel::kRayleigh;
   for (size_t i = 0; i < dofs.size(); ++i) {
     const std::string path = JoinPath("dofs", i);
-    r.RequireMap(dofs[i], path, {"name", "type", "stiffness", "stiffness_law", "damping", "loss_factor"});
+    r.RequireMap(dofs[i], path,
+                 {"name", "type", "stiffness", "stiffness_law", "damping", "loss_factor", "free"});
     Dof dof;
     dof.name = r.String(r.Child(dofs[i], "name", path), JoinPath(path, "name"));
     if (model.FindDof(dof.name) >= 0)
@@ -193,6 +194,17 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
     else if (type == "translational") dof.kind = DofKind::kTranslational;
     else r.Fail(dofs[i]["type"], JoinPath(path, "type"),
                 "expected rotational or translational, got '" + type + "'");
+    // A free DOF (a free base's six coordinates, say) has no spring and no parameters.
+    if (r.Has(dofs[i], "free")) {
+      if (!r.Boolean(dofs[i]["free"], JoinPath(path, "free")))
+        r.Fail(dofs[i]["free"], JoinPath(path, "free"), "expected true (or no 'free' key)");
+      for (const char* key : {"stiffness", "stiffness_law", "damping", "loss_factor"})
+        if (r.Has(dofs[i], key))
+          r.Fail(dofs[i][key], JoinPath(path, key), "does not apply to a free DOF (free: true)");
+      dof.spring = false;
+      model.dofs.push_back(dof);
+      continue;
+    }
     if (r.Has(dofs[i], "stiffness") == r.Has(dofs[i], "stiffness_law"))
       r.Fail(dofs[i], path, "expected exactly one of 'stiffness' and 'stiffness_law'");
     if (r.Has(dofs[i], "stiffness"))
@@ -208,6 +220,15 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
       dof.damping = ParseBounds(r, r.Child(dofs[i], damping_key, path), JoinPath(path, damping_key));
     model.dofs.push_back(dof);
   }
+  // Beam bodies' coordinates next, before any rigid coordinate takes an index.
+  const YAML::Node bodies = r.Child(root, "bodies", "");
+  r.RequireSequence(bodies, "bodies");
+  std::vector<BeamAttachments> beam_attachments;
+  for (size_t i = 0; i < bodies.size(); ++i)
+    if (bodies[i].IsMap() && r.Has(bodies[i], "beam"))
+      beam_attachments.push_back(ParseBeam(r, bodies[i], JoinPath("bodies", i), &model));
+  if (model.num_dofs() == 0)
+    r.Fail(dofs, "dofs", "expected at least one elastic DOF (or a body with a beam)");
   if (model.damping_model == DampingModel::kRayleigh) {
     model.rayleigh_alpha = ParseBounds(r, r.Child(root, "rayleigh_alpha", ""), "rayleigh_alpha");
     model.rayleigh_beta = ParseBounds(r, r.Child(root, "rayleigh_beta", ""), "rayleigh_beta");
@@ -274,23 +295,34 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
         frame.steps.push_back(ParseStep(r, steps[s], JoinPath(JoinPath(path, "transforms"), s), &model));
     }
     model.frames.push_back(frame);
+    for (size_t b = 0; b < model.beams.size(); ++b)
+      if (model.beams[b].frame < 0 && model.beams[b].frame_name == model.frames.back().name)
+        AddBeamFrames(r, &model.beams[b], &beam_attachments[b], &model);
   }
   std::set<int> used;
   for (const auto& frame : model.frames)
     for (const auto& step : frame.steps)
       if (step.coordinate >= 0) used.insert(step.coordinate);
-  for (int j = 0; j < model.num_dofs(); ++j)
+  const int joint_dofs = model.beams.empty() ? model.num_dofs() : model.beams[0].first_dof;
+  for (int j = 0; j < joint_dofs; ++j)
     if (!used.count(j))
       r.Fail(dofs[j], JoinPath(JoinPath("dofs", j), "name"),
              "DOF '" + model.dofs[j].name + "' is not used by any frame's transforms");
 
   // Bodies.
-  const YAML::Node bodies = r.Child(root, "bodies", "");
-  r.RequireSequence(bodies, "bodies");
   if (bodies.size() == 0) r.Fail(bodies, "bodies", "expected at least one body");
+  int next_beam = 0;
   for (size_t i = 0; i < bodies.size(); ++i) {
     const std::string path = JoinPath("bodies", i);
-    r.RequireMap(bodies[i], path, {"name", "frame", "mass", "com", "inertia"});
+    if (r.Has(bodies[i], "beam")) {
+      const Beam& beam = model.beams[next_beam];
+      if (beam.frame < 0)
+        r.Fail(bodies[i]["frame"], JoinPath(path, "frame"),
+               "unknown frame '" + beam.frame_name + "'");
+      AddBeamMasses(beam, beam_attachments[next_beam++], &model);
+      continue;
+    }
+    r.RequireMap(bodies[i], path, {"name", "frame", "mass", "com", "inertia", "beam"});
     Body body;
     body.name = r.String(r.Child(bodies[i], "name", path), JoinPath(path, "name"));
     const std::string frame = r.String(r.Child(bodies[i], "frame", path), JoinPath(path, "frame"));
@@ -358,6 +390,11 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
                    posture.name + "' it can reach " + FormatDouble(lowest));
     }
   FinalizeModel(&model);
+  std::set<std::string> names;
+  for (const ParameterSpec& p : model.parameters)
+    if (!names.insert(p.name).second)
+      r.Fail(bodies, "bodies", "two parameters are named '" + p.name +
+                                   "' (a beam body named like a DOF); rename one");
   return model;
 }
 

@@ -4,6 +4,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/posture/kinematics.h"
+#include "beam_linearize.h"
 
 namespace frfit {
 
@@ -46,6 +47,7 @@ Posture Linearize(const Model& model, const std::vector<double>& q, const std::s
       posture.mass_parts.push_back(std::move(part));
     }
   }
+  if (!model.beams.empty()) AddBeams(model, frames, &posture);
   // Symmetrise away the rounding of the two triangles.
   posture.mass = 0.5 * (posture.mass + posture.mass.transpose()).eval();
   posture.gravity_stiffness =

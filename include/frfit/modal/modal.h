@@ -37,8 +37,8 @@ struct ModalAnalysis {
 ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coefficients);
 
 // ∂(frequency_hz)/∂(joint coefficients) of every mode ComputeModes returns, in its order, packed
-// [mode][3n + 1 + masses] in the coefficient order of kernels::CoefficientStride (stiffness,
-// viscous, hysteretic, mass-proportional α, fitted masses): first-order eigenvalue perturbation
+// [mode][3n + 1 + masses + parts] in the packed coefficient order (stiffness, viscous,
+// hysteretic, mass-proportional α, fitted masses, affine parts): first-order eigenvalue perturbation
 // with the left eigenvectors, exact for simple eigenvalues (chain with CoefficientJacobian for
 // parameters).
 std::vector<double> ModeFrequencyDerivatives(const Posture& posture,

@@ -36,10 +36,10 @@ JointCoefficients Coefficients(const Model& model, std::span<const double> param
 // For models without posture-dependent stiffness (throws Error for one that has it).
 JointCoefficients Coefficients(const Model& model, std::span<const double> parameters);
 
-// ∂(coefficients)/∂(parameters) at `parameters` and q, row-major [3n + 1 + masses][num_parameters],
-// rows in the packed coefficient order k(n), viscous(n), hysteretic(n), α, masses
-// (kernels::CoefficientStride).
-// Exact: the coefficients are linear in each parameter, or products of two (η·k, β·k).
+// ∂(coefficients)/∂(parameters) at `parameters` and q, row-major
+// [3n + 1 + masses + parts][num_parameters], rows in the packed coefficient order k(n),
+// viscous(n), hysteretic(n), α, masses, parts (AppendPacked).
+// Exact: the coefficients are linear in each parameter, or products of two (η·k, β·k, η·E, β·E).
 std::vector<double> CoefficientJacobian(const Model& model, std::span<const double> parameters,
                                         const std::vector<double>& q);
 

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "frfit/model/beam.h"
+#include "frfit/model/bounds.h"
+
 namespace frfit {
 
 enum class DofKind { kRotational, kTranslational };
@@ -23,13 +26,6 @@ std::string ToString(DofKind kind);  // "rotational" | "translational"
 enum class DampingModel { kViscous, kStructural, kRayleigh };
 std::string ToString(DampingModel model);
 bool FromString(const std::string& text, DampingModel* model);
-
-// Initial value and search bounds of one elastic parameter, in SI units.
-struct Bounds {
-  double initial = 0.0;
-  double min = 0.0;
-  double max = 0.0;
-};
 
 // A basis function of the posture coordinates (rad / m) for a posture-dependent stiffness law:
 // 1, s, cos(s) or sin(s) with s = Σ factor·q_coordinate.
@@ -55,6 +51,9 @@ struct Dof {
   // its coefficients k_<name>_0, k_<name>_1, ... replace the parameter k_<name>.
   std::vector<StiffnessTerm> stiffness_law;
   Bounds damping;             // d: N·m·s/rad or N·s/m (viscous); η: 1 (structural); unused (rayleigh)
+  // False for a beam's elastic coordinate (model/beam.h): no joint spring and no k_/d_/eta_
+  // parameters; its stiffness comes from the beam's affine parts, its diagonal coefficients are 0.
+  bool spring = true;
 };
 
 // One elementary transform of a frame's chain: rotation about a local axis, translation along one,
@@ -101,7 +100,11 @@ struct PostureSpec {
   std::vector<double> q;  // rad or m
 };
 
-enum class ParameterKind { kStiffness, kDamping, kLossFactor, kRayleighAlpha, kRayleighBeta, kMass };
+// kYoungsModulus (E_<beam>, Pa) and kBeamLossFactor (eta_<beam>) belong to beam bodies.
+enum class ParameterKind {
+  kStiffness, kDamping, kLossFactor, kRayleighAlpha, kRayleighBeta, kMass, kYoungsModulus,
+  kBeamLossFactor
+};
 
 // One elastic parameter as the optimisers and files see it.
 struct ParameterSpec {
@@ -113,6 +116,7 @@ struct ParameterSpec {
   std::string unit;
   bool log_scale = true;  // searched on a log scale (false for coefficients that may be <= 0)
   int body = -1;     // a mass's body (index into Model::bodies), else -1
+  int beam = -1;     // a beam parameter's beam (index into Model::beams), else -1
 };
 
 struct Model {
@@ -125,17 +129,23 @@ struct Model {
   std::vector<std::string> rigid_coordinates;  // set by postures, never elastic
   std::vector<Frame> frames;
   std::vector<Body> bodies;
+  // Flexible beam bodies (model/beam.h): their elastic coordinates are the DOFs after every joint
+  // DOF; their lumped masses are Bodies on generated frames.
+  std::vector<Beam> beams;
   int sensor_frame = -1;
   std::vector<PostureSpec> postures;
   Bounds rayleigh_alpha;                    // 1/s, rayleigh only
   Bounds rayleigh_beta;                     // s, rayleigh only
   // Derived once by FinalizeModel: the parameters in their canonical order — every stiffness (DOF
   // order), then the damping parameters (DOF order, or alpha, beta), then the fitted masses (body
-  // order).
+  // order), then every beam's E_<beam> (beam order), then every beam's eta_<beam>.
   std::vector<ParameterSpec> parameters;
   // The bodies whose mass is fitted, in body order: the order of JointCoefficients::masses and
   // of Posture::mass_parts. Derived by FinalizeModel.
   std::vector<int> mass_bodies;
+  // The number of affine coefficients (JointCoefficients::parts), numbered per beam by
+  // FinalizeModel (Beam::part_*).
+  int num_parts = 0;
 
   int num_dofs() const { return static_cast<int>(dofs.size()); }
   int num_coordinates() const { return num_dofs() + static_cast<int>(rigid_coordinates.size()); }
@@ -154,7 +164,8 @@ struct Model {
   std::vector<double> InitialParameters() const;
 };
 
-// Fills Model::parameters from the DOFs and the damping model. Called by every loader.
+// Fills Model::parameters from the DOFs, the damping model, the fitted masses and the beams, and
+// numbers the beams' affine coefficients. Called by every loader.
 void FinalizeModel(Model* model);
 
 }  // namespace frfit

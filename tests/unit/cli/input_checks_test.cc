@@ -180,6 +180,14 @@ std::vector<BadInput> Cases() {
        },
        {"info", "--model", "{dir}/model_urdf.yaml"},
        "robot.urdf: line 14: expected no '%' in attribute values (file names aside)"},
+      {"BeamCoordinatesAbove600",
+       [](const std::string& d) {
+         Edited(kRoot + "/datasets/flexible_arm/model.yaml", d + "/model.yaml", "elements: 20",
+                "elements: 200");
+       },
+       {"info", "--model", "{dir}/model.yaml"},
+       "bodies[0].beam (line 21): expected at most 600 elastic coordinates in the model, beams "
+       "included; this beam brings it to 1201"},
       {"UrdfGivenAsModel", nothing, {"info", "--model", kData + "robot.urdf"}, "write an overlay"},
       {"XacroGivenAsModel",
        [](const std::string& d) { Copy(kData + "robot.urdf", d + "/robot.urdf.xacro"); },
