@@ -76,6 +76,37 @@ inline void AddRandomMasses(std::mt19937_64& rng, int masses, PackedProblem* pro
   }
 }
 
+// `parts` random symmetric affine parts on every posture of `problem`, the targets in turn
+// (stiffness, loss, damping, mass), part a using coefficient a % coefficients: sizes that keep
+// Z(ω) of RandomProblem's coefficients well conditioned (kernels::PostureArrays).
+inline void AddRandomParts(std::mt19937_64& rng, int parts, int coefficients,
+                           PackedProblem* problem) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int n = problem->n;
+  problem->parts = coefficients;
+  for (PackedPosture& p : problem->postures) {
+    p.part_matrices.assign(static_cast<size_t>(parts) * n * n, 0.0);
+    p.part_layout.clear();
+    for (int a = 0; a < parts; ++a) {
+      double* matrix = p.part_matrices.data() + static_cast<size_t>(a) * n * n;
+      const int target = a % 4;
+      // Mass parts as 0.01·JᵀJ (positive semi-definite), the others dense symmetric.
+      if (target == 3) {
+        std::vector<double> j(3 * n);
+        for (double& v : j) v = 0.1 * u(rng);
+        for (int r = 0; r < n; ++r)
+          for (int c = 0; c < n; ++c)
+            for (int k = 0; k < 3; ++k) matrix[r * n + c] += j[k * n + r] * j[k * n + c];
+      } else {
+        for (int r = 0; r < n; ++r)
+          for (int c = r; c < n; ++c) matrix[r * n + c] = matrix[c * n + r] = u(rng);
+      }
+      p.part_layout.push_back(static_cast<double>(target));
+      p.part_layout.push_back(static_cast<double>(a % coefficients));
+    }
+  }
+}
+
 struct Batch {
   std::vector<PackedProblem> problems;
   std::vector<int> individuals;

@@ -136,7 +136,8 @@ struct LineRefOf {
   FRFIT_HOST_DEVICE FRFIT_INLINE kernels::PostureArrays Arrays(const double* resident) const {
     return {p.n,          resident + p.mass,       resident + p.gravity,
             resident + p.basis, resident + p.response, p.masses,
-            resident + p.mass_parts, resident + p.gravity_parts};
+            resident + p.mass_parts, resident + p.gravity_parts, p.parts,
+            resident + p.part_matrices, resident + p.part_layout};
   }
   FRFIT_HOST_DEVICE FRFIT_INLINE kernels::LineTarget Target(const double* resident) const {
     return {resident[p.omega + l], resident + p.weight + 9LL * l, resident + p.target + 18LL * l,

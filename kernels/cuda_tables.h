@@ -30,13 +30,15 @@ struct DevicePosture {
   long long mass, gravity, basis, response, omega, weight, target;
   int masses;  // fitted body masses; their shares at mass_parts, gravity_parts ([masses][n][n])
   long long mass_parts, gravity_parts;
+  int parts;  // affine parts; their matrices at part_matrices, (target, coefficient) at part_layout
+  long long part_matrices, part_layout;
 };
 
 // One (problem, individual, posture): a run of num_lines consecutive line costs.
 struct Segment {
   int posture;  // index into the DevicePosture table
   int num_lines;
-  long long coefficients;  // offset of this posture's [3n+1] coefficients in the call's array
+  long long coefficients;  // offset of this posture's coefficients (stride) in the call's array
   long long first_line;    // offset of its first line in line_costs_ / line_status_
 };
 
@@ -126,6 +128,10 @@ inline ResidentProblems PackResident(const std::vector<PackedProblem>& problems)
       const size_t parts = static_cast<size_t>(p.masses) * n * n;
       d.mass_parts = append(q.mass_parts, parts, "mass_parts");
       d.gravity_parts = append(q.gravity_parts, parts, "gravity_parts");
+      d.parts = q.num_parts();
+      d.part_matrices = append(q.part_matrices, static_cast<size_t>(d.parts) * n * n,
+                               "part_matrices");
+      d.part_layout = append(q.part_layout, static_cast<size_t>(d.parts) * 2, "part_layout");
       d.omega = append(q.omega_rad_s, lines, "omega");
       d.weight = append(q.weight, lines * 9, "weight");
       d.target = append(q.target, lines * 18, "target");
@@ -158,7 +164,9 @@ inline bool ReplaceResident(const std::vector<int>& first_posture, int index,
                       old.mass == d.mass + at && old.gravity == d.gravity + at &&
                       old.basis == d.basis + at && old.response == d.response + at &&
                       old.mass_parts == d.mass_parts + at &&
-                      old.gravity_parts == d.gravity_parts + at && old.omega == d.omega + at &&
+                      old.gravity_parts == d.gravity_parts + at && old.parts == d.parts &&
+                      old.part_matrices == d.part_matrices + at &&
+                      old.part_layout == d.part_layout + at && old.omega == d.omega + at &&
                       old.weight == d.weight + at && old.target == d.target + at;
     if (!same) return false;
   }
@@ -171,6 +179,7 @@ inline bool ReplaceResident(const std::vector<int>& first_posture, int index,
     d.mass = offsets.mass, d.gravity = offsets.gravity, d.basis = offsets.basis;
     d.response = offsets.response, d.mass_parts = offsets.mass_parts;
     d.gravity_parts = offsets.gravity_parts, d.omega = offsets.omega;
+    d.part_matrices = offsets.part_matrices, d.part_layout = offsets.part_layout;
     d.weight = offsets.weight, d.target = offsets.target;
   }
   *base = at;

@@ -29,6 +29,12 @@ namespace frfit::kernels {
 constexpr int kMaxDofs = 32;
 // Largest number of fitted body masses (PostureArrays) the per-line derivatives handle.
 constexpr int kMaxMasses = 8;
+// Largest number of affine parts (PostureArrays) per posture the per-line derivatives handle.
+constexpr int kMaxParts = 16;
+
+// Which matrix an affine part adds to (posture/posture.h, AffinePart::Target, in its order):
+// K (real), K'' (the imaginary, structural loss, stiffness), C or M.
+enum PartTarget : int { kPartStiffness = 0, kPartLossStiffness = 1, kPartDamping = 2, kPartMass = 3 };
 
 enum CostKind : int {
   kCostLogComplex = 0,         // |log H_s − log H|², paper Eq. 22
@@ -82,6 +88,14 @@ enum LineStatus : unsigned {
 // K_gravity (those masses at 0) and mass_parts / gravity_parts, [masses][n][n], each fitted mass's
 // share per kg; the masses themselves are the last coefficients (CoefficientStride). Without
 // them (masses 0) M0 and K_gravity are `mass` and `gravity` as they are.
+//
+// Affine parts (posture/posture.h, AffinePart): `parts` constant n×n matrices, part_matrices
+// [parts][n][n], each scaled by one coefficient and added to the matrix its target names;
+// part_layout [parts][2] holds (PartTarget, coefficient index) as doubles (small integers, exact),
+// so that the cuda backend's one resident array of doubles carries them too. Part a's coefficient
+// is coefficients[3n + 1 + masses + part_layout[2a + 1]] (CoefficientStride); several parts may
+// share one. Mass-targeted parts are part of M (MassAt), so αM includes them. Without parts
+// (parts 0) no operation is added anywhere.
 struct PostureArrays {
   int n;
   const double* mass;
@@ -91,12 +105,26 @@ struct PostureArrays {
   int masses = 0;
   const double* mass_parts = nullptr;
   const double* gravity_parts = nullptr;
+  int parts = 0;
+  const double* part_matrices = nullptr;
+  const double* part_layout = nullptr;
 
-  // Cell i (row-major) of M0 and of K_gravity at the fitted masses of `coefficients`, each mass's
-  // share added in mass order (no operation at all without fitted masses).
+  FRFIT_HOST_DEVICE FRFIT_INLINE int PartTargetOf(int a) const {
+    return static_cast<int>(part_layout[2 * a]);
+  }
+  // Part a's coefficient in `coefficients`.
+  FRFIT_HOST_DEVICE FRFIT_INLINE double PartCoefficient(int a, const double* coefficients) const {
+    return coefficients[3 * n + 1 + masses + static_cast<int>(part_layout[2 * a + 1])];
+  }
+  // Cell i (row-major) of M0 at the fitted masses and part coefficients of `coefficients`, each
+  // mass's share added in mass order, then the mass-targeted parts in part order (no operation at
+  // all without fitted masses and parts).
   FRFIT_HOST_DEVICE FRFIT_INLINE double MassAt(int i, const double* coefficients) const {
     double m = mass[i];
     for (int b = 0; b < masses; ++b) m += coefficients[3 * n + 1 + b] * mass_parts[b * n * n + i];
+    for (int a = 0; a < parts; ++a)
+      if (PartTargetOf(a) == kPartMass)
+        m += PartCoefficient(a, coefficients) * part_matrices[a * n * n + i];
     return m;
   }
   FRFIT_HOST_DEVICE FRFIT_INLINE double GravityAt(int i, const double* coefficients) const {
@@ -138,11 +166,12 @@ struct LineTargetOf {
 };
 using LineTarget = LineTargetOf<double>;
 
-// Coefficients of one individual at one posture, packed as [k(n), c(n), h(n), α, m(masses)]:
-// stiffness, viscous damping, hysteretic (η·k), mass-proportional damping and the fitted body
-// masses in kg (PostureArrays). Size 3n + 1 + masses.
-FRFIT_HOST_DEVICE FRFIT_INLINE int CoefficientStride(int n, int masses = 0) {
-  return 3 * n + 1 + masses;
+// Coefficients of one individual at one posture, packed as [k(n), c(n), h(n), α, m(masses),
+// a(parts)]: stiffness, viscous damping, hysteretic (η·k), mass-proportional damping, the fitted
+// body masses in kg and the affine parts' coefficients (PostureArrays). Size 3n + 1 + masses +
+// parts, `parts` counting coefficients (not the parts that use them).
+FRFIT_HOST_DEVICE FRFIT_INLINE int CoefficientStride(int n, int masses = 0, int parts = 0) {
+  return 3 * n + 1 + masses + parts;
 }
 
 // Scratch of one line, in whatever memory its team shares (stack, GPU shared memory):
@@ -235,7 +264,9 @@ FRFIT_HOST_DEVICE FRFIT_INLINE Real EntryTerm(int e, int n, const ComplexOf<Real
 template <typename Team, typename Real>
 constexpr bool kSerialVectors = std::is_same_v<Team, SerialTeam> && (WidthOf<Real>() > 1);
 
-// Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)) for one line, cell by cell:
+// Z = K_gravity + diag(k) − ω²M0 + i(ω(diag(c) + αM0) + diag(η·k)) for one line, cell by cell,
+// with the affine parts: Σ a·K_a in the real part, Σ a·K''_a + ω·Σ a·C_a in the imaginary part,
+// Σ a·M_a in M0 (PostureArrays):
 // Cell(i) is cell i's mass and gravity terms (row-major), Diagonal adds row r's joint terms to
 // its diagonal cell. Both solve paths assemble Z with it, in loops of their own.
 template <typename Real>
@@ -252,7 +283,20 @@ struct ZAssembly {
         omega_alpha(omega * coefficients[3 * posture.n]) {}
   FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Cell(int i) const {
     const double m = posture.MassAt(i, coefficients);
-    return {posture.GravityAt(i, coefficients) - omega2 * m, omega_alpha * m};
+    const ComplexOf<Real> v = {posture.GravityAt(i, coefficients) - omega2 * m, omega_alpha * m};
+    return posture.parts == 0 ? v : WithParts(v, i);
+  }
+  // Cell i's stiffness, loss and damping parts added to v, in part order (mass parts are in m).
+  FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> WithParts(ComplexOf<Real> v, int i) const {
+    const int n = posture.n;
+    for (int a = 0; a < posture.parts; ++a) {
+      const double term = posture.PartCoefficient(a, coefficients) * posture.part_matrices[a * n * n + i];
+      const int target = posture.PartTargetOf(a);
+      if (target == kPartStiffness) v.re = v.re + term;
+      else if (target == kPartLossStiffness) v.im = v.im + term;
+      else if (target == kPartDamping) v.im = v.im + omega * term;
+    }
+    return v;
   }
   FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> Diagonal(ComplexOf<Real> v, int r) const {
     return {v.re + k[r], v.im + (omega * c[r] + h[r])};

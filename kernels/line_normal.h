@@ -8,6 +8,7 @@
 // (H_s = B_aᵀX = YᵀB_b)
 //     ∂H_s/∂θ = −Yᵀ (∂Z/∂θ) X,   ∂Z/∂k_r = e_r e_rᵀ,  ∂Z/∂c_r = iω e_r e_rᵀ,  ∂Z/∂h_r = i e_r e_rᵀ,
 //     ∂Z/∂α = iω M0,   ∂Z/∂m_b = gravity_b − ω² mass_b + iωα mass_b (a fitted mass, PostureArrays),
+//     ∂Z/∂a = Σ over the parts of coefficient a of P·(1 for K, i for K'', iω for C, −ω² + iωα for M),
 // i.e. entry (i, j) of ∂H_s/∂k_r is −Y_ri X_rj. At one point (the tool tip) Y is X and the
 // derivatives need no extra solve; two points (a multi-point set) solve for Y as well. The chain to the optimiser's parameters u comes
 // in as a sensitivity matrix D = ∂(coefficients)/∂u per individual and posture (the parameter map
@@ -63,10 +64,35 @@ FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> MassTerm(const PostureArrays& pos
   return {-q.re, -q.im};
 }
 
+// −(Yᵀ (∂Z/∂a) X)_{i,jj} of affine part a (its matrix P times its target's factor: 1, i, iω or
+// −ω² + iωα; PostureArrays) per unit of its coefficient, recomputed per entry as MassTerm is.
+template <typename Real>
+FRFIT_HOST_DEVICE FRFIT_INLINE ComplexOf<Real> PartTerm(const PostureArrays& posture, int a,
+                                                        const ComplexOf<Real>* x,
+                                                        const ComplexOf<Real>* y, int i, int jj,
+                                                        Real omega, Real omega2,
+                                                        Real omega_alpha) {
+  const int n = posture.n;
+  const double* const matrix = posture.part_matrices + a * n * n;
+  ComplexOf<Real> q = SplatComplex<Real>(0.0, 0.0);  // (Yᵀ P X)_{i,jj}
+  for (int r = 0; r < n; ++r) {
+    ComplexOf<Real> px = SplatComplex<Real>(0.0, 0.0);
+    for (int c = 0; c < n; ++c) px = Add(px, Scale(x[c * 3 + jj], matrix[r * n + c]));
+    q = Add(q, Mul(y[r * 3 + i], px));
+  }
+  const int target = posture.PartTargetOf(a);
+  ComplexOf<Real> unit = SplatComplex<Real>(1.0, 0.0);
+  if (target == kPartLossStiffness) unit = SplatComplex<Real>(0.0, 1.0);
+  else if (target == kPartDamping) unit = {Splat<Real>(0.0), omega};
+  else if (target == kPartMass) unit = {-omega2, omega_alpha};
+  const ComplexOf<Real> dq = Mul(unit, q);
+  return {-dq.re, -dq.im};
+}
+
 // One line's terms (see the file comment) from its solutions X = Z⁻¹B_b and Y = Z⁻¹B_a (x and y,
 // row-major n×3, as SolveLineTeam leaves them; y is x when posture has one point; `singular` is
 // what the solves returned) at `coefficients`, by one thread. `sensitivity` is D,
-// row-major [3n + 1 + masses][p] in the coefficient order of CoefficientStride. Sets *status like
+// row-major [3n + 1 + masses + part coefficients][p] in the coefficient order of CoefficientStride. Sets *status like
 // LineCost; on a singular system every term is 0. With W lines per Real (kernels/real.h) term t
 // of the W lines is out[t·stride .. t·stride + W).
 template <int kCapacity = kMaxDofs, typename Real>
@@ -90,6 +116,7 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
   const int n = posture.n;
   const double* const d_alpha = sensitivity + 3 * n * p;
   const double* const d_mass = sensitivity + (3 * n + 1) * p;  // [masses][p]
+  const double* const d_part = d_mass + posture.masses * p;   // [part coefficients][p]
 
   // (XᵀM0X) is needed only when some parameter moves α (Rayleigh damping).
   bool moves_alpha = false;
@@ -140,6 +167,9 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
     C mass_term[kMaxMasses];  // −(Yᵀ (∂Z/∂m_b) X)_{i,jj} of each fitted mass
     for (int b = 0; b < posture.masses; ++b)
       mass_term[b] = MassTerm(posture, b, x, y, i, jj, omega2, omega_alpha);
+    C part_term[kMaxParts];  // −(Yᵀ (∂Z/∂a) X)_{i,jj} of each affine part
+    for (int a = 0; a < posture.parts; ++a)
+      part_term[a] = PartTerm(posture, a, x, y, i, jj, omega, omega2, omega_alpha);
     for (int j = 0; j < p; ++j) {
       C acc = SplatComplex<Real>(0.0, 0.0);
       for (int r = 0; r < n; ++r) {
@@ -149,6 +179,9 @@ FRFIT_HOST_DEVICE inline void NormalTermsOfSolution(const PostureArrays& posture
       }
       if (moves_alpha) acc = Add(acc, Scale(alpha_term, d_alpha[j]));
       for (int b = 0; b < posture.masses; ++b) acc = Add(acc, Scale(mass_term[b], d_mass[b * p + j]));
+      for (int a = 0; a < posture.parts; ++a)
+        acc = Add(acc, Scale(part_term[a],
+                             d_part[static_cast<int>(posture.part_layout[2 * a + 1]) * p + j]));
       C dj = Mul(factor, acc);
       if (cost_kind == kCostLogMagnitude) dj.im = Splat<Real>(0.0);
       derivative[j] = dj;

@@ -94,6 +94,37 @@ void ChooseNoiseModel(const CostOptions& cost, const std::string& source, Proble
   set.noise_source = "estimated";
 }
 
+// Affine part coefficients a posture's parts use: one more than the largest index.
+int PartCoefficients(const Posture& posture) {
+  int count = 0;
+  for (const AffinePart& part : posture.affine_parts) count = std::max(count, part.coefficient + 1);
+  return count;
+}
+
+// The affine parts row-major with their (target, coefficient) pairs (PackedPosture).
+void PackAffineParts(const Posture& posture, PackedPosture* p) {
+  static_assert(static_cast<int>(AffinePart::Target::kStiffness) == kernels::kPartStiffness &&
+                    static_cast<int>(AffinePart::Target::kLossStiffness) ==
+                        kernels::kPartLossStiffness &&
+                    static_cast<int>(AffinePart::Target::kDamping) == kernels::kPartDamping &&
+                    static_cast<int>(AffinePart::Target::kMass) == kernels::kPartMass,
+                "PartTarget follows AffinePart::Target");
+  if (static_cast<int>(posture.affine_parts.size()) > kernels::kMaxParts)
+    throw Error("posture " + posture.name, "affine parts",
+                "at most " + std::to_string(kernels::kMaxParts) + " parts, got " +
+                    std::to_string(posture.affine_parts.size()));
+  for (const AffinePart& part : posture.affine_parts) {
+    if (part.matrix.rows() != posture.n || part.matrix.cols() != posture.n || part.coefficient < 0)
+      throw Error("posture " + posture.name, "affine parts",
+                  "expected n×n matrices (n = " + std::to_string(posture.n) +
+                      ") with coefficient indices >= 0");
+    for (int r = 0; r < posture.n; ++r)
+      for (int c = 0; c < posture.n; ++c) p->part_matrices.push_back(part.matrix(r, c));
+    p->part_layout.push_back(static_cast<double>(part.target));
+    p->part_layout.push_back(static_cast<double>(part.coefficient));
+  }
+}
+
 // M0 and K_gravity row-major; with fitted masses their rest and each mass's share per kg
 // (PackedPosture), so that the kernels add m_b·share to the rest for every individual.
 void PackMassMatrices(const Posture& posture, PackedPosture* p) {
@@ -108,6 +139,7 @@ void PackMassMatrices(const Posture& posture, PackedPosture* p) {
   }
   JointCoefficients rest;
   rest.masses.assign(posture.mass_parts.size(), 0.0);
+  rest.parts.assign(PartCoefficients(posture), 0.0);  // mass parts are the kernels' to add
   append(MassMatrix(posture, rest), &p->mass);
   append(GravityStiffness(posture, rest), &p->gravity);
   for (const MassPart& part : posture.mass_parts) {
@@ -363,6 +395,8 @@ PackedProblem Pack(const Problem& problem) {
     p.is_static = pp.is_static;
     const int cost_kind = p.CostKind(packed.cost_kind);
     PackMassMatrices(pp.posture, &p);
+    PackAffineParts(pp.posture, &p);
+    packed.parts = std::max(packed.parts, PartCoefficients(pp.posture));
     const MeasurementPoints points = PointsOf(pp);
     for (int r = 0; r < n; ++r)
       for (int j = 0; j < 3; ++j) p.basis.push_back(points.excitation_basis(r, j));

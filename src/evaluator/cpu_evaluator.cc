@@ -170,7 +170,8 @@ class CpuEvaluator final : public Evaluator {
     const PackedPosture& posture = problem.postures[c.posture];
     return {{problem.n, posture.mass.data(), posture.gravity.data(), posture.basis.data(),
              posture.response_data(), problem.masses, posture.mass_parts.data(),
-             posture.gravity_parts.data()},
+             posture.gravity_parts.data(), posture.num_parts(), posture.part_matrices.data(),
+             posture.part_layout.data()},
             coefficients + point.coefficients +
                 static_cast<size_t>(c.posture) * problem.coefficient_stride(),
             &blocks_[point.problem][c.posture],

@@ -75,7 +75,10 @@ std::vector<double> BlockMeat(const PackedProblem& problem, int dim,
                                         posture.response_data(),
                                         problem.masses,
                                         posture.mass_parts.data(),
-                                        posture.gravity_parts.data()};
+                                        posture.gravity_parts.data(),
+                                        posture.num_parts(),
+                                        posture.part_matrices.data(),
+                                        posture.part_layout.data()};
     Eigen::VectorXd block = Eigen::VectorXd::Zero(dim);
     for (int l = 0; l < posture.num_lines(); ++l) {
       const kernels::LineTarget line{posture.omega_rad_s[l], posture.weight.data() + 9 * l,

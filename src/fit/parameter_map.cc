@@ -115,13 +115,14 @@ void ParameterMap::AppendSensitivities(std::span<const double> u,
                                        const std::vector<std::vector<double>>& posture_q,
                                        std::vector<double>* out) const {
   const int d = dim(), count = model_->num_parameters();
-  const int rows = kernels::CoefficientStride(model_->num_dofs(), model_->num_masses());
   for (size_t start = 0; start + d <= u.size(); start += d) {
     const std::span<const double> point = u.subspan(start, d);
     const std::vector<double> physical = Physical(point);
     const std::vector<double> slopes = Slopes(point);
     for (const std::vector<double>& q : posture_q) {
       const std::vector<double> dc = CoefficientJacobian(*model_, physical, q);
+      // Its rows are the packed coefficients: 3n + 1 + masses, then the affine part coefficients.
+      const int rows = static_cast<int>(dc.size() / static_cast<size_t>(count));
       for (int r = 0; r < rows; ++r)
         for (int i = 0; i < d; ++i) out->push_back(dc[static_cast<size_t>(r) * count + free_[i]] * slopes[i]);
     }

@@ -5,8 +5,9 @@
 // Packing orders:
 //   mass, gravity      [n][n]     basis   [n][3]     response_basis [n][3] or empty
 //   mass_parts, gravity_parts     [masses][n][n]
+//   part_matrices [parts][n][n]   part_layout [parts][2] = (kernels::PartTarget, coefficient)
 //   omega_rad_s        [line]     weight  [line][entry]     target  [line][entry][2]
-//   coefficients of a call   [problem][individual][posture][3n + 1 + masses]
+//   coefficients of a call   [problem][individual][posture][3n + 1 + masses + parts]
 //                            (kernels::CoefficientStride)
 //   costs, status of a call  [problem][individual]
 #pragma once
@@ -23,6 +24,11 @@ struct PackedPosture {
   std::vector<double> gravity;
   std::vector<double> mass_parts;
   std::vector<double> gravity_parts;
+  // Affine parts (posture/posture.h, AffinePart) in Posture::affine_parts order: each part's n×n
+  // matrix and its (target, coefficient index) pair, the index counting from the part
+  // coefficients' start (kernels::PostureArrays). Empty for lumped-joint models.
+  std::vector<double> part_matrices;
+  std::vector<double> part_layout;
   std::vector<double> basis;           // the excitation point's B_b (the sensor: the tool tip)
   // The response point's B_a when it is another point than the excitation's (a multi-point set);
   // empty when they are the same, and the kernels then take `basis` (kernels::PostureArrays).
@@ -37,6 +43,7 @@ struct PackedPosture {
   bool is_static = false;
 
   int num_lines() const { return static_cast<int>(omega_rad_s.size()); }
+  int num_parts() const { return static_cast<int>(part_layout.size() / 2); }
   // The kernels::CostKind this posture is scored with, the problem's being `problem_kind`.
   int CostKind(int problem_kind) const {
     return is_static ? 2 /* kernels::kCostNormalizedComplex, asserted in problem.cc */ : problem_kind;
@@ -48,7 +55,8 @@ struct PackedPosture {
 
 struct PackedProblem {
   int n = 0;                    // elastic DOFs (the same at every posture)
-  int masses = 0;               // fitted body masses, the last coefficients
+  int masses = 0;               // fitted body masses, the coefficients after α
+  int parts = 0;                // affine part coefficients, the last coefficients
   int cost_kind = 0;            // kernels::CostKind
   int phase_mode = 0;           // kernels::PhaseMode
   int loss = 0;                 // kernels::LossKind, applied to each entry's weighted error
@@ -59,7 +67,7 @@ struct PackedProblem {
   std::vector<PackedPosture> postures;
 
   int num_postures() const { return static_cast<int>(postures.size()); }
-  int coefficient_stride() const { return 3 * n + 1 + masses; }
+  int coefficient_stride() const { return 3 * n + 1 + masses + parts; }
 };
 
 // Outcome of one individual's evaluation. A non-OK individual's cost is +inf, so optimisers rank

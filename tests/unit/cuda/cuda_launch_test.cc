@@ -121,7 +121,8 @@ std::vector<ExpectedLine> EnumerateLines(const Batch& b) {
                          coefficients, sensitivities, terms + within + l, lines_per_individual,
                          normal_out});
         within += problem.postures[q].num_lines();
-        const int stride = 3 * problem.n + 1 + problem.masses;  // as evaluator.h packs them
+        const int stride =
+            3 * problem.n + 1 + problem.masses + problem.parts;  // as evaluator.h packs them
         coefficients += stride;
         sensitivities += static_cast<long long>(stride) * b.dims[p];
       }
@@ -719,6 +720,44 @@ TEST(CudaLaunch, NormalEquationLaunchesWriteEveryTermOnce) {
 
 TEST(CudaLaunch, EmulatedNormalEquationsEqualCpuBitForBit) {
   const Batch b = MakeBatch(MixedSpecs(), 7);
+  Findings f;
+  const NormalRun gpu = EmulateNormalEquations(b, true, f);
+  EXPECT_EQ(f.count(), 0) << f.text();
+  auto cpu = CreateCpuEvaluator(1);
+  cpu->SetProblems(b.problems);
+  NormalRun want{std::vector<double>(gpu.normal.size()),
+                 std::vector<EvalStatus>(gpu.status.size())};
+  cpu->EvaluateNormalEquations({b.individuals, b.dims, b.coefficients, b.sensitivities},
+                               want.normal, want.status);
+  int mismatches = 0;
+  for (size_t k = 0; k < want.normal.size(); ++k)
+    mismatches += std::memcmp(&want.normal[k], &gpu.normal[k], sizeof(double)) != 0;
+  EXPECT_EQ(mismatches, 0) << "of " << want.normal.size() << " terms";
+  EXPECT_EQ(want.status, gpu.status);
+}
+
+// Affine parts of every target (kernels/line_cost.h, PostureArrays): the emulated launches give
+// the cpu's costs and normal-equation terms to the bit, the lanes' splits included.
+TEST(CudaLaunch, EmulatedEvaluateWithAffinePartsEqualsCpuBitForBit) {
+  const Batch b = MakeBatch(PartsSpecs(), 31);
+  const CostRun cpu = CpuEvaluate(b);
+  int ok = 0;
+  for (EvalStatus s : cpu.status) ok += s == EvalStatus::kOk;
+  EXPECT_GT(ok, 0) << "the parts' systems must be solvable for the comparison to mean anything";
+  for (int lanes : kLaneChoices) {
+    Findings f;
+    const CostRun gpu = EmulateEvaluate(b, lanes, /*compute=*/true, f);
+    EXPECT_EQ(f.count(), 0) << lanes << " lanes:\n" << f.text();
+    int mismatches = 0;
+    for (size_t i = 0; i < cpu.costs.size(); ++i)
+      mismatches += std::memcmp(&cpu.costs[i], &gpu.costs[i], sizeof(double)) != 0 ||
+                    cpu.status[i] != gpu.status[i];
+    EXPECT_EQ(mismatches, 0) << lanes << " lanes";
+  }
+}
+
+TEST(CudaLaunch, EmulatedNormalEquationsWithAffinePartsEqualCpuBitForBit) {
+  const Batch b = MakeBatch(PartsSpecs(), 32);
   Findings f;
   const NormalRun gpu = EmulateNormalEquations(b, true, f);
   EXPECT_EQ(f.count(), 0) << f.text();

@@ -22,14 +22,15 @@ struct ProblemSpec {
   int individuals;
   std::vector<int> lines;  // per posture
   int dim = 2;             // free parameters, for the normal equations
+  int parts = 0;           // affine parts (bench::AddRandomParts), on three coefficients
 };
 
 struct Batch {
   std::vector<PackedProblem> problems;
   std::vector<int> individuals;
   std::vector<int> dims;
-  std::vector<double> coefficients;   // [problem][individual][posture][3n + 1 + masses]
-  std::vector<double> sensitivities;  // [problem][individual][posture][3n + 1 + masses][dim]
+  std::vector<double> coefficients;   // [problem][individual][posture][coefficient stride]
+  std::vector<double> sensitivities;  // [problem][individual][posture][coefficient stride][dim]
 };
 
 // The benchmark's random problems cut to the given lines, with every cost kind, phase mode,
@@ -40,6 +41,7 @@ inline Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::mt19937_64 points_rng(seed + 1000);  // multi-point sets' response bases, drawn apart
   std::mt19937_64 mass_rng(seed + 2000);
+  std::mt19937_64 parts_rng(seed + 3000);  // drawn apart: specs without parts keep their draws
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Batch b;
   bool nan_placed = false;
@@ -68,6 +70,7 @@ inline Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
       }
     }
     if (s % 4 == 1) bench::AddRandomMasses(mass_rng, 1 + static_cast<int>(s / 4 % 2), &p);
+    if (spec.parts > 0) bench::AddRandomParts(parts_rng, spec.parts, 3, &p);
     const int stride = p.coefficient_stride();
     for (int i = 0; i < spec.individuals; ++i)
       for (size_t q = 0; q < spec.lines.size(); ++q) {
@@ -78,6 +81,10 @@ inline Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
         for (int j = 0; j < spec.n; ++j) b.coefficients.push_back(0.02 * b.coefficients[first + j]);
         b.coefficients.push_back(1e-4);
         for (int m = 0; m < p.masses; ++m) b.coefficients.push_back(40.0 + 15.0 * m + u(rng));
+        // Part coefficients on the joint stiffnesses' scale (10^5 .. 10^6), from parts_rng.
+        for (int a = 0; a < p.parts; ++a)
+          b.coefficients.push_back(std::pow(10.0, 5.0 + std::uniform_real_distribution<double>(
+                                                             0.0, 1.0)(parts_rng)));
         if (i == 1 && !nan_placed) {
           b.coefficients[first] = std::numeric_limits<double>::quiet_NaN();
           nan_placed = true;
@@ -98,6 +105,12 @@ inline std::vector<ProblemSpec> MixedSpecs() {
   return {{9, 5, {7, 150}, 2}, {12, 3, {1, 33}, 3}, {3, 0, {20}, 1},  {3, 4, {1}, 2},
           {10, 2, {0, 5}, 1},  {32, 2, {3, 40}, 2}, {18, 1, {17}, 3}, {1, 3, {2, 9}, 1},
           {24, 2, {11}, 2},    {5, 2, {6, 0, 4}, 2}};
+}
+// Problems with affine parts of every target (8 parts on 3 coefficients, 4 on a mass-fitting
+// problem), in several buckets.
+inline std::vector<ProblemSpec> PartsSpecs() {
+  return {{9, 3, {7, 20}, 3, 8}, {12, 2, {5, 11}, 4, 8}, {3, 2, {6}, 2, 5},
+          {18, 2, {9}, 2, 8},   {32, 1, {4, 3}, 3, 4}};
 }
 // One bucket holding only n = 9 (slots smaller than the bucket's capacity would need).
 inline std::vector<ProblemSpec> NineOnlySpecs() { return {{9, 7, {150, 13}, 2}, {9, 0, {4}, 2}}; }

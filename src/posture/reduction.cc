@@ -1,0 +1,183 @@
+#include "frfit/posture/reduction.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <algorithm>
+#include <cmath>
+
+#include "frfit/common/error.h"
+#include "frfit/frf/synthesize.h"
+
+namespace frfit {
+namespace {
+
+// The undamped blocks of one sample: K (real part, springs and parts included) and M.
+struct Blocks {
+  Eigen::MatrixXd k_bb, k_bj, m_bb, m_bj;
+};
+
+Blocks BlocksAt(const Posture& full, int joints, const JointCoefficients& c) {
+  const Eigen::MatrixXd k = TangentStiffness(full, c).real();
+  const Eigen::MatrixXd m = MassMatrix(full, c);
+  const int b = full.n - joints;
+  return {k.bottomRightCorner(b, b), k.bottomLeftCorner(b, joints), m.bottomRightCorner(b, b),
+          m.bottomLeftCorner(b, joints)};
+}
+
+// Ψ built column by column, M-orthonormal (modified Gram–Schmidt, twice).
+class OrthonormalSet {
+ public:
+  OrthonormalSet(const Eigen::MatrixXd& m, double tolerance) : m_(m), tolerance_(tolerance) {}
+  // Adds v's new direction; false when less than the tolerance of it is new.
+  bool Add(Eigen::VectorXd v) {
+    const double before = std::sqrt(std::max(v.dot(m_ * v), 0.0));
+    if (!(before > 0.0) || columns_.size() >= static_cast<size_t>(m_.rows())) return false;
+    for (int pass = 0; pass < 2; ++pass)
+      for (const Eigen::VectorXd& q : columns_) v -= q.dot(m_ * v) * q;
+    const double after = std::sqrt(std::max(v.dot(m_ * v), 0.0));
+    if (!(after > tolerance_ * before)) return false;
+    columns_.push_back(v / after);
+    return true;
+  }
+  int size() const { return static_cast<int>(columns_.size()); }
+  Eigen::MatrixXd Matrix() const {
+    Eigen::MatrixXd out(m_.rows(), size());
+    for (int i = 0; i < size(); ++i) out.col(i) = columns_[i];
+    return out;
+  }
+
+ private:
+  const Eigen::MatrixXd& m_;
+  double tolerance_;
+  std::vector<Eigen::VectorXd> columns_;
+};
+
+Eigen::MatrixXd Project(const Eigen::MatrixXd& v, const Eigen::MatrixXd& a) {
+  return v.transpose() * a * v;
+}
+
+// The reduced posture: every matrix projected on V, the points' bases by Vᵀ.
+Posture ProjectPosture(const Posture& full, const Eigen::MatrixXd& v) {
+  Posture out = full;
+  out.n = static_cast<int>(v.cols());
+  out.mass = Project(v, full.mass);
+  out.gravity_stiffness = Project(v, full.gravity_stiffness);
+  for (MassPart& part : out.mass_parts) {
+    part.mass = Project(v, part.mass);
+    part.gravity = Project(v, part.gravity);
+  }
+  for (AffinePart& part : out.affine_parts) part.matrix = Project(v, part.matrix);
+  out.sensor_jacobian = full.sensor_jacobian * v;
+  out.sensor_basis = v.transpose() * full.sensor_basis;
+  return out;
+}
+
+void Require(bool ok, const std::string& what, const std::string& field, const std::string& text) {
+  if (!ok) throw Error(what, field, text);
+}
+
+}  // namespace
+
+Reduction Reduce(const Posture& full, int joints, const std::vector<JointCoefficients>& samples,
+                 const std::vector<Eigen::MatrixXd>& loads, const ReductionOptions& options,
+                 const std::string& what) {
+  Require(joints >= 0 && joints < full.n, what, "reduction",
+          "expected fewer kept coordinates than " + std::to_string(full.n) + ", got " +
+              std::to_string(joints));
+  Require(!samples.empty(), what, "reduction", "expected at least one parameter sample");
+  Require(options.modes_up_to_hz > 0.0, what, "reduction.modes_up_to_hz",
+          "expected a frequency > 0 Hz");
+  const int b = full.n - joints;
+  const Blocks first = BlocksAt(full, joints, samples.front());
+  const Eigen::LDLT<Eigen::MatrixXd> first_k(first.k_bb);
+  Require(first_k.info() == Eigen::Success && first_k.isPositive(), what, "reduction",
+          "the beams' stiffness with the joints fixed is not positive definite");
+  const Eigen::MatrixXd phi = -first_k.solve(first.k_bj);
+  OrthonormalSet psi(first.m_bb, options.drop_tolerance);
+  const double cut = std::pow(2.0 * M_PI * options.modes_up_to_hz, 2);
+  std::vector<Eigen::VectorXd> further;  // the first sample's modes above the cut-off
+  std::vector<Eigen::VectorXd> corrections;
+  int modes = 0;
+  for (size_t s = 0; s < samples.size(); ++s) {
+    const Blocks at = s == 0 ? first : BlocksAt(full, joints, samples[s]);
+    const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(at.k_bb, at.m_bb);
+    Require(eig.info() == Eigen::Success, what, "reduction",
+            "the beams' fixed-interface modes did not converge");
+    for (int i = 0; i < b; ++i) {
+      if (eig.eigenvalues()(i) <= cut) modes += psi.Add(eig.eigenvectors().col(i));
+      else if (s == 0) further.push_back(eig.eigenvectors().col(i));
+    }
+    const Eigen::LDLT<Eigen::MatrixXd> k_bb(at.k_bb);
+    const Eigen::MatrixXd phi_s = -k_bb.solve(at.k_bj);
+    if (s > 0)
+      for (int j = 0; j < joints; ++j) corrections.push_back(phi_s.col(j) - phi.col(j));
+    // Loads on the beams: the points' forces and the constraint modes' inertia.
+    std::vector<Eigen::VectorXd> load;
+    for (const Eigen::MatrixXd& l : loads)
+      for (int j = 0; j < 3; ++j) load.push_back(l.col(j).tail(b));
+    for (int j = 0; j < 3; ++j) load.push_back(full.sensor_basis.col(j).tail(b));
+    for (int j = 0; j < joints; ++j) load.push_back(at.m_bj.col(j) + at.m_bb * phi_s.col(j));
+    for (Eigen::VectorXd f : load)
+      for (int order = 0; order < options.krylov_orders; ++order) {
+        f = k_bb.solve(order == 0 ? f : Eigen::VectorXd(at.m_bb * f));
+        corrections.push_back(f);
+      }
+  }
+  int added = 0;
+  for (const Eigen::VectorXd& v : corrections) added += psi.Add(v);
+  for (const Eigen::VectorXd& v : further) {
+    if (joints + psi.size() >= options.size) break;
+    modes += psi.Add(v);
+  }
+  Reduction out;
+  out.joints = joints;
+  out.modes = modes;
+  out.corrections = added;
+  out.basis = Eigen::MatrixXd::Zero(full.n, joints + psi.size());
+  out.basis.topLeftCorner(joints, joints).setIdentity();
+  out.basis.bottomLeftCorner(b, joints) = phi;
+  out.basis.bottomRightCorner(b, psi.size()) = psi.Matrix();
+  out.posture = ProjectPosture(full, out.basis);
+  return out;
+}
+
+Eigen::MatrixXd ReducedPointBasis(const Reduction& reduction, const Eigen::MatrixXd& basis) {
+  return reduction.basis.transpose() * basis;
+}
+
+JointCoefficients ReducedCoefficients(const JointCoefficients& c, int joints, int r) {
+  JointCoefficients out = c;
+  auto cut = [joints, r](const std::vector<double>& v) {
+    std::vector<double> w(static_cast<size_t>(r), 0.0);
+    std::copy(v.begin(), v.begin() + joints, w.begin());
+    return w;
+  };
+  out.stiffness = cut(c.stiffness);
+  out.viscous = cut(c.viscous);
+  out.hysteretic = cut(c.hysteretic);
+  return out;
+}
+
+double ReductionError(const Posture& full, const Reduction& reduction,
+                      const std::vector<JointCoefficients>& samples,
+                      const std::vector<double>& frequency_hz) {
+  double worst = 0.0;
+  for (const JointCoefficients& c : samples) {
+    const FrfSet a = Synthesize(full, c, frequency_hz, FrfFormat::kReceptance);
+    const FrfSet b = Synthesize(reduction.posture,
+                                ReducedCoefficients(c, reduction.joints, reduction.posture.n),
+                                frequency_hz, FrfFormat::kReceptance);
+    for (size_t l = 0; l < frequency_hz.size(); ++l) {
+      double difference = 0.0, norm = 0.0;
+      for (int e = 0; e < 9; ++e) {
+        difference += std::norm(a.H[l * 9 + e] - b.H[l * 9 + e]);
+        norm += std::norm(a.H[l * 9 + e]);
+      }
+      worst = std::max(worst, std::sqrt(difference / norm));
+    }
+  }
+  return worst;
+}
+
+}  // namespace frfit
