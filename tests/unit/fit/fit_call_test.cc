@@ -96,10 +96,11 @@ TEST_F(FitCall, ResumedFromItsCheckpointEndsWhereTheWholeRunEnds) {
   const Inputs in = Load(kP3 + "frf_milling_inertance.h5", kP3 + "fit.yaml");
   const FitResult whole = Fit(in.problem, *in.map, in.options, CpuSettings(5));
 
-  // Keep the first state the run offers after a few thousand evaluations, as a crash would.
+  // Keep the first state the run offers, as a crash would: the whole fit takes about a hundred
+  // evaluations (a GA generation, then least squares), so one every 40 falls inside it.
   FitRunSettings first = CpuSettings(5);
   nlohmann::json kept;
-  first.checkpoint_every_evaluations = 2000;
+  first.checkpoint_every_evaluations = 40;
   first.checkpoint = [&kept](const nlohmann::json& state) {
     if (kept.is_null()) kept = state;
   };
