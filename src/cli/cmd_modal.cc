@@ -28,7 +28,8 @@ int RunModal(int argc, char** argv) {
   // A DOF that does not oscillate (overdamped: two real eigenvalues) has no mode; say so rather
   // than show fewer modes than DOFs without a word.
   const int dofs = ctx.model.num_dofs();
-  const int not_oscillating = dofs - static_cast<int>(modes.size());
+  const int rigid = analysis.rigid_body_eigenvalues / 2;  // free coordinates' rigid motions
+  const int not_oscillating = dofs - rigid - static_cast<int>(modes.size());
   if (args.Flag("json")) {
     nlohmann::ordered_json out;
     out["model"] = ctx.model.name;
@@ -47,6 +48,7 @@ int RunModal(int argc, char** argv) {
                               {"sensor_shape", shape}});
     }
     out["overdamped_dofs"] = not_oscillating;
+    if (rigid > 0) out["rigid_body_modes"] = rigid;
     out["real_eigenvalues_1_per_s"] = analysis.real_eigenvalues;
     std::printf("%s\n", out.dump().c_str());
     return 0;
@@ -86,6 +88,9 @@ int RunModal(int argc, char** argv) {
         "  %zu modes for %d DOFs: %d DOF%s overdamped (real eigenvalues %s 1/s), no frequency\n",
         modes.size(), dofs, not_oscillating, not_oscillating == 1 ? " is" : "s are", rates.c_str());
   }
+  if (rigid > 0)
+    std::printf("  %d rigid-body mode%s (eigenvalue 0: coordinates without springs), not listed\n",
+                rigid, rigid == 1 ? "" : "s");
   return 0;
 }
 

@@ -57,10 +57,25 @@ FirstOrder SolveFirstOrder(const Posture& posture, const JointCoefficients& coef
 // ComputeModes and ModeFrequencyDerivatives report, in order of frequency.
 bool IsMode(Cplx lambda) { return lambda.imag() > 1e-9 * std::abs(lambda); }
 
+// A rigid-body motion (a free base: coordinates without springs) has λ = 0 twice, a defective
+// pair that the eigensolver returns as two tiny eigenvalues, which are no modes. "Tiny" is
+// relative to the largest |λ| of an oscillating eigenvalue (an overdamped one may be huge): 1e-8
+// of it lies far below any mode of a structure with springs.
+bool IsRigidBody(Cplx lambda, double largest) { return std::abs(lambda) <= 1e-8 * largest; }
+
+double LargestOscillating(const Eigen::VectorXcd& eigenvalues) {
+  double largest = 0.0;
+  for (const Cplx& lambda : eigenvalues)
+    if (std::abs(lambda.imag()) > 1e-9 * std::abs(lambda)) largest = std::max(largest, std::abs(lambda));
+  return largest;
+}
+
 std::vector<int> ModeColumns(const Eigen::ComplexEigenSolver<Eigen::MatrixXcd>& solver) {
   std::vector<int> columns;
+  const double largest = LargestOscillating(solver.eigenvalues());
   for (int k = 0; k < solver.eigenvalues().size(); ++k)
-    if (IsMode(solver.eigenvalues()(k))) columns.push_back(k);
+    if (IsMode(solver.eigenvalues()(k)) && !IsRigidBody(solver.eigenvalues()(k), largest))
+      columns.push_back(k);
   std::stable_sort(columns.begin(), columns.end(), [&](int a, int b) {
     return solver.eigenvalues()(a).imag() < solver.eigenvalues()(b).imag();
   });
@@ -74,9 +89,12 @@ ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coef
   const FirstOrder first = SolveFirstOrder(posture, coefficients);
   const Eigen::ComplexEigenSolver<Eigen::MatrixXcd>& solver = first.solver;
   ModalAnalysis out;
+  const double largest = LargestOscillating(solver.eigenvalues());
   for (int k = 0; k < 2 * n; ++k) {
     const Cplx lambda = solver.eigenvalues()(k);
-    if (!(std::abs(lambda.imag()) > 1e-9 * std::abs(lambda)))
+    if (IsRigidBody(lambda, largest))
+      ++out.rigid_body_eigenvalues;
+    else if (!(std::abs(lambda.imag()) > 1e-9 * std::abs(lambda)))
       out.real_eigenvalues.push_back(lambda.real());
   }
   for (int k : ModeColumns(solver)) {

@@ -33,6 +33,7 @@ std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& 
 struct ModalAnalysis {
   std::vector<Mode> modes;
   std::vector<double> real_eigenvalues;  // 1/s
+  int rigid_body_eigenvalues = 0;         // λ ≈ 0: two per rigid-body motion (a free base)
 };
 ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coefficients);
 

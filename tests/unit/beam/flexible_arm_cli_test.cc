@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <complex>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -53,6 +54,40 @@ TEST_F(FlexibleArmCli, SimulateGivesTheContinuousBeamsReceptance) {
   }
   // The dataset's 20 elements: 1.1e-4, sixteen times (h⁴) the 7e-6 of 40 (flexible_arm_test.cc).
   EXPECT_LT(worst, 3e-4);
+}
+
+// A free-free bar on a free base (six `free: true` coordinates): `frfit modal` reports its six
+// rigid-body motions apart and lists the elastic modes from the first bending mode on,
+// cos βL cosh βL = 1 (10 elements: 1e-4).
+TEST_F(FlexibleArmCli, ModalOnAFreeBaseReportsTheRigidBodyModesApart) {
+  std::string dofs;
+  for (const char* name : {"x0", "y0", "z0"})
+    dofs += std::string("  - {name: ") + name + ", type: translational, free: true}\n";
+  for (const char* name : {"r0", "p0", "w0"})
+    dofs += std::string("  - {name: ") + name + ", type: rotational, free: true}\n";
+  std::ofstream(Path("free.yaml"))
+      << "format: frfit-model-1\nname: free\ngravity: [0, 0, 0]\ndamping_model: structural\n"
+      << "dofs:\n" << dofs
+      << "frames:\n  - {name: base, parent: ground, transforms: [{transx: x0}, {transy: y0}, "
+         "{transz: z0}, {rotx: r0}, {roty: p0}, {rotz: w0}]}\n"
+         "bodies:\n  - name: bar\n    frame: base\n    beam: {length: 1.0, material: {E: 7.0e10, "
+         "G: 2.6e10, density: 2700}, section: {shape: rectangle, y: 0.02, z: 0.04}, theory: "
+         "euler_bernoulli, elements: 10, stations: [{name: tip, x: 1.0}], loss_factor: {initial: "
+         "0.01, min: 1.0e-4, max: 0.1}}\nsensor: tip\npostures: {rest: }\n";
+  std::ofstream(Path("params.yaml")) << "parameters:\n  eta_bar: 0.01\n";
+  const test::CliResult r = Run({"modal", "--model", Path("free.yaml"), "--posture", "rest",
+                                 "--params", Path("params.yaml"), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["rigid_body_modes"], 6);
+  EXPECT_EQ(json["overdamped_dofs"], 0);
+  EXPECT_EQ(json["modes"].size(), 66u - 6u);
+  // Bending in the x–y plane (I = 0.04·0.02³/12), undamped; η = 0.01 moves it by O(η²).
+  const double iz = 0.04 * 0.02 * 0.02 * 0.02 / 12.0;
+  const auto x = test::Roots([](double v) { return std::cos(v) - 1.0 / std::cosh(v); }, 1.0, 6.0, 100, 1);
+  ASSERT_EQ(x.size(), 1u);
+  const double f1 = x[0] * x[0] * std::sqrt(7.0e10 * iz / (2700 * 0.0008)) / (2 * M_PI);
+  EXPECT_NEAR(json["modes"][0]["frequency_hz"].get<double>() / f1, 1.0, 1e-4);
 }
 
 }  // namespace
