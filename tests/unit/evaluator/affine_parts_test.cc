@@ -13,6 +13,8 @@
 
 #include "frfit/cost/problem.h"
 #include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/load_problem.h"
+#include "frfit/frf/synthesize.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"
@@ -248,6 +250,36 @@ TEST(AffineParts, NormalEquationsEqualCentralDifferences) {
           << "A " << j << " " << m;
     }
   }
+}
+
+// Pack (cost/problem.cc) of a problem whose posture has parts: every part's matrix row-major and
+// its (target, coefficient) pair in part order, the part coefficients counted into the stride,
+// and M0 packed without the mass part (the kernels add it per individual).
+TEST(AffineParts, PackCarriesThePostureParts) {
+  const auto model = std::make_shared<Model>(
+      LoadModel(std::string(FRFIT_SOURCE_DIR) + "/datasets/kuka_kr90/model.yaml"));
+  const Case k = MakeCase();
+  FrfSet set = Synthesize(k.posture, k.truth, MakeBand(5.0, 60.0, 2.5, "band"),
+                          FrfFormat::kInertance);
+  set.posture = "milling";
+  Problem problem = ProblemFromSets(model, {set}, {"set"}, FitOptions{}, "");
+  problem.postures[0].posture.affine_parts = k.posture.affine_parts;
+  const PackedProblem packed = Pack(problem);
+  const int n = packed.n;
+  EXPECT_EQ(packed.parts, kPartCoefficients);
+  EXPECT_EQ(packed.coefficient_stride(), 3 * n + 1 + kPartCoefficients);
+  const PackedPosture& q = packed.postures[0];
+  ASSERT_EQ(q.num_parts(), kParts);
+  ASSERT_EQ(q.part_matrices.size(), static_cast<size_t>(kParts * n * n));
+  for (int a = 0; a < kParts; ++a) {
+    const AffinePart& part = k.posture.affine_parts[a];
+    EXPECT_EQ(q.part_layout[2 * a], static_cast<double>(part.target)) << a;
+    EXPECT_EQ(q.part_layout[2 * a + 1], part.coefficient) << a;
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c) EXPECT_EQ(q.part_matrices[(a * n + r) * n + c], part.matrix(r, c));
+  }
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) EXPECT_EQ(q.mass[r * n + c], k.posture.mass(r, c));
 }
 
 }  // namespace
