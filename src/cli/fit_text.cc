@@ -82,6 +82,16 @@ void PrintIdentifiability(const Identifiability& id) {
     std::printf("1σ from the noise model, widened: the residual exceeds the noise (reduced chi2 "
                 "%.3g)\n",
                 id.reduced_chi2);
+  if (id.has_prior) {
+    std::printf("    with the prior (a MAP fit): 1σ are the posterior's; the weak directions are "
+                "the data's\n    %-12s %14s %18s  %s\n",
+                "parameter", "prior 1σ [%]", "posterior 1σ [%]", "determined by");
+    for (const ParameterIdentifiability& q : id.per_parameter)
+      if (std::isfinite(q.prior_std_relative))
+        std::printf("    %-12s %14s %18s  %s\n", q.name.c_str(),
+                    Percent(q.prior_std_relative).c_str(), Percent(q.std_relative).c_str(),
+                    q.moved_by_data ? "the data" : "the prior");
+  }
   for (const WeakDirection& d : id.weak_directions)
     std::printf("    weakly determined: %s  (singular value %.3g, 1σ %s %%)\n",
                 d.description.c_str(), d.singular_value, Percent(d.std_relative).c_str());

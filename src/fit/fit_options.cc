@@ -159,6 +159,28 @@ void ParseParameters(const YamlReader& r, const YAML::Node& node, ParameterOptio
   }
 }
 
+// `prior: {name: {mean, std} | {mean, std_relative}, ...}`: whether the names are free parameters
+// is checked by the ParameterMap, which knows the model.
+void ParsePriors(const YamlReader& r, const YAML::Node& node, ParameterOptions* p) {
+  if (!node.IsMap()) r.Fail(node, "prior", "expected {name: {mean, std} or {mean, std_relative}}");
+  for (const auto& item : node) {
+    const std::string name = item.first.as<std::string>();
+    const std::string path = JoinPath("prior", name);
+    r.RequireMap(item.second, path, {"mean", "std", "std_relative"});
+    Prior prior{r.Number(r.Child(item.second, "mean", path), JoinPath(path, "mean")),
+                std::nan(""), std::nan("")};
+    const bool absolute = r.Has(item.second, "std"), relative = r.Has(item.second, "std_relative");
+    if (absolute == relative)
+      r.Fail(item.second, path, "expected exactly one of std and std_relative");
+    if (absolute) prior.std = r.Positive(item.second["std"], JoinPath(path, "std"));
+    if (relative)
+      prior.std_relative = r.Positive(item.second["std_relative"], JoinPath(path, "std_relative"));
+    if (!(prior.Std() > 0.0) || !std::isfinite(prior.Std()))
+      r.Fail(item.second, path, "expected a finite std > 0 (std_relative of a mean 0 is 0)");
+    p->priors[name] = prior;
+  }
+}
+
 void ParseGa(const YamlReader& r, const YAML::Node& node, GaOptions* g) {
   const std::string path = "genetic_algorithm";
   r.RequireMap(node, path, {"population_size", "generations", "elite_count", "crossover_fraction",
@@ -255,11 +277,12 @@ FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
   if (root.IsNull()) return options;
   r.RequireMap(root, "",
                {"format", "description", "cost", "parameters", "genetic_algorithm", "nelder_mead",
-                "levenberg_marquardt", "fitter", "postures"});
+                "levenberg_marquardt", "fitter", "postures", "prior"});
   const std::string format = r.String(r.Child(root, "format", ""), "format");
   if (format != "frfit-fit-1") r.Fail(root["format"], "format", "expected frfit-fit-1, got '" + format + "'");
   if (r.Has(root, "cost")) ParseCost(r, root["cost"], &options.cost);
   if (r.Has(root, "parameters")) ParseParameters(r, root["parameters"], &options.parameters);
+  if (r.Has(root, "prior")) ParsePriors(r, root["prior"], &options.parameters);
   if (r.Has(root, "genetic_algorithm")) ParseGa(r, root["genetic_algorithm"], &options.genetic_algorithm);
   if (r.Has(root, "nelder_mead")) ParseNm(r, root["nelder_mead"], &options.nelder_mead);
   if (r.Has(root, "levenberg_marquardt"))
@@ -356,6 +379,13 @@ bool FitOptions::IsValid(std::string* error) const {
   if (!levenberg_marquardt.IsValid(&inner))
     return (error ? *error = "levenberg_marquardt." + inner : inner), false;
   if (!fitter.IsValid(&inner)) return (error ? *error = inner : inner), false;
+  // A prior's ½z² is on the scale of the negative log-likelihood only when the weights are the
+  // noise's (fit/prior.h, docs/decisions.md): with emphasis weights it would be an arbitrary weight.
+  if (!parameters.priors.empty() && cost.weights.mode != WeightMode::kNoise)
+    return (error ? *error = "prior: expected cost.weights.mode noise (a prior is weighed "
+                             "against the noise; other weights are emphasis, not variances)"
+                  : inner),
+           false;
   return true;
 }
 
@@ -432,6 +462,19 @@ std::string FitOptionsToYaml(const FitOptions& o) {
     out << YAML::EndMap;
   }
   out << YAML::EndMap;
+  if (!p.priors.empty()) {  // only when given: configurations without one keep their text
+    out << YAML::Key << "prior" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, prior] : p.priors) {
+      out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+          << "mean" << YAML::Value << prior.mean;
+      if (std::isnan(prior.std))
+        out << YAML::Key << "std_relative" << YAML::Value << prior.std_relative;
+      else
+        out << YAML::Key << "std" << YAML::Value << prior.std;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+  }
   const GaOptions& g = o.genetic_algorithm;
   out << YAML::Key << "genetic_algorithm" << YAML::Value << YAML::BeginMap
       << YAML::Key << "population_size" << YAML::Value << g.population_size

@@ -8,6 +8,7 @@
 #include "frfit/common/hashing.h"
 #include "frfit/common/rng.h"
 #include "frfit/fit/fit_passes.h"
+#include "frfit/fit/prior.h"
 #include "frfit/optim/state_json.h"
 
 namespace frfit {
@@ -204,10 +205,18 @@ void FitRun::Finish(FitTermination why) {
   lm_.reset();
 }
 
-void FitRun::Tell(std::span<const double> costs, double seconds) {
+void FitRun::Tell(std::span<const double> told, double seconds) {
   if (Done()) throw Error("", "fit", "Tell on a finished run");
   if (WantsNormalEquations())
     throw Error("", "fit", "the refinement needs normal equations, not costs");
+  // The prior's terms join the evaluator's costs here, on the host (fit/prior.h).
+  std::vector<double> with_prior;
+  std::span<const double> costs = told;
+  if (!map_->priors().empty()) {
+    with_prior.assign(told.begin(), told.end());
+    AddPriorCosts(*map_, Ask(), with_prior);
+    costs = with_prior;
+  }
   const std::int64_t count = static_cast<std::int64_t>(costs.size());
   const double delta = options_.fitter.fitness_tolerance;
   if (phase_ == FitPhase::kGeneticAlgorithm) {
@@ -243,11 +252,17 @@ void FitRun::Tell(std::span<const double> costs, double seconds) {
   EndCycle();
 }
 
-void FitRun::TellNormalEquations(std::span<const double> normal, double seconds) {
+void FitRun::TellNormalEquations(std::span<const double> told, double seconds) {
   if (!WantsNormalEquations()) throw Error("", "fit", "normal equations told outside a refinement");
   ++rounds_;
   const std::int64_t count = lm_->batch_size();
-  lm_->Tell(normal);
+  if (map_->priors().empty()) {
+    lm_->Tell(told);
+  } else {
+    std::vector<double> normal(told.begin(), told.end());
+    AddPriorNormalTerms(*map_, lm_->Ask(), normal);
+    lm_->Tell(normal);
+  }
   lm_evaluations_ += count;
   lm_seconds_ += seconds;
   Improve(lm_->best_u(), lm_->best_cost());

@@ -101,6 +101,34 @@ std::vector<double> BlockMeat(const PackedProblem& problem, int dim,
   return std::vector<double>(meat.data(), meat.data() + meat.size());
 }
 
+// The data's information in units of 1/σ² (the inverse of `covariance`): V·diag(λ)·Vᵀ with the
+// floored eigenvalues when the covariance is (JᵀWJ)⁻¹ itself — exact, where inverting the
+// covariance back would lose its well-determined directions next to a floored 1/floor — else the
+// inverse of the (sandwich or widened) covariance.
+Eigen::MatrixXd DataInformation(const Eigen::MatrixXd& covariance, bool plain,
+                                const Eigen::MatrixXd& v, const Eigen::VectorXd& lambda,
+                                double floor) {
+  if (plain) return v * lambda.cwiseMax(floor).asDiagonal() * v.transpose();
+  const Eigen::MatrixXd symmetric = 0.5 * (covariance + covariance.transpose());
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(symmetric);
+  const Eigen::VectorXd variance = eigen.eigenvalues().cwiseMax(std::numeric_limits<double>::min());
+  return eigen.eigenvectors() * variance.cwiseInverse().asDiagonal() *
+         eigen.eigenvectors().transpose();
+}
+
+// The posterior covariance in units of σ²: (information + σ²·Σ_prior⁻¹)⁻¹, the prior's precision
+// θ_j²/σ_prior,j² in the relative units — (JᵀWJ/σ² + Σ_prior⁻¹)⁻¹ with the data's widenings.
+Eigen::MatrixXd Posterior(Eigen::MatrixXd information, double sigma2,
+                          const std::vector<Prior>& priors, const std::vector<double>& scale) {
+  for (size_t j = 0; j < priors.size(); ++j)
+    if (priors[j].std > 0.0) {
+      const double relative = priors[j].std / scale[j];
+      information(j, j) += sigma2 / (relative * relative);
+    }
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(information.rows(), information.cols());
+  return information.ldlt().solve(identity);
+}
+
 }  // namespace
 
 double ReducedChi2Limit(int degrees_of_freedom) {
@@ -245,10 +273,19 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
     covariance += pseudo * b2 * pseudo;
   }
   for (int i : unseen) covariance += v.col(i) * v.col(i).transpose() / floor;
-  if (id.sigma_basis == SigmaBasis::kNoiseModelWidened && !in.block_meat.empty() && !seen.empty())
+  const bool widened_by_meat =
+      id.sigma_basis == SigmaBasis::kNoiseModelWidened && !in.block_meat.empty() && !seen.empty();
+  if (widened_by_meat)
     covariance = Widened(covariance, scaled_meat(), v, seen, lambda, id.reduced_chi2, &id.widening);
   std::vector<double> direction_variance(p);  // of each eigenvector, in units of σ²
   for (int i = 0; i < p; ++i) direction_variance[i] = v.col(i).dot(covariance * v.col(i));
+  const std::vector<Prior>& priors = map.priors();
+  id.has_prior = !priors.empty();
+  if (id.has_prior) {
+    const bool plain = in.noise_weighted && !widened_by_meat;
+    covariance = Posterior(DataInformation(covariance, plain, v, lambda, floor), id.sigma2, priors,
+                           scale);
+  }
 
   for (int j = 0; j < p; ++j) {
     const ParameterBounds& b = map.space().bounds(j);
@@ -258,6 +295,11 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
     q.std_relative = std::sqrt(id.sigma2 * covariance(j, j));
     q.std_absolute = q.std_relative * scale[j];
     q.at_bound = BoundFlagAt(b, value[j]);
+    if (id.has_prior && priors[j].std > 0.0) {
+      q.prior_std_absolute = priors[j].std;
+      q.prior_std_relative = priors[j].std / scale[j];
+      q.moved_by_data = q.std_absolute < kMovedByData * q.prior_std_absolute;
+    }
     id.per_parameter.push_back(q);
   }
   // Symmetric to the last bit: the products above leave the covariance's two triangles a few

@@ -151,7 +151,14 @@ nlohmann::ordered_json IdentifiabilityToJson(const Identifiability& id) {
         {"std_relative", Number(q.std_relative)},
         {"at_bound", q.at_bound == BoundFlag::kNone ? nlohmann::json(false)
                                                     : nlohmann::json(ToString(q.at_bound))}};
+    // Only with priors, so that fits without one keep their output.
+    if (id.has_prior && std::isfinite(q.prior_std_absolute)) {
+      parameters[q.name]["prior_std_absolute"] = q.prior_std_absolute;
+      parameters[q.name]["prior_std_relative"] = q.prior_std_relative;
+      parameters[q.name]["moved_by_data"] = q.moved_by_data;
+    }
   }
+  if (id.has_prior) j["sigma_is"] = "posterior";
   j["parameters"] = parameters;
   j["order"] = order;
   const size_t p = id.per_parameter.size();

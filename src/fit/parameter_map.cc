@@ -1,5 +1,6 @@
 #include "frfit/fit/parameter_map.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -70,6 +71,14 @@ ParameterMap::ParameterMap(const Model& model, const ParameterOptions& options,
   }
   std::string error;
   if (!space_.IsValid(&error)) throw Error(source, "parameters", error);
+  for (const auto& [name, prior] : options.priors) {
+    const int index = require_known(name, "prior");
+    const auto at = std::find(free_.begin(), free_.end(), index);
+    if (at == free_.end())
+      throw Error(source, "prior." + name, "expected a free parameter (it is fixed or not listed in parameters.free)");
+    if (priors_.empty()) priors_.assign(free_.size(), Prior{0.0, 0.0, std::nan("")});
+    priors_[at - free_.begin()] = Prior{prior.mean, prior.Std(), std::nan("")};
+  }
 }
 
 std::vector<double> ParameterMap::Physical(std::span<const double> u) const {

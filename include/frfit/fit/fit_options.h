@@ -21,11 +21,23 @@ enum class InitialGuess { kModel, kRandom };
 std::string ToString(InitialGuess guess);
 bool FromString(const std::string& text, InitialGuess* guess);
 
+// A Gaussian prior on one free parameter (the fit configuration's `prior:` block,
+// docs/fit-config.md): mean and 1σ, the σ given either absolutely (`std`) or as a fraction of
+// |mean| (`std_relative`); the other is NaN. With priors the fit is a MAP estimate.
+struct Prior {
+  double mean = 0.0;
+  double std = 0.0;
+  double std_relative = 0.0;
+  // The 1σ in the parameter's unit.
+  double Std() const { return std == std ? std : std_relative * (mean < 0 ? -mean : mean); }
+};
+
 struct ParameterOptions {
   std::vector<std::string> free;           // empty: every parameter not in `fixed`
   std::map<std::string, double> fixed;     // held at these values
   std::map<std::string, Bounds> bounds;    // overrides of the model's bounds and initial values
   InitialGuess initial = InitialGuess::kModel;
+  std::map<std::string, Prior> priors;     // per free parameter; empty: a plain least-squares fit
 };
 
 // How the GA of cycles 2, 3, ... starts (paper Fig. 2 and docs/decisions.md):

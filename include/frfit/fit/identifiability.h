@@ -45,7 +45,16 @@ struct ParameterIdentifiability {
   double std_absolute = 0.0;  // 1σ in the parameter's unit
   double std_relative = 0.0;  // 1σ / |value| (the scale s_j above)
   BoundFlag at_bound = BoundFlag::kNone;
+  // With a prior on the parameter (fit/prior.h): std_absolute and std_relative above are the
+  // posterior's, these the prior's 1σ (NaN without one), and moved_by_data says the data narrowed
+  // it: posterior 1σ below kMovedByData × the prior's.
+  double prior_std_absolute = std::numeric_limits<double>::quiet_NaN();
+  double prior_std_relative = std::numeric_limits<double>::quiet_NaN();
+  bool moved_by_data = false;
 };
+
+// A posterior 1σ below this fraction of the prior's: the data, not the prior, determine it.
+inline constexpr double kMovedByData = 0.5;
 
 // A direction in relative-parameter space the data barely see: an eigenvector of JᵀWJ whose
 // singular value is below 1e-3 of the largest, or along which 1σ exceeds 10 %.
@@ -99,8 +108,10 @@ struct Identifiability {
   std::vector<double> singular_values;  // of W^½ J (relative scaling), descending
   double condition_number = 0.0;        // largest / smallest singular value (inf: singular)
   std::vector<ParameterIdentifiability> per_parameter;  // free parameters, in map order
+  // With priors: the posterior's, as the per-parameter σ; the weak directions stay the data's.
   std::vector<double> correlation;                      // p×p row-major, same order
   std::vector<WeakDirection> weak_directions;           // weakest first
+  bool has_prior = false;                               // some parameter has a prior
 };
 
 // Directions of JᵀWJ whose eigenvalue is below kNullEigenvalue × the largest are treated as not

@@ -44,6 +44,9 @@ class ParameterMap {
                            std::vector<double>* out) const;
   // d(physical value)/du of each free parameter at u (ParameterSpace::Slope).
   std::vector<double> Slopes(std::span<const double> u) const;
+  // The prior of each free parameter (map order), std resolved; std 0 where it has none. Empty
+  // when the fit has no prior (fit/prior.h).
+  const std::vector<Prior>& priors() const { return priors_; }
 
  private:
   const Model* model_;
@@ -51,6 +54,7 @@ class ParameterMap {
   std::vector<Bounds> bounds_;
   std::vector<double> template_;  // fixed values in place, free ones overwritten per point
   ParameterSpace space_;
+  std::vector<Prior> priors_;
 };
 
 }  // namespace frfit
