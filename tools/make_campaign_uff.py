@@ -3,6 +3,7 @@
 what pyuff reads back from them, for the campaign reader's tests (tests/unit/campaign).
 
   python3 tools/make_campaign_uff.py OUTDIR
+  python3 tools/make_campaign_uff.py --read OUT.json FILE...   pyuff's reading of any UFF files
 
 OUTDIR/campaign.uff    58 ASCII: FRFs and coherences of 10 nodes x 3 directions against reference 1+Z
 OUTDIR/campaign_b.uff  58b binary: the same against reference 5-Y (a negative direction)
@@ -99,7 +100,7 @@ def reference(paths):
         for s in sets if isinstance(sets, list) else [sets]:
             if s["type"] != 58:
                 continue
-            y = np.asarray(s["data"])
+            y = np.asarray(s["data"], dtype=complex)
             out.append({"file": os.path.basename(path), "func_type": int(s["func_type"]),
                         "rsp_node": int(s["rsp_node"]), "rsp_dir": int(s["rsp_dir"]),
                         "ref_node": int(s["ref_node"]), "ref_dir": int(s["ref_dir"]),
@@ -130,6 +131,10 @@ def main(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_campaign_uff.py OUTDIR")
-    main(sys.argv[1])
+    if len(sys.argv) >= 4 and sys.argv[1] == "--read":
+        with open(sys.argv[2], "w") as f:
+            json.dump(reference(sys.argv[3:]), f)
+    elif len(sys.argv) == 2:
+        main(sys.argv[1])
+    else:
+        sys.exit("usage: make_campaign_uff.py OUTDIR | --read OUT.json FILE...")
