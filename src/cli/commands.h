@@ -18,6 +18,7 @@ int RunLobes(int argc, char** argv);
 int RunMap(int argc, char** argv);
 int RunFit(int argc, char** argv);
 int RunConvert(int argc, char** argv);
+int RunCampaign(int argc, char** argv);
 int RunFleet(int argc, char** argv);
 int RunReport(int argc, char** argv);
 int RunEma(int argc, char** argv);

@@ -34,6 +34,9 @@ constexpr const char* kUsage =
     "            [--sensor-node N] [--format receptance|mobility|inertance] [--mapping MAP.yaml] "
     "[--json]\n"
     "            [--averages N]   (the averages behind UFF coherence records)\n"
+    "  campaign  IN.uff [IN2.uff ...] | CAMPAIGN.h5 [--out CAMPAIGN.h5|OUT.uff [--binary]]\n"
+    "            [--averages N] [--exponential-window] [--require-coordinates] [--json]\n"
+    "                                                             many FRFs at named nodes\n"
     "  fleet     --manifest FLEET.yaml --out DIR [--run-id ID] [--resume] [--backend ..] "
     "[--threads N]\n"
     "            [--checkpoint-seconds S] [--checkpoint-every N] [--progress|--quiet]\n"
@@ -92,6 +95,7 @@ int main(int argc, char** argv) {
     if (command == "lobes") return frfit::cli::RunLobes(argc - 2, argv + 2);
     if (command == "fit") return frfit::cli::RunFit(argc - 2, argv + 2);
     if (command == "convert") return frfit::cli::RunConvert(argc - 2, argv + 2);
+    if (command == "campaign") return frfit::cli::RunCampaign(argc - 2, argv + 2);
     if (command == "fleet") return frfit::cli::RunFleet(argc - 2, argv + 2);
     if (command == "report") return frfit::cli::RunReport(argc - 2, argv + 2);
     if (command == "ema") return frfit::cli::RunEma(argc - 2, argv + 2);
@@ -100,7 +104,7 @@ int main(int argc, char** argv) {
     if (command == "frf") return frfit::cli::RunFrf(argc - 2, argv + 2);
     std::fprintf(stderr,
                  "error: frfit: unknown command '%s' (expected info, modal, simulate, fit, fleet, "
-                 "convert, report, ema, design, export, frf, map, lobes)\n",
+                 "convert, campaign, report, ema, design, export, frf, map, lobes)\n",
                  command.c_str());
     return 2;
   } catch (const frfit::cli::HelpRequested& help) {

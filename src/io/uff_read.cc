@@ -198,10 +198,14 @@ class Parser {
     return l;
   }
 
-  void SkipDataset(const Dataset& ds) {
+  // Geometry datasets (15, 82, 2411) keep their lines for the campaign reader; others are skipped.
+  void SkipDataset(Dataset& ds) {
+    const bool keep = ds.number == 15 || ds.number == 82 || ds.number == 2411;
     std::string_view l;
-    while (cur_.Next(&l))
+    while (cur_.Next(&l)) {
       if (IsDelimiter(l)) return;
+      if (keep) ds.lines.emplace_back(l);
+    }
     throw Error(source_, "dataset " + std::to_string(ds.number) + " (line " +
                              std::to_string(ds.first_line) + ")",
                 "missing closing '-1' (file ends inside the dataset)");

@@ -57,13 +57,17 @@ struct Function58 {
   bool is_double() const { return ordinate_type == 4 || ordinate_type == 6; }
 };
 
-// Any dataset of a file. Datasets other than 58/58b are recognised by number and skipped.
+// Any dataset of a file. Datasets other than 58/58b are recognised by number and skipped (the
+// geometry datasets keep their lines).
 struct Dataset {
   int number = 0;        // 58, 151, 164, 2411, ...
   bool binary = false;   // "58b"
   int first_line = 0;    // 1-based line of the opening "-1"
   int record = 0;        // 1-based index among the file's 58/58b datasets (0 for others)
   std::optional<Function58> function;  // set for 58/58b
+  // The lines between the dataset number and the closing "-1" of geometry datasets (15 and 2411
+  // nodes, 82 trace lines), which campaign/campaign_uff.cc interprets; empty for others.
+  std::vector<std::string> lines;
 };
 
 struct File {
