@@ -19,6 +19,7 @@
 #include "frfit/cost/static_sets.h"
 #include "frfit/fit/fit.h"
 #include "frfit/fit/load_problem.h"
+#include "frfit/fit/reduce_problem.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/model_yaml.h"
@@ -180,6 +181,27 @@ void PrintFitText(const FitResult& result, const std::string& evaluator, const s
   if (!out_path.empty()) std::printf("\nwrote %s\n", out_path.c_str());
 }
 
+// Per set: the full and reduced coordinate counts and the reduction's largest relative FRF error
+// in the band at the parameter samples (fit/reduce_problem.h).
+nlohmann::ordered_json ReductionJson(const Problem& problem) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const ProblemPosture& pp : problem.postures)
+    out[SetName(pp)] = {{"full_n", pp.posture.n},
+                        {"reduced_n", pp.reduction->posture.n},
+                        {"modes", pp.reduction->modes},
+                        {"corrections", pp.reduction->corrections},
+                        {"max_relative_error", pp.reduction_error}};
+  return out;
+}
+
+void PrintReductionText(const Problem& problem) {
+  std::printf("\nreduction (docs/reduction.md): largest relative FRF error in the band at the "
+              "parameter samples\n");
+  for (const ProblemPosture& pp : problem.postures)
+    std::printf("  %-24s %d -> %d coordinates, error %.3g\n", SetName(pp).c_str(), pp.posture.n,
+                pp.reduction->posture.n, pp.reduction_error);
+}
+
 }  // namespace
 
 int RunFit(int argc, char** argv) {
@@ -194,11 +216,13 @@ int RunFit(int argc, char** argv) {
   FitPaths paths;
   FitRunSettings settings = RunSettings(args, options, &paths);
   auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));
-  const ParameterMap map(*model, options.parameters, config_source);
+  ParameterMap map(*model, options.parameters, config_source);
   RequireNoInputOverwritten(args, *model, paths);
   Problem problem = LoadProblem(model, args.GetList("frf"), options, config_source);
   // Static deflection tests beside the FRFs (docs/static-tests.md).
   if (args.Has("static")) AddStaticTests(LoadStaticTests(args.Get("static")), &problem);
+  // Beam models past the kernels' size are fitted on a reduced basis (docs/reduction.md).
+  const bool reduced = ReduceProblem(options.reduction, config_source, &map, &problem);
 
   const bool quiet = args.Flag("quiet") || args.Flag("json");
   std::string evaluator_description;
@@ -236,9 +260,11 @@ int RunFit(int argc, char** argv) {
   if (args.Flag("json")) {
     nlohmann::ordered_json j = FitResultToJson(result);
     if (!paths.out.empty()) j["out"] = paths.out;
+    if (reduced) j["reduction"] = ReductionJson(problem);
     std::printf("%s\n", j.dump().c_str());
   } else {
     PrintFitText(result, evaluator_description, paths.out);
+    if (reduced) PrintReductionText(problem);
   }
   return 0;
 }

@@ -372,6 +372,8 @@ static_assert(kernels::kCostNormalizedComplex == 2, "PackedPosture::CostKind's s
 PackedProblem Pack(const Problem& problem) {
   PackedProblem packed;
   packed.n = problem.model->num_dofs();
+  if (!problem.postures.empty() && problem.postures.front().reduction)
+    packed.n = problem.postures.front().reduction->posture.n;
   packed.masses = problem.model->num_masses();
   if (packed.masses > kernels::kMaxMasses)
     throw Error(problem.model->source, "bodies",
@@ -394,10 +396,18 @@ PackedProblem Pack(const Problem& problem) {
     p.fit_order = DerivativeOrder(pp.measured.format);
     p.is_static = pp.is_static;
     const int cost_kind = p.CostKind(packed.cost_kind);
-    PackMassMatrices(pp.posture, &p);
-    PackAffineParts(pp.posture, &p);
-    packed.parts = std::max(packed.parts, PartCoefficients(pp.posture));
-    const MeasurementPoints points = PointsOf(pp);
+    const Posture& posture = pp.reduction ? pp.reduction->posture : pp.posture;
+    if (posture.n != n)
+      throw Error(pp.source, "reduction", "expected every posture reduced to " + std::to_string(n) +
+                                              " coordinates, got " + std::to_string(posture.n));
+    PackMassMatrices(posture, &p);
+    PackAffineParts(posture, &p);
+    packed.parts = std::max(packed.parts, PartCoefficients(posture));
+    MeasurementPoints points = PointsOf(pp);
+    if (pp.reduction) {
+      points.excitation_basis = ReducedPointBasis(*pp.reduction, points.excitation_basis);
+      points.response_basis = ReducedPointBasis(*pp.reduction, points.response_basis);
+    }
     for (int r = 0; r < n; ++r)
       for (int j = 0; j < 3; ++j) p.basis.push_back(points.excitation_basis(r, j));
     if (!points.same_point())

@@ -271,13 +271,32 @@ void ParseFitter(const YamlReader& r, const YAML::Node& node, FitterOptions* f) 
     f->checkpoint_every_evaluations = r.Integer(node["checkpoint_every_evaluations"], "fitter.checkpoint_every_evaluations");
 }
 
+void ParseReduction(const YamlReader& r, const YAML::Node& node, ReductionSettings* s) {
+  r.RequireMap(node, "reduction", {"mode", "modes_up_to_hz", "krylov_orders"});
+  if (r.Has(node, "mode")) {
+    const std::string m = r.String(node["mode"], "reduction.mode");
+    if (m == "auto") s->mode = ReductionMode::kAuto;
+    else if (m == "always") s->mode = ReductionMode::kAlways;
+    else if (m == "never") s->mode = ReductionMode::kNever;
+    else r.Fail(node["mode"], "reduction.mode", "expected auto, always or never, got '" + m + "'");
+  }
+  if (r.Has(node, "modes_up_to_hz"))
+    s->modes_up_to_hz = r.Positive(node["modes_up_to_hz"], "reduction.modes_up_to_hz");
+  if (r.Has(node, "krylov_orders")) {
+    s->krylov_orders = r.Integer(node["krylov_orders"], "reduction.krylov_orders");
+    if (s->krylov_orders < 0 || s->krylov_orders > 8)
+      r.Fail(node["krylov_orders"], "reduction.krylov_orders",
+             "expected 0 to 8, got " + std::to_string(s->krylov_orders));
+  }
+}
+
 FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
   YamlReader r(source);
   FitOptions options;
   if (root.IsNull()) return options;
   r.RequireMap(root, "",
                {"format", "description", "cost", "parameters", "genetic_algorithm", "nelder_mead",
-                "levenberg_marquardt", "fitter", "postures", "prior"});
+                "levenberg_marquardt", "fitter", "postures", "prior", "reduction"});
   const std::string format = r.String(r.Child(root, "format", ""), "format");
   if (format != "frfit-fit-1") r.Fail(root["format"], "format", "expected frfit-fit-1, got '" + format + "'");
   if (r.Has(root, "cost")) ParseCost(r, root["cost"], &options.cost);
@@ -288,6 +307,7 @@ FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
   if (r.Has(root, "levenberg_marquardt"))
     ParseLm(r, root["levenberg_marquardt"], &options.levenberg_marquardt);
   if (r.Has(root, "fitter")) ParseFitter(r, root["fitter"], &options.fitter);
+  if (r.Has(root, "reduction")) ParseReduction(r, root["reduction"], &options.reduction);
   if (r.Has(root, "postures")) {
     const YAML::Node postures = root["postures"];
     if (!postures.IsMap()) r.Fail(postures, "postures", "expected {posture_name: {weight: w}}");
@@ -514,6 +534,14 @@ std::string FitOptionsToYaml(const FitOptions& o) {
       << o.fitter.stall_cycles << YAML::Key << "restart" << YAML::Value
       << ToString(o.fitter.restart) << YAML::Key << "checkpoint_every_evaluations" << YAML::Value
       << o.fitter.checkpoint_every_evaluations << YAML::EndMap;
+  if (!o.reduction.is_default()) {  // absent by default, so earlier settings keep their text
+    const ReductionSettings& s = o.reduction;
+    out << YAML::Key << "reduction" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "mode" << YAML::Value
+        << (s.mode == ReductionMode::kAuto ? "auto" : s.mode == ReductionMode::kAlways ? "always" : "never")
+        << YAML::Key << "modes_up_to_hz" << YAML::Value << s.modes_up_to_hz << YAML::Key
+        << "krylov_orders" << YAML::Value << s.krylov_orders << YAML::EndMap;
+  }
   if (!o.posture_weights.empty()) {
     out << YAML::Key << "postures" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, weight] : o.posture_weights)

@@ -6,6 +6,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/model/joint_coefficients.h"
+#include "frfit/posture/reduction.h"
 #include "kernels/line_cost.h"
 
 namespace frfit {
@@ -102,7 +103,8 @@ void ParameterMap::AppendCoefficients(std::span<const double> u,
   for (size_t start = 0; start + d <= u.size(); start += d) {
     const std::vector<double> physical = Physical(u.subspan(start, d));
     for (const std::vector<double>& q : posture_q) {
-      AppendPacked(Coefficients(*model_, physical, q), out);
+      const JointCoefficients c = Coefficients(*model_, physical, q);
+      AppendPacked(reduced_size_ > 0 ? ReducedCoefficients(c, reduced_joints_, reduced_size_) : c, out);
     }
   }
 }
@@ -112,6 +114,11 @@ void ParameterMap::AppendCoefficients(std::span<const double> u, int num_posture
   if (model_->has_posture_dependent_stiffness())
     throw Error(model_->source, "dofs", "posture-dependent stiffness needs the postures' coordinates");
   AppendCoefficients(u, std::vector<std::vector<double>>(num_postures, std::vector<double>(model_->num_coordinates(), 0.0)), out);
+}
+
+void ParameterMap::UseReducedLayout(int joints, int size) {
+  reduced_joints_ = joints;
+  reduced_size_ = size;
 }
 
 std::vector<double> ParameterMap::Slopes(std::span<const double> u) const {
@@ -132,8 +139,18 @@ void ParameterMap::AppendSensitivities(std::span<const double> u,
       const std::vector<double> dc = CoefficientJacobian(*model_, physical, q);
       // Its rows are the packed coefficients: 3n + 1 + masses, then the affine part coefficients.
       const int rows = static_cast<int>(dc.size() / static_cast<size_t>(count));
-      for (int r = 0; r < rows; ++r)
-        for (int i = 0; i < d; ++i) out->push_back(dc[static_cast<size_t>(r) * count + free_[i]] * slopes[i]);
+      auto append_row = [&](int r) {
+        for (int i = 0; i < d; ++i)
+          out->push_back(r < 0 ? 0.0 : dc[static_cast<size_t>(r) * count + free_[i]] * slopes[i]);
+      };
+      if (reduced_size_ == 0) {
+        for (int r = 0; r < rows; ++r) append_row(r);
+        continue;
+      }
+      const int n = model_->num_dofs();  // k, viscous, hysteretic cut to the reduced layout
+      for (int block = 0; block < 3; ++block)
+        for (int r = 0; r < reduced_size_; ++r) append_row(r < reduced_joints_ ? block * n + r : -1);
+      for (int r = 3 * n; r < rows; ++r) append_row(r);
     }
   }
 }

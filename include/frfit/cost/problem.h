@@ -14,6 +14,7 @@
 #include "frfit/frf/noise_estimate.h"
 #include "frfit/model/model.h"
 #include "frfit/posture/posture.h"
+#include "frfit/posture/reduction.h"
 
 namespace frfit {
 
@@ -37,6 +38,12 @@ struct ProblemPosture {
   // checks.
   bool is_static = false;
   Eigen::Vector3d static_force_n = Eigen::Vector3d::Zero();  // its force, in the force frame's axes
+  // The posture reduced for the evaluators (fit/reduce_problem.h, docs/reduction.md), null when it
+  // is solved in full: Pack takes the reduced posture and points, the packed coefficients follow
+  // the reduced layout (ParameterMap::UseReducedLayout); every host-side user (Synthesize,
+  // reports, model check) keeps `posture`, the full model.
+  std::shared_ptr<const Reduction> reduction;
+  double reduction_error = 0.0;  // ReductionError at the parameter samples, over the set's lines
 };
 
 struct Problem {

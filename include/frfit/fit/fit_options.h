@@ -73,6 +73,20 @@ struct FitterOptions {
   bool IsValid(std::string* error) const;
 };
 
+// How a fit treats postures with many elastic coordinates (beam bodies): reduced to a small basis
+// (posture/reduction.h, docs/reduction.md) or solved in full.
+enum class ReductionMode { kAuto, kAlways, kNever };
+struct ReductionSettings {
+  // auto: reduce when a posture has more elastic coordinates than the kernels hold (32); always:
+  // whenever the model has beam coordinates; never: the full solve (an error past 32).
+  ReductionMode mode = ReductionMode::kAuto;
+  double modes_up_to_hz = 0.0;  // interior modes below this; 0: four times the highest fitted line
+  int krylov_orders = 2;        // static correction orders
+  bool is_default() const {
+    return mode == ReductionMode::kAuto && modes_up_to_hz == 0.0 && krylov_orders == 2;
+  }
+};
+
 struct FitOptions {
   CostOptions cost;
   ParameterOptions parameters;
@@ -81,6 +95,7 @@ struct FitOptions {
   LevenbergMarquardtOptions levenberg_marquardt;
   FitterOptions fitter;
   std::map<std::string, double> posture_weights;  // per posture name; 1 when absent
+  ReductionSettings reduction;
 
   bool IsValid(std::string* error) const;
 };

@@ -42,6 +42,13 @@ class ParameterMap {
   void AppendSensitivities(std::span<const double> u,
                            const std::vector<std::vector<double>>& posture_q,
                            std::vector<double>* out) const;
+  // Postures reduced for the evaluators (ProblemPosture::reduction): the packed coefficients and
+  // their sensitivities then follow the reduced layout (ReducedCoefficients): the first `joints`
+  // diagonal entries of k, viscous and hysteretic kept, zeros to `size`; α, masses and parts as
+  // they are. size 0: the full layout (the default).
+  void UseReducedLayout(int joints, int size);
+  int reduced_size() const { return reduced_size_; }
+
   // d(physical value)/du of each free parameter at u (ParameterSpace::Slope).
   std::vector<double> Slopes(std::span<const double> u) const;
   // The prior of each free parameter (map order), std resolved; std 0 where it has none. Empty
@@ -55,6 +62,7 @@ class ParameterMap {
   std::vector<double> template_;  // fixed values in place, free ones overwritten per point
   ParameterSpace space_;
   std::vector<Prior> priors_;
+  int reduced_joints_ = 0, reduced_size_ = 0;
 };
 
 }  // namespace frfit

@@ -1,0 +1,26 @@
+// Reduction in the fit path (docs/reduction.md): a posture with beam coordinates is reduced to a
+// small basis (posture/reduction.h) before it is packed for the evaluators, whose per-line solve
+// holds at most kernels::kMaxDofs coordinates. Models without beams are never reduced, and every
+// result of theirs keeps its bits.
+#pragma once
+
+#include <string>
+
+#include "frfit/cost/problem.h"
+#include "frfit/fit/fit_options.h"
+#include "frfit/fit/parameter_map.h"
+
+namespace frfit {
+
+// Reduces every posture of `problem` as `settings` ask (auto: when the model has more elastic
+// coordinates than the kernels hold; always: when it has beam coordinates; never: never, an Error
+// naming `config_source` past the kernels' capacity), every posture to the same size, at the
+// parameter samples of `map` (the initial point, and each free parameter at its two bounds with
+// the others initial), and sets `map`'s coefficient layout to match. Returns whether it reduced.
+bool ReduceProblem(const ReductionSettings& settings, const std::string& config_source,
+                   ParameterMap* map, Problem* problem);
+
+// The joints' coordinates (those with springs) that a reduction keeps: Model::dofs' first ones.
+int KeptCoordinates(const Model& model);
+
+}  // namespace frfit

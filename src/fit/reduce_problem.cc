@@ -1,0 +1,91 @@
+#include "frfit/fit/reduce_problem.h"
+
+#include <algorithm>
+
+#include "frfit/common/error.h"
+#include "kernels/line_cost.h"
+
+namespace frfit {
+namespace {
+
+// The coefficient sets the basis must hold at: the initial point first (the constraint modes are
+// taken there), then each free parameter at its lower and upper bound, the others initial.
+std::vector<JointCoefficients> Samples(const ParameterMap& map, const std::vector<double>& q) {
+  const std::vector<double> initial = map.InitialU();
+  std::vector<JointCoefficients> samples = {Coefficients(map.model(), map.Physical(initial), q)};
+  for (int i = 0; i < map.dim(); ++i)
+    for (double bound : {0.0, 1.0}) {
+      std::vector<double> u = initial;
+      u[i] = bound;
+      samples.push_back(Coefficients(map.model(), map.Physical(u), q));
+    }
+  return samples;
+}
+
+double HighestLine(const Problem& problem) {
+  double top = 0.0;
+  for (const ProblemPosture& pp : problem.postures)
+    for (double f : pp.measured.frequency_hz) top = std::max(top, f);
+  return top;
+}
+
+void ReducePosture(const ReductionOptions& options, int joints, const ParameterMap& map,
+                   ProblemPosture* pp) {
+  const MeasurementPoints points = PointsOf(*pp);
+  const std::vector<JointCoefficients> samples = Samples(map, pp->posture.q);
+  auto reduction = std::make_shared<Reduction>(
+      Reduce(pp->posture, joints, samples, {points.excitation_basis, points.response_basis},
+             options, pp->source));
+  std::vector<double> lines = pp->measured.frequency_hz;
+  pp->reduction_error = ReductionError(pp->posture, *reduction, samples, lines);
+  pp->reduction = std::move(reduction);
+}
+
+}  // namespace
+
+int KeptCoordinates(const Model& model) {
+  int joints = 0;
+  while (joints < model.num_dofs() && model.dofs[joints].spring) ++joints;
+  return joints;
+}
+
+bool ReduceProblem(const ReductionSettings& settings, const std::string& config_source,
+                   ParameterMap* map, Problem* problem) {
+  const Model& model = *problem->model;
+  const int n = model.num_dofs(), joints = KeptCoordinates(model);
+  const bool beams = joints < n;
+  if (settings.mode == ReductionMode::kNever) {
+    if (n > kernels::kMaxDofs)
+      throw Error(config_source, "reduction.mode",
+                  "expected auto or always: never solves the full model, which holds at most " +
+                      std::to_string(kernels::kMaxDofs) + " elastic coordinates, and model '" +
+                      model.name + "' has " + std::to_string(n));
+    return false;
+  }
+  const bool reduce = beams && (settings.mode == ReductionMode::kAlways || n > kernels::kMaxDofs);
+  if (!reduce || problem->postures.empty()) return false;
+  ReductionOptions options;
+  options.krylov_orders = settings.krylov_orders;
+  options.modes_up_to_hz =
+      settings.modes_up_to_hz > 0.0 ? settings.modes_up_to_hz : 4.0 * HighestLine(*problem);
+  if (!(options.modes_up_to_hz > 0.0)) options.modes_up_to_hz = 1.0;  // static tests only
+  for (ProblemPosture& pp : problem->postures) ReducePosture(options, joints, *map, &pp);
+  // One size for every posture (the packed problem has one n): the smaller ones take further
+  // modes.
+  int size = 0;
+  for (const ProblemPosture& pp : problem->postures) size = std::max(size, pp.reduction->posture.n);
+  options.size = size;
+  for (ProblemPosture& pp : problem->postures)
+    if (pp.reduction->posture.n < size) ReducePosture(options, joints, *map, &pp);
+  for (const ProblemPosture& pp : problem->postures)
+    if (pp.reduction->posture.n != size || size > kernels::kMaxDofs)
+      throw Error(config_source, "reduction.modes_up_to_hz",
+                  "expected a reduced posture of at most " + std::to_string(kernels::kMaxDofs) +
+                      " coordinates, the same at every posture, got " +
+                      std::to_string(pp.reduction->posture.n) + " at " + SetName(pp) +
+                      " (lower modes_up_to_hz or krylov_orders)");
+  map->UseReducedLayout(joints, size);
+  return true;
+}
+
+}  // namespace frfit
