@@ -44,7 +44,8 @@ double LeastStiffFrequency(const std::function<double(double)>& magnitude,
 // ∂k/∂θ of the stiffness k = 1/|H_ii(ω)| at its minimum ω (where ∂|H_ii|/∂ω = 0, so ω stays):
 // ∂H/∂c = −Gᵀ(∂Z/∂c)G with G = Z⁻¹B (Z is symmetric), ∂Z/∂c of linearize.cc's TangentStiffness
 // and TangentDamping: e_j e_jᵀ for k_j, iω e_j e_jᵀ for the viscous d_j, i e_j e_jᵀ for the
-// hysteretic η_j k_j, iω M for α, MassPartDerivative for a fitted mass. Chained with ∂c/∂θ over the free parameters `index`.
+// hysteretic η_j k_j, iω M for α, MassPartDerivative for a fitted mass, a beam's affine parts by
+// their target. Chained with ∂c/∂θ over the free parameters `index`.
 std::vector<double> StiffnessGradient(const Posture& posture, const JointCoefficients& c,
                                       const std::vector<double>& coefficient_jacobian, int np,
                                       const std::vector<int>& index, int axis, double frequency_hz) {
@@ -57,7 +58,7 @@ std::vector<double> StiffnessGradient(const Posture& posture, const JointCoeffic
   const Eigen::VectorXcd g = Z.partialPivLu().solve(posture.sensor_basis.col(axis).cast<Cplx>());
   const Cplx h = (posture.sensor_basis.col(axis).cast<Cplx>().transpose() * g)(0, 0);
   const int masses = static_cast<int>(posture.mass_parts.size());
-  std::vector<Cplx> dh(3 * n + 1 + masses);
+  std::vector<Cplx> dh(3 * n + 1 + masses + c.parts.size());
   for (int j = 0; j < n; ++j) {
     dh[j] = -g(j) * g(j);
     dh[n + j] = iw * dh[j];
@@ -66,6 +67,17 @@ std::vector<double> StiffnessGradient(const Posture& posture, const JointCoeffic
   dh[3 * n] = -iw * (g.transpose() * M * g)(0, 0);
   for (int b = 0; b < masses; ++b)
     dh[3 * n + 1 + b] = -(g.transpose() * MassPartDerivative(posture, c, b, w) * g)(0, 0);
+  // A beam's affine parts (posture.h, AffinePart): ∂Z/∂c_a is the part's matrix times 1 (K), i
+  // (loss), iω (C) or −ω² + iωα (M, whose α·M share is damping too).
+  for (const AffinePart& part : posture.affine_parts) {
+    using T = AffinePart::Target;
+    const Cplx scale = part.target == T::kStiffness       ? Cplx(1.0, 0.0)
+                       : part.target == T::kLossStiffness ? Cplx(0.0, 1.0)
+                       : part.target == T::kDamping       ? iw
+                                                          : -w * w + iw * c.mass_proportional;
+    dh[3 * n + 1 + masses + part.coefficient] -=
+        scale * (g.transpose() * part.matrix.cast<Cplx>() * g)(0, 0);
+  }
   const double magnitude = std::abs(h);
   std::vector<double> gradient(index.size(), 0.0);
   for (size_t p = 0; p < index.size(); ++p) {

@@ -4,7 +4,9 @@
 // cli/map_cli_test.cc.
 #include <gtest/gtest.h>
 
+#include <Eigen/LU>
 #include <cmath>
+#include <complex>
 #include <string>
 
 #include "../../../src/predict/tool_tip_receptance.h"
@@ -157,6 +159,58 @@ TEST(PostureGrid, RefusesBadRanges) {
   refused("z2=0:10:1,z2=0:1:1", "--grid: z2: given twice");
   refused("z2=0:100:1,z3=0:100:1", "expected at most 1000 postures, the grid has 10201");
   refused("z2", "--grid: 'z2': expected NAME=START:STOP:STEP");
+}
+
+}  // namespace
+}  // namespace frfit
+
+namespace frfit {
+namespace {
+
+// A beam's E enters through an affine part (posture.h): the stiffness σ it carries equals finite
+// differences of 1/|H_ii| at the map's least-stiff frequency, held fixed as the linearisation holds
+// it. (Differences of the map itself would also move that frequency, which the search finds only
+// to a tolerance: on the arm's sharp peaks, η = 0.002, that noise swamps a step small enough to
+// stay inside the peak.)
+TEST(PostureMap, StiffnessSigmaOfABeamsModulusMatchesFiniteDifferences) {
+  const std::string arm = std::string(FRFIT_SOURCE_DIR) + "/datasets/flexible_arm/";
+  const Model model = LoadModel(arm + "model.yaml");
+  const std::vector<double> parameters = LoadParameters(arm + "params_truth.yaml", model);
+  const std::vector<double> q = model.posture("straight").q;
+  const int e = model.FindParameter("E_arm");
+  ASSERT_GE(e, 0);
+  Identifiability id;
+  ParameterIdentifiability p;
+  p.name = "E_arm";
+  p.value = parameters[e];
+  p.std_absolute = 0.01 * p.value;
+  id.per_parameter.push_back(p);
+  id.correlation = {1.0};
+  const MapOptions options{60.0, 1};
+  const MapPoint at = ComputePostureMap(model, parameters, id, {q}, options)[0];
+  const Posture posture = Linearize(model, q, "straight");
+  for (int i = 0; i < 3; ++i) {
+    const double f = at.stiffness.axis_at_hz[i];
+    // 1/|H_ii| by a dense solve of the 121-coordinate Z at f: exact to rounding, so a step far
+    // inside the peak's half-power band (η = 0.002) can be taken.
+    auto stiffness = [&](double scale) {
+      std::vector<double> moved = parameters;
+      moved[e] *= scale;
+      const JointCoefficients c = Coefficients(model, moved, q);
+      const double w = 2.0 * M_PI * f;
+      using Cplx = std::complex<double>;
+      const Eigen::MatrixXcd Z = -w * w * MassMatrix(posture, c).cast<Cplx>() +
+                                 Cplx(0.0, w) * TangentDamping(posture, c).cast<Cplx>() +
+                                 TangentStiffness(posture, c);
+      const Eigen::VectorXcd b = posture.sensor_basis.col(i).cast<Cplx>();
+      return 1.0 / std::abs((b.transpose() * Z.partialPivLu().solve(b))(0, 0));
+    };
+    const double h = 1e-7;
+    const double expected =
+        std::abs((stiffness(1 + h) - stiffness(1 - h)) / (2 * h * parameters[e])) * p.std_absolute;
+    EXPECT_GT(expected, 0.0) << "axis " << i;
+    EXPECT_NEAR(at.stiffness.axis_sigma_n_per_m[i], expected, 1e-2 * expected) << "axis " << i;
+  }
 }
 
 }  // namespace
