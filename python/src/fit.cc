@@ -134,7 +134,7 @@ std::shared_ptr<PyFit> Fit(const std::shared_ptr<Model>& model_arg, const py::ob
     py::gil_scoped_release release;
     fit->result = frfit::Fit(fit->problem, map, fit->options, settings);
   }
-  for (const std::string& reason : fit->result.model_check.reasons) Warn("fit", "model check", reason);
+  WarnAboutResult(fit->result, "fit");
   return fit;
 }
 

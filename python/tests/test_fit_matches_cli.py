@@ -115,3 +115,15 @@ def test_a_fitted_tool_mass_gives_the_cli_bits_and_the_true_mass(tmp_path):
     result = frfit.fit(model, files, d / "fit.yaml", seed=1, backend="cpu")
     assert result.parameters == cli["parameters"]
     assert abs(result.parameters["m_tool"] / 78.0 - 1.0) < 0.01
+
+
+def test_warns_as_the_cli_does():
+    """A fit whose reduced chi2 is far below 1 (the bundled KUKA FRFs carry no noise) warns that
+    the noise is overestimated, from Python as `frfit fit` does on stderr."""
+    d = DATASETS / "kuka_kr90"
+    status, _, stderr = run_cli("fit", "--model", d / "model.yaml", "--frf", d / "frf_milling_inertance.h5",
+                                "--config", d / "fit.yaml", "--seed", 1, "--backend", "cpu")
+    assert status == 0 and "noise overestimated" in stderr
+    model = frfit.Model(d / "model.yaml")
+    with pytest.warns(frfit.FrfitWarning, match="noise overestimated"):
+        frfit.fit(model, [d / "frf_milling_inertance.h5"], d / "fit.yaml", seed=1, backend="cpu")

@@ -148,21 +148,6 @@ FitRunSettings RunSettings(const Args& args, const FitOptions& options, FitPaths
   return settings;
 }
 
-// Each reason the model check found is a warning, with --json too (stderr stays one line each),
-// and so are 1σ that were scaled because the noise model overestimates the noise.
-void WarnAbout(const FitResult& result) {
-  for (const std::string& reason : result.model_check.reasons) Warn("frfit fit", "model check", reason);
-  if (result.identifiability.sigma_basis == SigmaBasis::kNoiseModelScaled) {
-    const Identifiability& id = result.identifiability;
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "noise overestimated: reduced chi2 %.3g is below %.3g, its 0.1 %% quantile; 1 "
-                  "sigma scaled by sqrt(reduced chi2) (docs/identifiability.md)",
-                  id.reduced_chi2, ReducedChi2Floor(id.residuals - id.parameters));
-    Warn("frfit fit", "identifiability", text);
-  }
-}
-
 void PrintFitText(const FitResult& result, const std::string& evaluator, const std::string& out_path) {
   std::printf("fit of model %s: cost %.6e after %lld evaluations (%d cycle%s, %s), %.2f s on %s\n",
               result.model_name.c_str(), result.cost, static_cast<long long>(result.evaluations),
@@ -256,7 +241,7 @@ int RunFit(int argc, char** argv) {
   if (settings.progress && ::isatty(STDERR_FILENO) != 0) std::fputs("\n", stderr);
   if (!paths.out.empty()) WriteFitResult(paths.out, result);
   if (!paths.checkpoint.empty()) std::remove(paths.checkpoint.c_str());
-  WarnAbout(result);
+  WarnAboutResult(result, "frfit fit");  // with --json too: stderr stays one line each
   if (args.Flag("json")) {
     nlohmann::ordered_json j = FitResultToJson(result);
     if (!paths.out.empty()) j["out"] = paths.out;

@@ -1,7 +1,10 @@
 #include "frfit/fit/fit.h"
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
+
+#include "frfit/common/warning.h"
 
 #include "frfit/fit/fit_passes.h"
 
@@ -39,6 +42,19 @@ FitResult Fit(const Problem& problem, const ParameterMap& map, const FitOptions&
   return FinishFit(problem, map, *run, options, ToString(settings.evaluator.backend),
                    ToString(evaluator->backend()),
                    std::chrono::duration<double>(Clock::now() - start).count());
+}
+
+void WarnAboutResult(const FitResult& result, const std::string& what) {
+  for (const std::string& reason : result.model_check.reasons) Warn(what, "model check", reason);
+  if (result.identifiability.sigma_basis == SigmaBasis::kNoiseModelScaled) {
+    const Identifiability& id = result.identifiability;
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "noise overestimated: reduced chi2 %.3g is below %.3g, its 0.1 %% quantile; 1 "
+                  "sigma scaled by sqrt(reduced chi2) (docs/identifiability.md)",
+                  id.reduced_chi2, ReducedChi2Floor(id.residuals - id.parameters));
+    Warn(what, "identifiability", text);
+  }
 }
 
 void DriveTogether(const std::vector<BatchFit>& fits, Evaluator* evaluator,

@@ -51,6 +51,11 @@ struct FitRunSettings {
 FitResult Fit(const Problem& problem, const ParameterMap& map, const FitOptions& options,
               const FitRunSettings& settings);
 
+// What a user of the result must be told, as `warning:` lines (common/warning.h) from `what`:
+// each reason the model check found, and 1σ scaled because the noise model overestimates the
+// noise. The CLI and the Python module both say them, the same way.
+void WarnAboutResult(const FitResult& result, const std::string& what);
+
 // One run of a batch driven together.
 struct BatchFit {
   FitRun* run;
