@@ -1,5 +1,5 @@
 // Helpers shared by the unit tests that run the built `frfit` command line or need a scratch
-// directory: ReadText, Quote, CliResult, RunShell / RunCli / RunWithFileSizeLimit, and the
+// directory: ReadText, Quote, Attribute, CliResult, RunShell / RunCli / RunWithFileSizeLimit, and the
 // TempDirTest fixture base.
 // They used to be copied into each test file; one copy keeps the capture rules (stdin from
 // /dev/null, stdout and stderr in files, -1 for a run that did not exit) the same everywhere.
@@ -34,6 +34,16 @@ std::string ErrorOf(F f) {
     return e.what();
   }
   return "";
+}
+
+// The value of attribute `name` in an element's opening tag (`<rect ... name="value" ...>`), ""
+// when it has none: what the report pages' layout tests read their drawings by.
+inline std::string Attribute(const std::string& element, const std::string& name) {
+  const std::string key = " " + name + "=\"";
+  const size_t a = element.find(key);
+  if (a == std::string::npos) return "";
+  const size_t b = element.find('"', a + key.size());
+  return element.substr(a + key.size(), b - a - key.size());
 }
 
 // A fit configuration for tests that need a fit with both phases and two cycles of a KUKA robot,

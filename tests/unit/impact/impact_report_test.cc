@@ -30,14 +30,6 @@ std::string Element(const std::string& html, const std::string& open, const std:
   return html.substr(a, b == std::string::npos ? std::string::npos : b + close.size() - a);
 }
 
-std::string Attribute(const std::string& element, const std::string& name) {
-  const std::string key = " " + name + "=\"";
-  const size_t a = element.find(key);
-  if (a == std::string::npos) return "";
-  const size_t b = element.find('"', a + key.size());
-  return element.substr(a + key.size(), b - a - key.size());
-}
-
 class ImpactReport : public test::TempDirTest {
  protected:
   test::CliResult Frf(const std::vector<std::string>& extra) const {
@@ -61,7 +53,7 @@ TEST_F(ImpactReport, ShowsEveryHitThePulsesAndTheCoherenceOfTheFrfFile) {
   EXPECT_EQ(Count(table, "<tr class=\"kept\""), 14u);
   EXPECT_EQ(Count(table, "<tr class=\"rejected\""), 1u);
   const std::string rejected = Element(table, "<tr class=\"rejected\"", "</tr>");
-  EXPECT_EQ(Attribute(rejected, "data-hit"), "2");
+  EXPECT_EQ(test::Attribute(rejected, "data-hit"), "2");
   EXPECT_NE(rejected.find("hits_x.h5</td><td class=\"num\">2</td><td>x</td>"), std::string::npos)
       << rejected;
   EXPECT_NE(rejected.find("rejected: double hit: a second force peak of 35.3 % of the first"),
@@ -78,7 +70,7 @@ TEST_F(ImpactReport, ShowsEveryHitThePulsesAndTheCoherenceOfTheFrfFile) {
     EXPECT_NE(html.find(std::string("id=\"spectra-") + axis + "\""), std::string::npos);
     EXPECT_NE(html.find(std::string("id=\"responses-") + axis + "\""), std::string::npos);
   }
-  EXPECT_EQ(Attribute(Element(html, "<svg class=\"spectrum-plot\"", ">"), "data-limit-db"), "20");
+  EXPECT_EQ(test::Attribute(Element(html, "<svg class=\"spectrum-plot\"", ">"), "data-limit-db"), "20");
 
   // Coherence: each measured entry's plot carries the file's /coherence, bit for bit.
   const FrfSet set = ReadFrfSet(Path("hits.h5"));
@@ -88,7 +80,7 @@ TEST_F(ImpactReport, ShowsEveryHitThePulsesAndTheCoherenceOfTheFrfFile) {
     const std::string path =
         Element(Element(html, "id=\"coherence-" + EntryName(e) + "\"", "</svg>"),
                 "<path class=\"measured coherence\"", ">");
-    std::istringstream values(Attribute(path, "data-values"));
+    std::istringstream values(test::Attribute(path, "data-values"));
     std::vector<double> g;
     for (std::string v; values >> v;) g.push_back(std::strtod(v.c_str(), nullptr));
     ASSERT_EQ(g.size(), lines) << EntryName(e);

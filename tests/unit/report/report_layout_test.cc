@@ -30,14 +30,6 @@ std::vector<std::string> Tags(const std::string& html, const std::string& tag, c
   return out;
 }
 
-std::string Attribute(const std::string& element, const std::string& name) {
-  const std::string key = " " + name + "=\"";
-  const size_t a = element.find(key);
-  if (a == std::string::npos) return "";
-  const size_t b = element.find('"', a + key.size());
-  return element.substr(a + key.size(), b - a - key.size());
-}
-
 // The whole <svg> element whose opening tag has class `cls` (the first, or the one with `id`).
 std::string Svg(const std::string& html, const std::string& cls, const std::string& id = "") {
   size_t a = 0;
@@ -121,9 +113,9 @@ TEST_F(ReportLayout, MeasuredResidualIsPerEntryInNoiseUnitsWithTheCheckedBands) 
   for (size_t at = svg.find("<g class=\"residual-entry\""); at != std::string::npos;) {
     const size_t next = svg.find("<g class=\"residual-entry\"", at + 1);
     const std::string group = svg.substr(at, next == std::string::npos ? std::string::npos : next - at);
-    const std::string entry = Attribute(group, "data-entry");
+    const std::string entry = test::Attribute(group, "data-entry");
     for (const std::string& band : Tags(group, "rect", "model-check-band"))
-      drawn.insert(entry + "@" + std::to_string(std::strtod(Attribute(band, "data-from-hz").c_str(), nullptr)));
+      drawn.insert(entry + "@" + std::to_string(std::strtod(test::Attribute(band, "data-from-hz").c_str(), nullptr)));
     at = next;
   }
   EXPECT_EQ(drawn, expected);
@@ -146,7 +138,7 @@ TEST_F(ReportLayout, CorrelationMatrixHasAReadableSize) {
   const std::string svg = Svg(html_, "correlation-map");
   const auto cells = Tags(svg, "rect", "correlation-cell");
   ASSERT_EQ(cells.size(), 36u);
-  const double cell = std::strtod(Attribute(cells[0], "width").c_str(), nullptr);
+  const double cell = std::strtod(test::Attribute(cells[0], "width").c_str(), nullptr);
   EXPECT_GE(6 * cell, 300.0);
   EXPECT_EQ(Tags(svg, "text", "correlation-value").size(), 36u);
 }
@@ -179,9 +171,9 @@ TEST_F(MapLayout, AxesHaveUnitsTicksAreRoundPanelsKeepTheirSizeFittedPosturesAre
     const std::string a = Svg(coarse, "map-heat", id), b = Svg(fine, "map-heat", id);
     ASSERT_FALSE(a.empty()) << id;
     // One size whatever the grid (4 × 3 and 13 × 17 postures).
-    EXPECT_EQ(Attribute(a, "width"), Attribute(b, "width")) << id;
-    EXPECT_EQ(Attribute(a, "height"), Attribute(b, "height")) << id;
-    EXPECT_GE(std::strtod(Attribute(b, "width").c_str(), nullptr), 500.0) << id;
+    EXPECT_EQ(test::Attribute(a, "width"), test::Attribute(b, "width")) << id;
+    EXPECT_EQ(test::Attribute(a, "height"), test::Attribute(b, "height")) << id;
+    EXPECT_GE(std::strtod(test::Attribute(b, "width").c_str(), nullptr), 500.0) << id;
     // Units on both axes.
     EXPECT_NE(b.find(">z2 [&#176;]</text>"), std::string::npos) << id;
     EXPECT_NE(b.find(">z3 [&#176;]</text>"), std::string::npos) << id;
@@ -191,17 +183,17 @@ TEST_F(MapLayout, AxesHaveUnitsTicksAreRoundPanelsKeepTheirSizeFittedPosturesAre
     for (auto it = std::sregex_iterator(b.begin(), b.end(), tick); it != std::sregex_iterator(); ++it)
       ticks.push_back(std::strtod((*it)[1].str().c_str(), nullptr));
     EXPECT_GE(ticks.size(), 3u) << id;
-    EXPECT_TRUE(RoundTicks(ticks, Attribute(b, "data-scale") == "log")) << id << ": " << testing::PrintToString(ticks);
+    EXPECT_TRUE(RoundTicks(ticks, test::Attribute(b, "data-scale") == "log")) << id << ": " << testing::PrintToString(ticks);
     // milling (z2 70, z3 -100 in the model) is the fitted posture.
     const auto marks = Tags(b, "g", "measured-posture");
     ASSERT_EQ(marks.size(), 1u) << id;
-    EXPECT_EQ(Attribute(marks[0], "data-posture"), "milling");
+    EXPECT_EQ(test::Attribute(marks[0], "data-posture"), "milling");
   }
   // The critical depth spans decades over the grid: a log colour scale.
   const std::string depth = Svg(fine, "map-heat", "heat-critical-depth");
-  EXPECT_EQ(Attribute(depth, "data-scale"), "log");
-  EXPECT_GT(std::strtod(Attribute(depth, "data-max").c_str(), nullptr) /
-                std::strtod(Attribute(depth, "data-min").c_str(), nullptr),
+  EXPECT_EQ(test::Attribute(depth, "data-scale"), "log");
+  EXPECT_GT(std::strtod(test::Attribute(depth, "data-max").c_str(), nullptr) /
+                std::strtod(test::Attribute(depth, "data-min").c_str(), nullptr),
             3.0);
 }
 
