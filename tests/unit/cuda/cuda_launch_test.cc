@@ -718,8 +718,8 @@ TEST(CudaLaunch, NormalEquationLaunchesWriteEveryTermOnce) {
   }
 }
 
-TEST(CudaLaunch, EmulatedNormalEquationsEqualCpuBitForBit) {
-  const Batch b = MakeBatch(MixedSpecs(), 7);
+// The emulated normal-equation launches of `b` give the cpu backend's terms and statuses to the bit.
+void ExpectEmulatedNormalEquationsEqualCpu(const Batch& b) {
   Findings f;
   const NormalRun gpu = EmulateNormalEquations(b, true, f);
   EXPECT_EQ(f.count(), 0) << f.text();
@@ -734,6 +734,10 @@ TEST(CudaLaunch, EmulatedNormalEquationsEqualCpuBitForBit) {
     mismatches += std::memcmp(&want.normal[k], &gpu.normal[k], sizeof(double)) != 0;
   EXPECT_EQ(mismatches, 0) << "of " << want.normal.size() << " terms";
   EXPECT_EQ(want.status, gpu.status);
+}
+
+TEST(CudaLaunch, EmulatedNormalEquationsEqualCpuBitForBit) {
+  ExpectEmulatedNormalEquationsEqualCpu(MakeBatch(MixedSpecs(), 7));
 }
 
 // Affine parts of every target (kernels/line_cost.h, PostureArrays): the emulated launches give
@@ -757,21 +761,7 @@ TEST(CudaLaunch, EmulatedEvaluateWithAffinePartsEqualsCpuBitForBit) {
 }
 
 TEST(CudaLaunch, EmulatedNormalEquationsWithAffinePartsEqualCpuBitForBit) {
-  const Batch b = MakeBatch(PartsSpecs(), 32);
-  Findings f;
-  const NormalRun gpu = EmulateNormalEquations(b, true, f);
-  EXPECT_EQ(f.count(), 0) << f.text();
-  auto cpu = CreateCpuEvaluator(1);
-  cpu->SetProblems(b.problems);
-  NormalRun want{std::vector<double>(gpu.normal.size()),
-                 std::vector<EvalStatus>(gpu.status.size())};
-  cpu->EvaluateNormalEquations({b.individuals, b.dims, b.coefficients, b.sensitivities},
-                               want.normal, want.status);
-  int mismatches = 0;
-  for (size_t k = 0; k < want.normal.size(); ++k)
-    mismatches += std::memcmp(&want.normal[k], &gpu.normal[k], sizeof(double)) != 0;
-  EXPECT_EQ(mismatches, 0) << "of " << want.normal.size() << " terms";
-  EXPECT_EQ(want.status, gpu.status);
+  ExpectEmulatedNormalEquationsEqualCpu(MakeBatch(PartsSpecs(), 32));
 }
 
 // ReduceNormalTerm over line terms that are 0 except one 1: only the output term the slot
