@@ -150,12 +150,12 @@ double CorrectExponentialWindow(const FrfSet& set, EmaResult* r) {
 int RunEma(int argc, char** argv) {
   const Args args("ema", argc, argv,
                   {"band", "max-order", "frequency-tolerance", "damping-tolerance", "min-mac",
-                   "max-damping", "min-stable", "min-contribution", "out"},
-                  {"json", "progress"}, 1);
+                   "max-damping", "min-stable", "min-contribution", "out", "averages"},
+                  {"json", "progress", "single-reference"}, 1);
   if (args.positional().size() != 1)
     throw Error("frfit ema", "FRF.h5",
-                "expected exactly one FRF file (usage: frfit ema FRF.h5 [--band F0:F1] "
-                "[--max-order N] [--json])");
+                "expected exactly one FRF file or campaign (usage: frfit ema FRF.h5|CAMPAIGN "
+                "[--band F0:F1] [--max-order N] [--json])");
   const std::string frf = args.positional()[0];
   EmaOptions options;
   if (args.Has("band")) ParseBand(args.Get("band"), &options);
@@ -192,6 +192,11 @@ int RunEma(int argc, char** argv) {
     throw Error("frfit ema", "--out",
                 "expected a path in an existing directory, got '" + out + "'");
 
+  if (IsCampaignInput(frf)) return RunCampaignEma(args, options, frf);
+  for (const char* option : {"averages", "single-reference"})
+    if (args.Has(option) || args.Flag(option))
+      throw Error("frfit ema", std::string("--") + option,
+                  "only applies to a campaign (UFF files or a campaign .h5), not to an FRF set");
   const FrfSet set = ReadFrfSet(frf);
   ProgressMeter meter("frfit ema", "steps (model orders, then refinements)", ProgressWanted(args));
   meter.Start(0);
