@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <random>
+#include <map>
+#include <array>
 #include <algorithm>
 #include <cstdlib>
 
@@ -233,7 +235,8 @@ class CampaignEmaCli : public TempDirTest {
   // A roving-hammer campaign with node coordinates, stored as a campaign .h5.
   std::string WriteCampaign() {
     Campaign c = Synthesize(RovingHammer(), 11);
-    for (long n = 1; n <= kNodes; ++n) c.coordinates[n] = {0.1 * n, 0.0, 0.02 * n * n};
+    for (long n = 1; n <= kNodes; ++n) c.coordinates[n] = {0.1 * n, 0.03 * (n % 4), 0.02 * n * n};
+    c.trace_lines.push_back({1, "chord", {1, 2, 3, 4, 5, 6, 7, 0, 8, 9, 10, 11, 12, 13, 14, 15}});
     const std::string path = Path("campaign.h5");
     campaign::WriteHdf5(path, c);
     return path;
@@ -308,6 +311,49 @@ TEST_F(CampaignEmaCli, ExportCsvAndUff55) {
       EXPECT_NEAR(v[0].get<double>(), expected.real(), 1e-5) << campaign::ToString(dof);
       EXPECT_NEAR(v[1].get<double>(), expected.imag(), 1e-5) << campaign::ToString(dof);
     }
+  }
+}
+
+// frfit report on the result: the diagram, the auto-MAC, and each mode drawn on the geometry in
+// three views, sized, every node in every view, the deformed wireframe off the undeformed one by
+// the scale the page states (0.12 × extent over the largest |Re φ| per node, computed here).
+TEST_F(CampaignEmaCli, ReportDrawsShapesOnTheGeometry) {
+  const std::string in = WriteCampaign();
+  ASSERT_EQ(Run({"ema", in, "--out", Path("ema.h5")}).status, 0);
+  const CliResult run = Run({"report", Path("ema.h5"), "--out", Path("page.html")});
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::string page = ReadText(Path("page.html"));
+  const campaign::EmaResult r = campaign::ReadEmaResult(Path("ema.h5"));
+  EXPECT_NE(page.find("id=\"stabilisation-diagram\""), std::string::npos);
+  const size_t mac = page.find("class=\"auto-mac\"");
+  ASSERT_NE(mac, std::string::npos);
+  size_t cells = 0;
+  for (size_t at = page.find("<rect", mac); at < page.find("</svg>", mac); at = page.find("<rect", at + 1))
+    ++cells;
+  EXPECT_EQ(cells, r.modes.size() * r.modes.size());
+  for (size_t k = 0; k < r.modes.size(); ++k) {
+    const size_t at = page.find("id=\"mode-shape-" + std::to_string(k + 1) + "\"");
+    ASSERT_NE(at, std::string::npos) << "mode " << k + 1;
+    const size_t open = page.rfind("<svg", at), close = page.find("</svg>", at);
+    const std::string svg = page.substr(open, close - open);
+    const std::string tag = svg.substr(0, svg.find('>'));
+    EXPECT_GT(std::stod(Attribute(tag, "width")), 600.0);
+    EXPECT_GT(std::stod(Attribute(tag, "height")), 200.0);
+    size_t circles = 0;
+    for (size_t c = svg.find("<circle"); c != std::string::npos; c = svg.find("<circle", c + 1)) ++circles;
+    EXPECT_EQ(circles, 3u * kNodes);
+    // Two pieces of trace line (the pen lifted at 0), undeformed and deformed, in each view.
+    size_t lines = 0;
+    for (size_t c = svg.find("class=\"deformed\""); c != std::string::npos; c = svg.find("class=\"deformed\"", c + 1)) ++lines;
+    EXPECT_EQ(lines, 6u);
+    double largest = 0.0;
+    std::map<long, std::array<double, 3>> motion;
+    for (size_t d = 0; d < r.dofs.size(); ++d)
+      motion[r.dofs[d].node][std::abs(r.dofs[d].direction) - 1] =
+          (r.dofs[d].direction < 0 ? -1.0 : 1.0) * r.modes[k].shape[d].real();
+    for (const auto& [node, v] : motion) largest = std::max(largest, std::hypot(v[0], v[1], v[2]));
+    const double extent = 0.02 * kNodes * kNodes - 0.02;  // z spans most
+    EXPECT_NEAR(std::stod(Attribute(tag, "data-scale")), 0.12 * extent / largest, 1e-9 * extent / largest);
   }
 }
 
