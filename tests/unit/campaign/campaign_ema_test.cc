@@ -19,6 +19,7 @@
 #include "frfit/campaign/campaign_ema.h"
 #include "frfit/campaign/campaign_ema_hdf5.h"
 #include "frfit/campaign/campaign_hdf5.h"
+#include "frfit/common/error.h"
 #include "frfit/io/hdf5_file.h"
 #include "test_support.h"
 
@@ -312,6 +313,23 @@ TEST_F(CampaignEmaCli, ExportCsvAndUff55) {
       EXPECT_NEAR(v[1].get<double>(), expected.imag(), 1e-5) << campaign::ToString(dof);
     }
   }
+}
+
+// Bad input: a non-finite FRF value is refused naming its record, and the campaign options are
+// refused for an FRF set, each on one line.
+TEST_F(CampaignEmaCli, BadInputIsRefusedNamingTheRecord) {
+  Campaign c = Synthesize(RovingSensor({Dof{3, 1}}), 12, kSeparatedModes);
+  c.records[7].where = "dataset 58 record 8";
+  c.records[7].H[100] = {NAN, 0.0};
+  const std::string message = ErrorOf([&] { campaign::EstimateModes(c, {}, "bad.uff"); });
+  EXPECT_NE(message.find("bad.uff"), std::string::npos) << message;
+  EXPECT_NE(message.find("dataset 58 record 8"), std::string::npos) << message;
+  EXPECT_NE(message.find("finite"), std::string::npos) << message;
+  const CliResult run = Run({"ema", std::string(FRFIT_SOURCE_DIR) + "/datasets/paper_3dof/frf_milling_inertance.h5",
+                             "--single-reference"});
+  EXPECT_NE(run.status, 0);
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find("--single-reference"), std::string::npos) << run.err;
 }
 
 // frfit report on the result: the diagram, the auto-MAC, and each mode drawn on the geometry in
