@@ -69,10 +69,8 @@ def record(sensor, node, data, func_type):
         orddenom_axis_units_lab="N" if func_type == 4 else "NONE", data=data, x=FREQ)
 
 
-def main():
-    frfit = os.path.abspath(sys.argv[1])
-    out = sys.argv[2] if len(sys.argv) > 2 and not sys.argv[2].startswith("--") else "/tmp/campaign_bench"
-    extra = [a for a in sys.argv[2:] if a.startswith("--")]
+def write_campaign(out):
+    """The campaign as OUT/campaign.uff; returns its path and the shapes chosen."""
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(45)
     phi = shapes(rng)
@@ -88,6 +86,14 @@ def main():
             sets.append(record(sensor, node, h, 4))
             sets.append(record(sensor, node, g, 6))
     pyuff.UFF(path).write_sets(sets, mode="add")
+    return path, phi
+
+
+def main():
+    frfit = os.path.abspath(sys.argv[1])
+    out = sys.argv[2] if len(sys.argv) > 2 and not sys.argv[2].startswith("--") else "/tmp/campaign_bench"
+    extra = [a for a in sys.argv[2:] if a.startswith("--")]
+    path, phi = write_campaign(out)
     start = time.time()
     run = subprocess.run([frfit, "ema", path, "--json", "--averages", "10"] + extra,
                          capture_output=True, text=True)
