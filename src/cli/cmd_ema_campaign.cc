@@ -142,20 +142,29 @@ bool IsCampaignInput(const std::string& path) {
   }
 }
 
-int RunCampaignEma(const Args& args, const EmaOptions& ema, const std::string& in) {
+bool AllUff(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths)
+    if (!IsUffPath(p)) return false;
+  return !paths.empty();
+}
+
+int RunCampaignEma(const Args& args, const EmaOptions& ema, const std::vector<std::string>& files) {
+  // The source the messages and the result name: the file, or the files joined.
+  std::string in;
+  for (const std::string& f : files) in += (in.empty() ? "" : ",") + f;
   campaign::UffOptions uff;
   if (args.Has("averages")) {
     const long n = args.GetInt("averages", 0);
     if (n < 1 || n > 1000000) throw Error("frfit ema", "--averages", "expected an integer in [1, 1000000]");
     uff.averages = static_cast<int>(n);
   }
-  const campaign::Campaign c = IsUffPath(in) ? campaign::ReadUff({in}, uff) : campaign::ReadHdf5(in);
+  const campaign::Campaign c = AllUff(files) ? campaign::ReadUff(files, uff) : campaign::ReadHdf5(files[0]);
   if (c.exponential_window)
     Warn("frfit ema", in,
          "the FRFs were measured under an exponential window whose time constant the campaign "
          "does not record: the damping ratios include the window's");
   const std::string out = args.Get("out", "");
-  if (!out.empty()) RequireNotAnInput("frfit ema", "--out", out, {in});
+  if (!out.empty()) RequireNotAnInput("frfit ema", "--out", out, files);
   campaign::EmaOptions options;
   options.ema = ema;
   options.single_reference = args.Flag("single-reference");

@@ -32,7 +32,8 @@ class Args;
 // frfit ema on a campaign (cmd_ema_campaign.cc): UFF files by their extension, or an HDF5 file
 // of kind "campaign".
 bool IsCampaignInput(const std::string& path);
-int RunCampaignEma(const Args& args, const EmaOptions& options, const std::string& in);
+bool AllUff(const std::vector<std::string>& paths);
+int RunCampaignEma(const Args& args, const EmaOptions& options, const std::vector<std::string>& in);
 
 // --model, --posture / --q, --params as modal and simulate read them.
 struct ModelContext {

@@ -332,6 +332,25 @@ TEST_F(CampaignEmaCli, BadInputIsRefusedNamingTheRecord) {
   EXPECT_NE(run.err.find("--single-reference"), std::string::npos) << run.err;
 }
 
+// A campaign as its UFF files (FRFs, then the geometry in a file of its own): one analysis.
+TEST_F(CampaignEmaCli, SeveralUffFilesAreOneCampaign) {
+  if (!HavePyuff()) GTEST_SKIP() << "python3 with pyuff not installed (pip install pyuff)";
+  const std::string tool = std::string(FRFIT_SOURCE_DIR) + "/tools/make_campaign_uff.py";
+  ASSERT_EQ(std::system(("python3 " + Quote(tool) + " " + Quote(Path("uff"))).c_str()), 0);
+  const CliResult run = Run({"ema", Path("uff/campaign.uff"), Path("uff/campaign_b.uff"),
+                             Path("uff/geometry.uff"), "--averages", "20", "--json"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["records"], 60);
+  EXPECT_EQ(j["method"], "plscf");
+  ASSERT_EQ(j["modes"].size(), 3u);  // the three modes the tool writes: 35, 92, 151 Hz
+  const double f[3] = {35.0, 92.0, 151.0}, zeta[3] = {0.02, 0.015, 0.01};
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(j["modes"][k]["frequency_hz"].get<double>(), f[k], 1e-3 * f[k]);
+    EXPECT_NEAR(j["modes"][k]["damping_ratio"].get<double>(), zeta[k], 0.05 * zeta[k]);
+  }
+}
+
 // frfit report on the result: the diagram, the auto-MAC, and each mode drawn on the geometry in
 // three views, sized, every node in every view, the deformed wireframe off the undeformed one by
 // the scale the page states (0.12 × extent over the largest |Re φ| per node, computed here).
