@@ -53,7 +53,7 @@ void WriteRecords(Hdf5File* f, const Campaign& c) {
   f->WriteStrings("/records/where", where);
 }
 
-void WriteGeometry(Hdf5File* f, const Campaign& c) {
+void WriteGeometryImpl(Hdf5File* f, const Campaign& c) {
   if (!c.coordinates.empty()) {
     f->CreateGroup("/nodes");
     std::vector<std::int64_t> id;
@@ -142,7 +142,7 @@ void ReadRecords(const Hdf5File& f, FrfFormat format, Campaign* c) {
   }
 }
 
-void ReadGeometry(const Hdf5File& f, Campaign* c) {
+void ReadGeometryImpl(const Hdf5File& f, Campaign* c) {
   std::vector<hsize_t> dims;
   if (f.Exists("/nodes/id")) {
     const auto id = f.ReadInts("/nodes/id", 1, &dims);
@@ -170,6 +170,9 @@ void ReadGeometry(const Hdf5File& f, Campaign* c) {
 }
 
 }  // namespace
+
+void WriteGeometry(Hdf5File* f, const Campaign& c) { WriteGeometryImpl(f, c); }
+void ReadGeometry(const Hdf5File& f, Campaign* c) { ReadGeometryImpl(f, c); }
 
 void WriteHdf5(const std::string& path, const Campaign& c) {
   Validate(c, path);

@@ -145,18 +145,8 @@ double CorrectExponentialWindow(const FrfSet& set, EmaResult* r) {
   return tau;
 }
 
-}  // namespace
-
-int RunEma(int argc, char** argv) {
-  const Args args("ema", argc, argv,
-                  {"band", "max-order", "frequency-tolerance", "damping-tolerance", "min-mac",
-                   "max-damping", "min-stable", "min-contribution", "out"},
-                  {"json", "progress"}, 1);
-  if (args.positional().size() != 1)
-    throw Error("frfit ema", "FRF.h5",
-                "expected exactly one FRF file (usage: frfit ema FRF.h5 [--band F0:F1] "
-                "[--max-order N] [--json])");
-  const std::string frf = args.positional()[0];
+// The options every frfit ema takes, checked; Error names the option.
+EmaOptions ParseEmaOptions(const Args& args) {
   EmaOptions options;
   if (args.Has("band")) ParseBand(args.Get("band"), &options);
   const long order = args.GetInt("max-order", 0);
@@ -192,6 +182,31 @@ int RunEma(int argc, char** argv) {
     throw Error("frfit ema", "--out",
                 "expected a path in an existing directory, got '" + out + "'");
 
+  return options;
+}
+
+}  // namespace
+
+int RunEma(int argc, char** argv) {
+  const Args args("ema", argc, argv,
+                  {"band", "max-order", "frequency-tolerance", "damping-tolerance", "min-mac",
+                   "max-damping", "min-stable", "min-contribution", "out", "averages"},
+                  {"json", "progress", "single-reference"}, 1000);
+  // A campaign may come as several UFF files (FRFs, coherences, geometry); anything else is one file.
+  if (args.positional().size() > 1 && AllUff(args.positional()))
+    return RunCampaignEma(args, ParseEmaOptions(args), args.positional());
+  if (args.positional().size() != 1)
+    throw Error("frfit ema", "FRF.h5",
+                "expected exactly one FRF file or campaign (usage: frfit ema FRF.h5|CAMPAIGN "
+                "[--band F0:F1] [--max-order N] [--json])");
+  const std::string frf = args.positional()[0];
+  EmaOptions options = ParseEmaOptions(args);
+  const std::string out = args.Get("out", "");
+  if (IsCampaignInput(frf)) return RunCampaignEma(args, options, {frf});
+  for (const char* option : {"averages", "single-reference"})
+    if (args.Has(option) || args.Flag(option))
+      throw Error("frfit ema", std::string("--") + option,
+                  "only applies to a campaign (UFF files or a campaign .h5), not to an FRF set");
   const FrfSet set = ReadFrfSet(frf);
   ProgressMeter meter("frfit ema", "steps (model orders, then refinements)", ProgressWanted(args));
   meter.Start(0);

@@ -8,7 +8,10 @@
 
 #include "args.h"
 #include "commands.h"
+#include "frfit/campaign/campaign_ema_hdf5.h"
+#include "frfit/campaign/campaign_export.h"
 #include "frfit/common/error.h"
+#include "frfit/io/hdf5_file.h"
 #include "frfit/io/atomic_file.h"
 #include "frfit/io/output_path.h"
 #include "frfit/report/csv_export.h"
@@ -37,15 +40,66 @@ nlohmann::ordered_json FileJson(const CsvTable& table, const std::string& path) 
           {"description", table.description()}};
 }
 
+bool IsCampaignEma(const std::string& path) {
+  try {
+    const Hdf5File f(path, Hdf5File::Mode::kRead);
+    return f.HasAttribute("/", "frfit_file") &&
+           f.GetAttribute("/", "frfit_file") == "campaign_ema_result";
+  } catch (const Error&) {
+    return false;  // DetectExportKind says what is wrong with it
+  }
+}
+
+// A campaign's EMA: its modes and shapes as CSV (--csv DIR) and/or UFF 55 (--uff FILE).
+int ExportCampaignEma(const Args& args, const std::string& in) {
+  if (!args.Has("csv") && !args.Has("uff"))
+    throw Error("frfit export", "--csv", "expected --csv DIR and/or --uff FILE.uff for a campaign EMA result");
+  campaign::Campaign geometry;
+  const campaign::EmaResult r = campaign::ReadEmaResult(in, &geometry);
+  nlohmann::ordered_json j = {{"input", in}, {"kind", "campaign_ema_result"}};
+  if (args.Has("csv")) {
+    const std::string dir = args.Get("csv");
+    const std::vector<CsvTable> tables = campaign::EmaTables(r, geometry);
+    std::vector<std::string> paths;
+    for (const CsvTable& t : tables) {
+      paths.push_back((std::filesystem::path(dir) / t.name()).string());
+      RequireNotAnInput("frfit export", "--csv", paths.back(), {in});
+    }
+    PrepareDirectory(dir);
+    nlohmann::ordered_json files = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < tables.size(); ++i) {
+      WriteTextFileAtomically(paths[i], tables[i].ToText());
+      std::fprintf(stderr, "wrote %s: %zu rows (%s)\n", paths[i].c_str(), tables[i].rows(),
+                   tables[i].description().c_str());
+      files.push_back(FileJson(tables[i], paths[i]));
+    }
+    j["csv"] = dir;
+    j["files"] = files;
+  }
+  if (args.Has("uff")) {
+    const std::string uff = args.Get("uff");
+    RequireNotAnInput("frfit export", "--uff", uff, {in});
+    WriteTextFileAtomically(uff, campaign::Uff55Text(r));
+    std::fprintf(stderr, "wrote %s: %zu datasets 55 (one mode shape each)\n", uff.c_str(), r.modes.size());
+    j["uff"] = uff;
+    j["uff_datasets"] = r.modes.size();
+  }
+  if (args.Flag("json")) std::printf("%s\n", j.dump().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int RunExport(int argc, char** argv) {
-  const Args args("export", argc, argv, {"csv"}, {"json"}, 1);
+  const Args args("export", argc, argv, {"csv", "uff"}, {"json"}, 1);
   if (args.positional().size() != 1)
     throw Error("frfit export", "IN.h5",
                 "expected exactly one frfit HDF5 file: an FRF set, a fit result, an EMA result, a "
                 "posture map or stability lobes (usage: frfit export IN.h5 --csv DIR [--json])");
   const std::string in = args.positional()[0];
+  if (IsCampaignEma(in)) return ExportCampaignEma(args, in);
+  if (args.Has("uff"))
+    throw Error("frfit export", "--uff", "only applies to a campaign EMA result (frfit ema CAMPAIGN --out)");
   const std::string dir = args.Get("csv");
   // Everything is read and checked before the directory or any file is made.
   const ExportKind kind = DetectExportKind(in);

@@ -13,6 +13,7 @@
 #include "frfit/common/error.h"
 #include "frfit/io/hdf5_file.h"
 #include "frfit/io/output_path.h"
+#include "frfit/report/campaign_report.h"
 #include "frfit/report/ema_report.h"
 #include "frfit/report/html_report.h"
 #include "frfit/report/lobes_report.h"
@@ -54,6 +55,8 @@ int RunReport(int argc, char** argv) {
   }
   if (kind == "ema_result")
     WriteEmaReport(result, out);
+  else if (kind == "campaign_ema_result")
+    WriteCampaignEmaReport(result, out);
   else if (kind == "posture_map")
     WriteMapReport(result, out);
   else if (kind == "stability_lobes")

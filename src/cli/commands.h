@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "frfit/fit/identifiability.h"
+#include "frfit/modal/ema.h"
 #include "frfit/model/model.h"
 #include "frfit/posture/posture.h"
 
@@ -27,6 +28,12 @@ int RunExport(int argc, char** argv);
 int RunFrf(int argc, char** argv);
 
 class Args;
+
+// frfit ema on a campaign (cmd_ema_campaign.cc): UFF files by their extension, or an HDF5 file
+// of kind "campaign".
+bool IsCampaignInput(const std::string& path);
+bool AllUff(const std::vector<std::string>& paths);
+int RunCampaignEma(const Args& args, const EmaOptions& options, const std::vector<std::string>& in);
 
 // --model, --posture / --q, --params as modal and simulate read them.
 struct ModelContext {

@@ -148,6 +148,13 @@ const std::vector<OptionText> kOptionHelp = {
     {"lobes.out", "LOBES.h5",
      "write the lobes, their band and the cut (docs/file-formats.md); frfit report draws them"},
     {"ema.out", "EMA.h5", "write the estimate, its diagram and FRFs (docs/file-formats.md)"},
+    {"single-reference", "",
+     "campaign: the common-denominator LSCF on every FRF alone instead of poly-reference "
+     "(docs/campaign.md)"},
+    {"ema.averages", "N",
+     "campaign from UFF: the number of averages behind its coherence records"},
+    {"uff", "SHAPES.uff",
+     "campaign EMA result: write its mode shapes as UFF dataset 55, one per mode (docs/export.md)"},
     {"result", "RESULT.h5", "a fit result (frfit fit --out) to plan the next measurement for"},
     {"candidates", "NAME,...",
      "model postures to rank (default: every model posture the fit does not use)"},

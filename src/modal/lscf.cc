@@ -67,14 +67,34 @@ int MaxOrderFor(int lines, const LscfLayout& layout) {
 LscfEstimator::LscfEstimator(const FrfSet& set, const std::vector<int>& lines,
                              const LscfLayout& layout, int max_order)
     : layout_(layout) {
-  const int n_lines = static_cast<int>(lines.size());
-  max_order_ = std::min(max_order, MaxOrderFor(n_lines, layout));
+  max_order_ = std::min(max_order, MaxOrderFor(static_cast<int>(lines.size()), layout));
   if (max_order_ < 1) return;
+  Accumulate(set.frequency_hz, lines, layout.rows.size(), {},
+             [&](size_t r, int j, int k) { return set.H[k * 9 + layout_.rows[r][j]]; });
+}
+
+LscfEstimator::LscfEstimator(const std::vector<double>& frequency_hz, const std::vector<int>& lines,
+                             const std::vector<std::vector<const std::complex<double>*>>& rows,
+                             const std::vector<double>& row_weight, int max_order) {
+  const int m = rows.empty() ? 0 : static_cast<int>(rows.front().size());
+  layout_.poly_reference = m > 1;
+  for (int j = 0; j < m && m > 1; ++j) layout_.references.push_back(j);
+  layout_.rows.assign(rows.size(), std::vector<int>(m, 0));
+  max_order_ = std::min(max_order, MaxOrderFor(static_cast<int>(lines.size()), layout_));
+  if (max_order_ < 1) return;
+  Accumulate(frequency_hz, lines, rows.size(), row_weight,
+             [&](size_t r, int j, int k) { return rows[r][j][k]; });
+}
+
+template <typename Value>
+void LscfEstimator::Accumulate(const std::vector<double>& frequency_hz,
+                               const std::vector<int>& lines, size_t rows,
+                               const std::vector<double>& row_weight, Value value) {
+  const int n_lines = static_cast<int>(lines.size());
   double f_max = 0.0;
-  for (int k : lines) f_max = std::max(f_max, set.frequency_hz[k]);
+  for (int k : lines) f_max = std::max(f_max, frequency_hz[k]);
   dt_ = 1.0 / (2.0 * f_max);
-  const int n = max_order_, m = layout.m(), lags = 2 * n + 1;
-  const size_t rows = layout.rows.size();
+  const int n = max_order_, m = layout_.m(), lags = 2 * n + 1;
 
   // Each row scaled to unit rms: only the relative weight of the rows changes, not the model
   // class (a row scale is absorbed by that row's numerator), and the sums stay near 1.
@@ -82,8 +102,9 @@ LscfEstimator::LscfEstimator(const FrfSet& set, const std::vector<int>& lines,
   for (size_t r = 0; r < rows; ++r) {
     double sum = 0.0;
     for (int k : lines)
-      for (int e : layout.rows[r]) sum += std::norm(set.H[k * 9 + e]);
+      for (int j = 0; j < m; ++j) sum += std::norm(value(r, j, k));
     row_scale[r] = sum > 0.0 ? 1.0 / std::sqrt(sum / (n_lines * m)) : 1.0;
+    if (!row_weight.empty()) row_scale[r] *= row_weight[r];
   }
 
   c_.assign(lags, 0.0);
@@ -91,13 +112,13 @@ LscfEstimator::LscfEstimator(const FrfSet& set, const std::vector<int>& lines,
   q_.assign(rows, std::vector<Eigen::MatrixXcd>(lags, Eigen::MatrixXcd::Zero(m, m)));
   Eigen::VectorXcd h(m);
   for (int k : lines) {
-    const double theta = 2.0 * std::numbers::pi * set.frequency_hz[k] * dt_;
+    const double theta = 2.0 * std::numbers::pi * frequency_hz[k] * dt_;
     for (int d = -n; d <= n; ++d) {
       // e^{−idθ} directly rather than by recurrence: no rounding drift at high lags.
       const std::complex<double> e = std::polar(1.0, -d * theta);
       c_[d + n] += e.real();
       for (size_t r = 0; r < rows; ++r) {
-        for (int j = 0; j < m; ++j) h(j) = row_scale[r] * set.H[k * 9 + layout.rows[r][j]];
+        for (int j = 0; j < m; ++j) h(j) = row_scale[r] * value(r, j, k);
         p_[r][d + n] += e * h;
         q_[r][d + n] += e * (h.conjugate() * h.transpose());
       }

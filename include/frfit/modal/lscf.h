@@ -49,6 +49,13 @@ class LscfEstimator {
   // is clipped to what the lines can determine (MaxOrderFor).
   LscfEstimator(const FrfSet& set, const std::vector<int>& lines, const LscfLayout& layout,
                 int max_order);
+  // Any block of FRFs, as a campaign's (campaign/campaign_ema.h): rows[r][j] points at row r's
+  // FRF against reference column j, one value per line of `frequency_hz`; every row has the same
+  // m columns (1: the common-denominator LSCF). After its scaling to unit rms each row is
+  // multiplied by row_weight[r] (its quality: a noisy FRF counts less, never vetoes the others).
+  LscfEstimator(const std::vector<double>& frequency_hz, const std::vector<int>& lines,
+                const std::vector<std::vector<const std::complex<double>*>>& rows,
+                const std::vector<double>& row_weight, int max_order);
 
   int max_order() const { return max_order_; }
   double sampling_time_s() const { return dt_; }
@@ -63,6 +70,11 @@ class LscfEstimator {
   std::vector<double> c_;                         // Σ cos(dθ)
   std::vector<std::vector<Eigen::VectorXcd>> p_;  // [row][lag](j): Σ e^{−idθ} H_rj
   std::vector<std::vector<Eigen::MatrixXcd>> q_;  // [row][lag](i,j): Σ e^{−idθ} conj(H_ri) H_rj
+
+  // The lag sums from value(row, column, line), each row scaled to unit rms times its weight.
+  template <typename Value>
+  void Accumulate(const std::vector<double>& frequency_hz, const std::vector<int>& lines,
+                  size_t rows, const std::vector<double>& row_weight, Value value);
 };
 
 // The highest polynomial order that `lines` lines can determine for `layout`: the (n+1)×(n+1)
