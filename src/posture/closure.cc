@@ -101,7 +101,7 @@ double InverseCondition(const Eigen::MatrixXd& A) {
 }
 
 constexpr double kTolerance = 1e-12;   // m (and 1 for the axes' products)
-constexpr double kSingular = 1e-8;     // σ_min/σ_max below which a posture is singular
+constexpr double kSingular = 1e-5;     // σ_min/σ_max below which a posture is singular
 
 }  // namespace
 

@@ -15,10 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "frfit/common/error.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/kinematics.h"
 #include "frfit/posture/posture.h"
+#include "test_support.h"
 
 namespace frfit {
 namespace {
@@ -133,6 +135,30 @@ TEST(DeltaPosture, PlacesThePlatformAndClosesEveryLoop) {
     }
     EXPECT_GT(p.singularity_distance, 1e-3) << name;
   }
+}
+
+// The Delta's model text with posture C1 moved to `position`.
+std::string WithC1At(const std::string& position) {
+  std::string text = test::ReadText(kDelta + "model.yaml");
+  const std::string c1 = "C1: {position: [0, 0, -1.1]}";
+  text.replace(text.find(c1), c1.size(), "C1: {position: " + position + "}");
+  return text;
+}
+
+TEST(DeltaPosture, OutOfReachOrSingularIsAnErrorNamingThePosture) {
+  // 2 m below the base: no arm reaches (0.75 + 0.95 m).
+  const std::string far = test::ErrorOf([] { ParseModelText(WithC1At("[0, 0, -2.0]"), "delta.yaml"); });
+  EXPECT_NE(far.find("delta.yaml: postures.C1"), std::string::npos) << far;
+  EXPECT_NE(far.find("out of reach"), std::string::npos) << far;
+  // Every arm horizontal: the bars lie flat (0.30 + 0.75 − 0.10 = 0.95 m) and the platform can
+  // move vertically — a singularity of the loops, 1e-6 from where the 1e-12 residual leaves it.
+  std::string text = test::ReadText(kDelta + "model.yaml");
+  const std::string c1 = "C1: {position: [0, 0, -1.1]}";
+  text.replace(text.find(c1), c1.size(), "C1: {th1: 0, th2: 0, th3: 0}");
+  const std::string singular = test::ErrorOf([&] { ParseModelText(text, "delta.yaml"); });
+  EXPECT_NE(singular.find("delta.yaml: postures.C1"), std::string::npos) << singular;
+  EXPECT_NE(singular.find("distance to singularity"), std::string::npos) << singular;
+  EXPECT_NE(singular.find("singular"), std::string::npos) << singular;
 }
 
 TEST(DeltaModes, EqualTheLagrangianInTheArmAngles) {
