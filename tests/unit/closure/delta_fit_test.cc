@@ -64,3 +64,31 @@ TEST_F(DeltaFit, ImpactNoiseWithinItsBoundsAndConsistent) {
 
 }  // namespace
 }  // namespace frfit
+
+namespace frfit {
+namespace {
+
+class DeltaInfo : public test::TempDirTest {};
+
+// `frfit info --posture C2 --json`: every frame's origin and axes at the closed posture, the
+// platform's at the posture's position with the base's axes, and each posture's distance to
+// singularity.
+TEST_F(DeltaInfo, ListsEveryFrameAtThePosture) {
+  const test::CliResult r =
+      Run({"info", "--model", kDelta + "model.yaml", "--posture", "C2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  ASSERT_EQ(json["frames"].size(), 10u);
+  const auto& platform = json["frames"][9];
+  EXPECT_EQ(platform["name"], "platform");
+  const double target[3] = {0.19, -0.33, -0.9};
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(platform["origin_m"][c].get<double>(), target[c], 1e-9);
+    EXPECT_NEAR(platform["axes"]["z"][c].get<double>(), c == 2 ? 1.0 : 0.0, 1e-9);
+  }
+  EXPECT_GT(json["singularity_distance"]["C1"].get<double>(), 1e-3);
+  EXPECT_GT(json["singularity_distance"]["C2"].get<double>(), 1e-3);
+}
+
+}  // namespace
+}  // namespace frfit
