@@ -34,6 +34,13 @@ done
 "$frfit" simulate --model datasets/flexible_arm/model.yaml --posture straight \
   --params datasets/flexible_arm/params_truth.yaml --band 1:400:0.25 --format inertance \
   --out datasets/flexible_arm/frf_straight_inertance.h5
+# A Delta robot, a closed chain (docs/model-format.md, "Closed chains"): the platform's inertance
+# at its two configurations over 2-40 Hz every 0.05 Hz (its three modes lie at 11-15 Hz).
+for posture in C1 C2; do
+  "$frfit" simulate --model datasets/delta/model.yaml --posture "$posture" \
+    --params datasets/delta/params_truth.yaml --band 2:40:0.05 --format inertance \
+    --out "datasets/delta/frf_${posture}_inertance.h5"
+done
 # Static deflection tests of the KUKA robot (docs/static-tests.md): 1 kN along x, y, z at the tool
 # tip at its three postures, 1 µm noise (numpy, h5py).
 python3 tools/make_static_tests.py --frfit "$frfit" --model datasets/kuka_kr90/model.yaml \

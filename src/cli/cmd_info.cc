@@ -5,11 +5,12 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/model/model_yaml.h"
+#include "frfit/posture/kinematics.h"
 
 namespace frfit::cli {
 
 int RunInfo(int argc, char** argv) {
-  const Args args("info", argc, argv, {"model"}, {"json"});
+  const Args args("info", argc, argv, {"model", "posture"}, {"json"});
   const Model model = LoadModel(args.Get("model"));
   nlohmann::ordered_json out;
   out["model"] = model.name;
@@ -44,6 +45,26 @@ int RunInfo(int argc, char** argv) {
           CoordinateToFileUnits(model, c, p.q[c]);
     out["postures"][p.name] = q;
   }
+  // Closed chains: the loops and each posture's distance to a singularity (posture/closure.h).
+  if (model.closure.closed()) {
+    for (const LoopJoint& j : model.closure.joints) out["loop_joints"].push_back(j.name);
+    for (const PostureSpec& p : model.postures)
+      out["singularity_distance"][p.name] = p.singularity_distance;
+  }
+  if (args.Has("posture")) {
+    // Every frame's origin and axes (the columns of R_0,frame) at the posture.
+    const std::vector<Mat4> poses = FramePoses(model, model.posture(args.Get("posture")).q);
+    for (size_t f = 0; f < poses.size(); ++f) {
+      nlohmann::ordered_json frame;
+      frame["name"] = model.frames[f].name;
+      frame["origin_m"] = {poses[f](0, 3), poses[f](1, 3), poses[f](2, 3)};
+      for (const char* axis : {"x", "y", "z"}) {
+        const int c = axis[0] - 'x';
+        frame["axes"][axis] = {poses[f](0, c), poses[f](1, c), poses[f](2, c)};
+      }
+      out["frames"].push_back(frame);
+    }
+  }
   if (args.Flag("json")) {
     std::printf("%s\n", out.dump().c_str());
     return 0;
@@ -68,6 +89,13 @@ int RunInfo(int argc, char** argv) {
                 p.bounds.min, p.bounds.max, p.unit.c_str());
   std::printf("\npostures (deg for rotations, m for translations):\n");
   for (const auto& [name, q] : out["postures"].items()) std::printf("  %-12s %s\n", name.c_str(), q.dump().c_str());
+  if (out.contains("frames")) {
+    std::printf("\nframes at posture %s (origin m; x, y, z axes):\n", args.Get("posture").c_str());
+    for (const auto& f : out["frames"])
+      std::printf("  %-12s %s  %s %s %s\n", f["name"].get<std::string>().c_str(),
+                  f["origin_m"].dump().c_str(), f["axes"]["x"].dump().c_str(),
+                  f["axes"]["y"].dump().c_str(), f["axes"]["z"].dump().c_str());
+  }
   return 0;
 }
 

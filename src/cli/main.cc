@@ -15,7 +15,7 @@ constexpr const char* kUsage =
     "usage: frfit <command> [options]\n"
     "\n"
     "commands:\n"
-    "  info      --model M.yaml [--json]                      model summary\n"
+    "  info      --model M.yaml [--posture NAME] [--json]      model summary (frames at NAME)\n"
     "  modal     --model M.yaml --posture NAME [--q z2=70,..] [--params P.yaml] [--json]\n"
     "  simulate  --model M.yaml --posture NAME [--q z2=70,..] [--params P.yaml] --band F0:F1:DF\n"
     "            --format receptance|mobility|inertance --out FRF.h5 [--noise REL[:FLOOR]]\n"

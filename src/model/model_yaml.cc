@@ -13,6 +13,7 @@
 #include "frfit/io/yaml_reader.h"
 #include "frfit/model/urdf.h"
 #include "beam_yaml.h"
+#include "closure_yaml.h"
 
 namespace frfit {
 namespace {
@@ -169,7 +170,7 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
   YamlReader r(source);
   r.RequireMap(root, "", {"format", "name", "description", "gravity", "damping_model", "dofs",
                           "rigid_coordinates", "frames", "bodies", "sensor", "postures",
-                          "rayleigh_alpha", "rayleigh_beta"});
+                          "rayleigh_alpha", "rayleigh_beta", "closure"});
   const std::string format = r.String(r.Child(root, "format", ""), "format");
   if (format != "frfit-model-1")
     r.Fail(root["format"], "format", "expected frfit-model-1, got '" + format + "'");
@@ -353,6 +354,7 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
   const std::string sensor = r.String(r.Child(root, "sensor", ""), "sensor");
   model.sensor_frame = model.FindFrame(sensor);
   if (model.sensor_frame < 0) r.Fail(root["sensor"], "sensor", "unknown frame '" + sensor + "'");
+  if (r.Has(root, "closure")) ParseClosure(r, root["closure"], &model);
 
   // Postures: {name: {coordinate: value in deg or m}}; coordinates not named are 0.
   const YAML::Node postures = r.Child(root, "postures", "");
@@ -363,15 +365,28 @@ Model ParseModel(const YAML::Node& root, const std::string& source) {
     spec.name = item.first.as<std::string>();
     const std::string path = JoinPath("postures", spec.name);
     spec.q.assign(model.num_coordinates(), 0.0);
+    std::vector<bool> given(model.num_coordinates(), false);
+    bool by_position = false;
+    Eigen::Vector3d target = Eigen::Vector3d::Zero();
     if (!item.second.IsNull()) {
       if (!item.second.IsMap()) r.Fail(item.second, path, "expected {coordinate: value, ...}");
       for (const auto& entry : item.second) {
         const std::string name = entry.first.as<std::string>();
+        if (name == "position" && model.closure.end_effector >= 0) {
+          // A closed chain placed by its end effector's origin (closure.end_effector), m.
+          const auto v = r.Vector3(entry.second, JoinPath(path, name));
+          target = Eigen::Vector3d(v[0], v[1], v[2]);
+          by_position = true;
+          continue;
+        }
         const int c = model.FindCoordinate(name);
         if (c < 0) r.Fail(entry.first, JoinPath(path, name), "unknown coordinate '" + name + "'");
         spec.q[c] = CoordinateFromFileUnits(model, c, r.Number(entry.second, JoinPath(path, name)));
+        given[c] = true;
       }
     }
+    if (model.closure.closed())
+      ClosePosture(r, item.second, path, model, given, by_position ? &target : nullptr, &spec);
     model.postures.push_back(spec);
   }
   // The bounds of a stiffness law must keep the stiffness positive at every named posture: the

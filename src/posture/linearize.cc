@@ -3,12 +3,14 @@
 #include <Eigen/Cholesky>
 
 #include "frfit/common/error.h"
+#include "frfit/posture/closure.h"
 #include "frfit/posture/kinematics.h"
 #include "beam_linearize.h"
+#include "linearize_tree.h"
 
 namespace frfit {
 
-Posture Linearize(const Model& model, const std::vector<double>& q, const std::string& name) {
+Posture LinearizeTree(const Model& model, const std::vector<double>& q, const std::string& name) {
   if (static_cast<int>(q.size()) != model.num_coordinates())
     throw Error(model.source, "posture " + name,
                 "expected " + std::to_string(model.num_coordinates()) + " coordinates, got " +
@@ -59,7 +61,11 @@ Posture Linearize(const Model& model, const std::vector<double>& q, const std::s
   posture.sensor_jacobian.resize(3, n);
   for (int p = 0; p < n; ++p) posture.sensor_jacobian.col(p) = sensor.d[p].block<3, 1>(0, 3);
   posture.sensor_basis = posture.sensor_jacobian.transpose() * posture.sensor_rotation;
+  return posture;
+}
 
+void CheckMassMatrix(const Model& model, const Posture& posture, const std::string& name) {
+  const int n = posture.n;
   if (Eigen::LLT<Eigen::MatrixXd>(posture.mass).info() != Eigen::Success) {
     // Name the DOFs that move no mass at all: a zero diagonal entry of M0.
     const double largest = posture.mass.diagonal().cwiseAbs().maxCoeff();
@@ -75,6 +81,12 @@ Posture Linearize(const Model& model, const std::vector<double>& q, const std::s
             " (check the frames the bodies are attached to; a URDF link without <inertial> is "
             "massless)");
   }
+}
+
+Posture Linearize(const Model& model, const std::vector<double>& q, const std::string& name) {
+  if (model.closure.closed()) return LinearizeClosed(model, q, name);
+  Posture posture = LinearizeTree(model, q, name);
+  CheckMassMatrix(model, posture, name);
   return posture;
 }
 
@@ -114,6 +126,13 @@ MeasurementPoints PointsAt(const Model& model, const Posture& posture,
   MeasurementPoints points;
   points.response_frame = response_frame;
   points.excitation_frame = excitation_frame;
+  if (model.closure.closed()) {
+    points.response_basis = a == model.sensor_frame ? posture.sensor_basis
+                                                    : ClosedFrameBasis(model, posture.q, a);
+    points.excitation_basis = b == model.sensor_frame ? posture.sensor_basis
+                                                      : ClosedFrameBasis(model, posture.q, b);
+    return points;
+  }
   if (a == model.sensor_frame && b == model.sensor_frame) {
     // The sensor's basis as Linearize computed it, to the bit: tool-tip sets fit as before.
     points.response_basis = posture.sensor_basis;

@@ -95,9 +95,48 @@ struct Body {
 };
 
 // A named reference configuration: one value per coordinate (elastic DOFs first, then rigid).
+// For a closed-chain model (Model::closure) the loader solves the loop closure, so q closes
+// every loop; `singularity_distance` is then the closure's distance to a singularity (posture/
+// closure.h), and 0 for an open chain.
 struct PostureSpec {
   std::string name;
   std::vector<double> q;  // rad or m
+  double singularity_distance = 0.0;
+};
+
+// A point (and, for revolute and universal joints, an axis) fixed in a frame.
+struct FramePoint {
+  int frame = -1;  // -1: the ground frame
+  Eigen::Vector3d at_m = Eigen::Vector3d::Zero();
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();  // unit
+};
+
+// A joint that closes a loop: it joins a point of its parent to a point of its child, a frame
+// that already has a parent in the tree of frames. Its equations (posture/closure.h):
+//   spherical  the two points coincide (3)
+//   universal  the points coincide and the two axes stay perpendicular (4)
+//   revolute   the points coincide and the two axes stay parallel (5)
+//   bar        a two-force bar of length `length_m` with spherical ends: |p_child − p_parent| = L
+//              (1); its mass, when not 0, is a uniform slender rod's (no spin about its own axis).
+struct LoopJoint {
+  enum class Kind { kSpherical, kUniversal, kRevolute, kBar };
+  std::string name;
+  Kind kind = Kind::kSpherical;
+  FramePoint parent;
+  FramePoint child;
+  double length_m = 0.0;  // bar only
+  double mass_kg = 0.0;   // bar only
+};
+
+// The loops of a closed-chain model and how its postures close them. The passive coordinates
+// (rigid coordinates, indices into the model's coordinates) are solved from the loop equations;
+// the elastic DOFs are the independent coordinates of the linearisation (papers/003 Eqs. 28–31).
+struct Closure {
+  std::vector<LoopJoint> joints;
+  std::vector<int> passive;        // coordinate indices
+  std::vector<double> start;       // Newton's start for every coordinate (the branch rule)
+  int end_effector = -1;           // frame a posture may place by `position`, -1: none
+  bool closed() const { return !joints.empty(); }
 };
 
 // kYoungsModulus (E_<beam>, Pa) and kBeamLossFactor (eta_<beam>) belong to beam bodies.
@@ -136,6 +175,7 @@ struct Model {
   std::vector<PostureSpec> postures;
   Bounds rayleigh_alpha;                    // 1/s, rayleigh only
   Bounds rayleigh_beta;                     // s, rayleigh only
+  Closure closure;                          // loops; empty for an open chain
   // Derived once by FinalizeModel: the parameters in their canonical order — every stiffness (DOF
   // order), then the damping parameters (DOF order, or alpha, beta), then the fitted masses (body
   // order), then every beam's E_<beam> (beam order), then every beam's eta_<beam>.
