@@ -121,6 +121,11 @@ const std::vector<OptionText> kOptionHelp = {
     {"sensor-node", "N",
      "UFF node of the sensor (default: the one node the records use; HDF5 -> UFF: 1)"},
     {"mapping", "MAP.yaml", "which UFF records and directions form the FRF matrix (docs/uff.md)"},
+    {"modal.mapping", "MAP.yaml",
+     "with --ema: the node map, `nodes: {node: model frame}` and `directions` (docs/campaign.md)"},
+    {"modal.ema", "CAMPAIGN_EMA.h5",
+     "compare the model's modes with a campaign's (frfit ema CAMPAIGN --out): pairs by MAC over "
+     "every mapped node, frequency differences, COMAC per node (docs/campaign.md)"},
     {"binary", "", "write UFF 58b (binary) instead of 58 (ASCII)"},
     {"averages", "N",
      "UFF -> HDF5: the number of averages behind the file's coherence records (their noise model, "
