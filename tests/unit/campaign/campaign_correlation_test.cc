@@ -16,6 +16,8 @@
 
 #include "frfit/campaign/campaign_ema.h"
 #include "frfit/campaign/campaign_ema_hdf5.h"
+#include "frfit/campaign/campaign_hdf5.h"
+#include "frfit/io/frf_hdf5.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
@@ -67,7 +69,7 @@ class CampaignCorrelation : public TempDirTest {
 
   // Roving hammer: H(tip axis i, node axis j) = B_tipᵀ Z⁻¹ B_node as inertance, 3 % + 0.1 %-of-peak
   // noise, recorded as response 1±i, reference node±j.
-  campaign::Campaign Synthesise() const {
+  campaign::Campaign Synthesise(double noise = 0.03) const {
     campaign::Campaign c;
     c.frequency_hz = MakeBand(2.0, 30.0, 0.05, "band");
     std::mt19937 rng(45);
@@ -87,7 +89,8 @@ class CampaignCorrelation : public TempDirTest {
             r.H.push_back(set.H[l * 9 + EntryIndex(i, j)]);
             peak = std::max(peak, std::abs(r.H.back()));
           }
-          for (cd& h : r.H) h += (0.03 * std::abs(h) + 0.001 * peak) * cd(g(rng), g(rng)) / std::sqrt(2.0);
+          for (cd& h : r.H)
+            h += noise * (std::abs(h) + peak / 30.0) * cd(g(rng), g(rng)) / std::sqrt(2.0);
           c.records.push_back(std::move(r));
         }
     }
@@ -95,12 +98,12 @@ class CampaignCorrelation : public TempDirTest {
   }
 
   // The node map as a mapping file, `wrong` nodes sent to other frames.
-  std::string WriteMap(const std::map<long, std::string>& wrong = {}) const {
+  std::string WriteMap(const std::map<long, std::string>& wrong = {}, bool with_node_8 = false) const {
     const std::string path = Path("map.yaml");
     std::ofstream out(path);
     out << "nodes:\n";
     for (const auto& [node, frame] : kFrames)
-      if (node != 8) out << "  " << node << ": " << (wrong.count(node) ? wrong.at(node) : frame) << "\n";
+      if (node != 8 || with_node_8) out << "  " << node << ": " << (wrong.count(node) ? wrong.at(node) : frame) << "\n";
     return path;
   }
 
@@ -222,6 +225,46 @@ TEST_F(CampaignCorrelation, AFrameTheModelLacksIsRefusedNamingTheNode) {
                                  Path("out.txt"), Path("err.txt"));
   EXPECT_NE(alone.status, 0);
   EXPECT_NE(alone.err.find("--mapping"), std::string::npos) << alone.err;
+}
+
+// frfit campaign --sets: the campaign's records regrouped into one multi-point set per pair of
+// nodes, equal to the model's FRFs between those frames synthesised here (node 4's Z hammer
+// recorded as -Z, its values negated, as some files have it).
+TEST_F(CampaignCorrelation, ACampaignBecomesOneMultiPointSetPerPairOfNodes) {
+  campaign::Campaign c = Synthesise(0.0);
+  for (campaign::Record& r : c.records)
+    if (r.reference.node == 4 && r.reference.direction == 3) {
+      r.reference.direction = -3;
+      for (cd& h : r.H) h = -h;
+    }
+  campaign::WriteHdf5(Path("c.h5"), c);
+  const CliResult r = RunCli({"campaign", Path("c.h5"), "--sets", Path("sets"), "--mapping",
+                              WriteMap({}, true), "--posture", "milling", "--json"},
+                             Path("out.json"), Path("err.txt"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json sets = nlohmann::json::parse(r.out)["sets"];
+  ASSERT_EQ(sets.size(), kFrames.size());
+  for (const auto& [node, frame] : kFrames) {
+    SCOPED_TRACE("node " + std::to_string(node));
+    const FrfSet set = ReadFrfSet(Path("sets/nodes_1_" + std::to_string(node) + ".h5"));
+    EXPECT_EQ(set.posture, "milling");
+    EXPECT_EQ(set.response_frame, "sensor");
+    EXPECT_EQ(set.excitation_frame, frame);
+    const FrfSet truth = Synthesize(posture_, coefficients_, c.frequency_hz, FrfFormat::kInertance,
+                                    PointsAt(model_, posture_, "sensor", frame, "test"));
+    for (int e = 0; e < 9; ++e) {
+      ASSERT_TRUE(set.present[e]) << e;
+      for (size_t l = 0; l < c.frequency_hz.size(); l += 40)
+        EXPECT_LE(std::abs(set.H[l * 9 + e] - truth.H[l * 9 + e]), 1e-12 * std::abs(truth.H[l * 9 + e]))
+            << "entry " << e << " line " << l;
+    }
+  }
+  // A node the map leaves out is refused, naming its first record.
+  const CliResult unmapped = RunCli({"campaign", Path("c.h5"), "--sets", Path("sets2"), "--mapping",
+                                     WriteMap(), "--posture", "milling"},
+                                    Path("out.json"), Path("err.txt"));
+  EXPECT_NE(unmapped.status, 0);
+  EXPECT_NE(unmapped.err.find("node 8"), std::string::npos) << unmapped.err;
 }
 
 }  // namespace
