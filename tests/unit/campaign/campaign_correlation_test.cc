@@ -69,9 +69,9 @@ class CampaignCorrelation : public TempDirTest {
 
   // Roving hammer: H(tip axis i, node axis j) = B_tipᵀ Z⁻¹ B_node as inertance, 3 % + 0.1 %-of-peak
   // noise, recorded as response 1±i, reference node±j.
-  campaign::Campaign Synthesise(double noise = 0.03) const {
+  campaign::Campaign Synthesise(double noise = 0.03, double step_hz = 0.05) const {
     campaign::Campaign c;
-    c.frequency_hz = MakeBand(2.0, 30.0, 0.05, "band");
+    c.frequency_hz = MakeBand(2.0, 30.0, step_hz, "band");
     std::mt19937 rng(45);
     std::normal_distribution<double> g;
     for (const auto& [node, frame] : kFrames) {
@@ -265,6 +265,32 @@ TEST_F(CampaignCorrelation, ACampaignBecomesOneMultiPointSetPerPairOfNodes) {
                                     Path("out.json"), Path("err.txt"));
   EXPECT_NE(unmapped.status, 0);
   EXPECT_NE(unmapped.err.find("node 8"), std::string::npos) << unmapped.err;
+}
+
+// frfit fit on a campaign: every FRF, as the multi-point sets frfit campaign --sets writes, fitted
+// from the model's initial values; the nine joint stiffnesses the campaign was synthesised with
+// come back.
+TEST_F(CampaignCorrelation, AFitOnACampaignsSetsFindsTheStiffnesses) {
+  campaign::WriteHdf5(Path("c.h5"), Synthesise(0.0, 0.25));
+  const CliResult sets = RunCli({"campaign", Path("c.h5"), "--sets", Path("sets"), "--mapping",
+                                 WriteMap({}, true), "--posture", "milling", "--json"},
+                                Path("out.json"), Path("err.txt"));
+  ASSERT_EQ(sets.status, 0) << sets.err;
+  std::string list;
+  const nlohmann::json written = nlohmann::json::parse(sets.out);
+  for (const auto& path : written["sets"])
+    list += (list.empty() ? "" : ",") + path.get<std::string>();
+  const CliResult fit = RunCli({"fit", "--model", model_path_, "--frf", list, "--config",
+                                kDataset + "fit.yaml", "--json"},
+                               Path("fit.json"), Path("fit_err.txt"));
+  ASSERT_EQ(fit.status, 0) << fit.err;
+  const nlohmann::json fitted = nlohmann::json::parse(fit.out)["parameters"];
+  const std::vector<double> truth = LoadParameters(kParams, model_);
+  for (int i = 0; i < model_.num_parameters(); ++i) {
+    const std::string& name = model_.parameters[i].name;
+    if (name.rfind("k_", 0) == 0)
+      EXPECT_NEAR(fitted[name].get<double>(), truth[i], 1e-3 * truth[i]) << name;
+  }
 }
 
 }  // namespace
