@@ -4,13 +4,16 @@
 #include <cctype>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <filesystem>
 #include <set>
 
 #include "args.h"
 #include "commands.h"
 #include "frfit/campaign/campaign_hdf5.h"
+#include "frfit/campaign/campaign_sets.h"
 #include "frfit/campaign/campaign_uff.h"
 #include "frfit/common/error.h"
+#include "frfit/io/frf_hdf5.h"
 #include "frfit/io/output_path.h"
 
 namespace frfit::cli {
@@ -86,10 +89,35 @@ void PrintText(const campaign::Campaign& c, const nlohmann::ordered_json& j) {
   for (const auto& u : c.unused) std::fprintf(stderr, "  not used: %s\n", u.c_str());
 }
 
+// --sets DIR: one multi-point FRF set per pair of nodes (campaign/campaign_sets.h), for frfit fit.
+nlohmann::ordered_json WriteSets(const Args& args, const campaign::Campaign& c,
+                                 const std::vector<std::string>& in) {
+  const std::string cmd = "frfit campaign";
+  if (!args.Has("mapping"))
+    throw Error(cmd, "--mapping", "expected the node map (MAP.yaml, nodes: {node: model frame}) with --sets");
+  if (!args.Has("posture")) throw Error(cmd, "--posture", "expected the posture the campaign was measured at with --sets");
+  const uff::Mapping mapping = uff::ReadMapping(args.Get("mapping"));
+  const std::vector<FrfSet> sets =
+      campaign::ToMultiPointSets(c, mapping, args.Get("posture"), in.size() == 1 ? in[0] : in[0] + ", ...");
+  const std::filesystem::path dir = args.Get("sets");
+  std::filesystem::create_directories(dir);
+  nlohmann::ordered_json written = nlohmann::json::array();
+  for (const FrfSet& set : sets) {
+    std::string nodes;
+    for (const auto& [key, value] : set.provenance)
+      if (key == "campaign_nodes") nodes = value;
+    std::replace(nodes.begin(), nodes.end(), ':', '_');
+    const std::string path = (dir / ("nodes_" + nodes + ".h5")).string();
+    WriteFrfSet(path, set);
+    written.push_back(path);
+  }
+  return written;
+}
+
 }  // namespace
 
 int RunCampaign(int argc, char** argv) {
-  const Args args("campaign", argc, argv, {"out", "averages"},
+  const Args args("campaign", argc, argv, {"out", "averages", "sets", "mapping", "posture"},
                   {"binary", "json", "exponential-window", "require-coordinates"}, 1000);
   const std::string cmd = "frfit campaign";
   const auto& in = args.positional();
@@ -129,6 +157,9 @@ int RunCampaign(int argc, char** argv) {
     }
     j["out"] = out;
   }
+  if (args.Has("sets")) j["sets"] = WriteSets(args, c, in);
+  else if (args.Has("mapping") || args.Has("posture"))
+    throw Error(cmd, args.Has("mapping") ? "--mapping" : "--posture", "only applies with --sets DIR");
   const auto summary = Summary(c);
   j.update(summary);
   if (args.Flag("json")) std::printf("%s\n", j.dump().c_str());

@@ -14,12 +14,16 @@
 namespace frfit::cli {
 
 int RunModal(int argc, char** argv) {
-  const Args args("modal", argc, argv, {"model", "posture", "q", "params"}, {"json"});
+  const Args args("modal", argc, argv, {"model", "posture", "q", "params", "ema", "mapping"},
+                  {"json"});
   const ModelContext ctx = LoadModelContext(args);
   const Posture posture = Linearize(ctx.model, ctx.q, ctx.posture_name);
   const ModalAnalysis analysis =
       AnalyseModes(posture, Coefficients(ctx.model, ctx.parameters, ctx.q));
   const std::vector<Mode>& modes = analysis.modes;
+  if (args.Has("ema")) return RunModalCorrelation(args, ctx, posture, modes);
+  if (args.Has("mapping"))
+    throw Error("frfit modal", "--mapping", "expected --ema CAMPAIGN_EMA.h5 with it");
   // With a fit result's covariance, each mode's 1σ (linearised, fit/mode_uncertainty.h).
   const bool has_sigma = !ctx.identifiability.per_parameter.empty();
   const std::vector<ModeSigma> sigma =

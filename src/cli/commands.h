@@ -7,6 +7,7 @@
 
 #include "frfit/fit/identifiability.h"
 #include "frfit/modal/ema.h"
+#include "frfit/modal/modal.h"
 #include "frfit/model/model.h"
 #include "frfit/posture/posture.h"
 
@@ -47,6 +48,11 @@ struct ModelContext {
   Identifiability identifiability;
 };
 ModelContext LoadModelContext(const Args& args);
+
+// frfit modal --ema CAMPAIGN_EMA.h5 --mapping MAP.yaml (cmd_modal_correlation.cc): `modes` (the
+// model's at `posture`) paired with the campaign EMA's, MAC and COMAC per node.
+int RunModalCorrelation(const Args& args, const ModelContext& ctx, const Posture& posture,
+                        const std::vector<Mode>& modes);
 
 // "k_z1=2000000;d_z1=1200;..." for provenance attributes.
 std::string DescribeParameters(const Model& model, const std::vector<double>& values);

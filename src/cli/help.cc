@@ -121,6 +121,18 @@ const std::vector<OptionText> kOptionHelp = {
     {"sensor-node", "N",
      "UFF node of the sensor (default: the one node the records use; HDF5 -> UFF: 1)"},
     {"mapping", "MAP.yaml", "which UFF records and directions form the FRF matrix (docs/uff.md)"},
+    {"campaign.sets", "DIR",
+     "write one multi-point FRF set per pair of response and reference nodes into DIR, "
+     "between the model frames the node map gives them: the campaign as frfit fit --frf takes "
+     "it (docs/campaign.md)"},
+    {"campaign.mapping", "MAP.yaml",
+     "with --sets: the node map, `nodes: {node: model frame}` and `directions` (docs/uff.md)"},
+    {"campaign.posture", "NAME", "with --sets: the model posture the campaign was measured at"},
+    {"modal.mapping", "MAP.yaml",
+     "with --ema: the node map, `nodes: {node: model frame}` and `directions` (docs/campaign.md)"},
+    {"modal.ema", "CAMPAIGN_EMA.h5",
+     "compare the model's modes with a campaign's (frfit ema CAMPAIGN --out): pairs by MAC over "
+     "every mapped node, frequency differences, COMAC per node (docs/campaign.md)"},
     {"binary", "", "write UFF 58b (binary) instead of 58 (ASCII)"},
     {"averages", "N",
      "UFF -> HDF5: the number of averages behind the file's coherence records (their noise model, "

@@ -16,6 +16,14 @@
 namespace frfit::uff {
 namespace {
 
+// The frame a node is: the mapping's explicit response_frame / excitation_frame, else its `nodes`
+// entry for the node, else "" (the sensor).
+std::string FrameOf(const Mapping& mapping, const std::string& explicit_frame, long node) {
+  if (!explicit_frame.empty()) return explicit_frame;
+  const auto it = mapping.node_frames.find(node);
+  return it == mapping.node_frames.end() ? std::string() : it->second;
+}
+
 constexpr double kStandardGravity = 9.80665;
 
 // Dimensions of a unit expression: length, time, force exponents and a factor to SI.
@@ -487,8 +495,8 @@ FrfSet ToFrfSet(const File& file, const ToFrfOptions& options) {
   }
   WarnConversions(src, scaled, flipped, *format);
   AddCoherences(src, coherences, used, options, first, &set);
-  set.response_frame = options.mapping.response_frame;
-  set.excitation_frame = options.mapping.excitation_frame;
+  set.response_frame = FrameOf(options.mapping, options.mapping.response_frame, sensor);
+  set.excitation_frame = FrameOf(options.mapping, options.mapping.excitation_frame, excitation);
   set.provenance = {{"source_file", src},
                     {"source_format", "UFF dataset 58"},
                     {"uff_records", records},

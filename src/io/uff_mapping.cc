@@ -10,7 +10,7 @@ Mapping ReadMapping(const std::string& path) {
   const YAML::Node root = YamlReader::LoadFile(path);
   const YamlReader r(path);
   r.RequireMap(root, "", {"sensor_node", "excitation_node", "response_frame", "excitation_frame",
-                          "directions", "records", "averages"});
+                          "nodes", "directions", "records", "averages"});
   Mapping m = DefaultMapping();
   m.source = path;
   if (r.Has(root, "sensor_node")) m.sensor_node = r.Integer(root["sensor_node"], "sensor_node");
@@ -20,6 +20,16 @@ Mapping ReadMapping(const std::string& path) {
     m.response_frame = r.String(root["response_frame"], "response_frame");
   if (r.Has(root, "excitation_frame"))
     m.excitation_frame = r.String(root["excitation_frame"], "excitation_frame");
+  if (r.Has(root, "nodes")) {
+    const YAML::Node nodes = root["nodes"];
+    if (!nodes.IsMap()) r.Fail(nodes, "nodes", "expected a mapping {node id: model frame}");
+    for (const auto& kv : nodes) {
+      const std::string key_path = JoinPath("nodes", kv.first.Scalar());
+      const long node = r.Integer(kv.first, key_path);
+      if (node < 1) r.Fail(kv.first, key_path, "expected a node id >= 1");
+      m.node_frames[node] = r.String(kv.second, key_path);
+    }
+  }
   if (r.Has(root, "directions")) {
     const YAML::Node d = root["directions"];
     if (!d.IsMap()) r.Fail(d, "directions", "expected a mapping {direction code: axis}");

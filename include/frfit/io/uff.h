@@ -94,6 +94,10 @@ struct Mapping {
   // The model frames those nodes are (FrfSet::response_frame / excitation_frame); "" = the
   // sensor. A roving-point campaign maps each file's nodes to its frames (docs/multi-point.md).
   std::string response_frame, excitation_frame;
+  // Node → model frame for many nodes (`nodes:`): a campaign's points, for correlating its modes
+  // with a model (campaign/campaign_correlation.h); convert takes the sensor's and the excitation
+  // node's frames from it when response_frame / excitation_frame are not given.
+  std::map<long, std::string> node_frames;
   // Direction code → (axis 0..2, sign ±1). Default: ±1/±2/±3 → ±x/±y/±z.
   std::map<int, std::pair<int, int>> directions;
   std::vector<int> records;  // 1-based dataset-58 record numbers to use; empty: all
@@ -101,7 +105,7 @@ struct Mapping {
   std::string source;        // mapping file, for messages
 };
 Mapping DefaultMapping();
-// YAML: sensor_node, excitation_node, response_frame, excitation_frame, directions {code: "+x"|"-z"|...}, records [..], averages.
+// YAML: sensor_node, excitation_node, response_frame, excitation_frame, nodes {node: frame}, directions {code: "+x"|"-z"|...}, records [..], averages.
 Mapping ReadMapping(const std::string& path);
 
 // Units of an FRF ordinate as the file states them.

@@ -163,6 +163,24 @@ TEST_F(UffCli, AMappingNamesTheFramesOfARovingPoint) {
   EXPECT_NE(back.err.find("cannot be written to UFF"), std::string::npos) << back.err;
 }
 
+// The mapping's node map (a campaign's `nodes`) gives the frames of the sensor and excitation
+// nodes (both node 1 here) unless response_frame / excitation_frame name them.
+TEST_F(UffCli, TheNodeMapGivesTheFramesOfTheSensorNode) {
+  ASSERT_EQ(Run({"convert", kFrf, Path("a.uff")}).status, 0);
+  std::ofstream(Path("map.yaml")) << "nodes: {1: joint3, 2: joint2}\nexcitation_frame: sensor\n";
+  const Result r = Run({"convert", Path("a.uff"), Path("a.h5"), "--posture", "milling",
+                        "--mapping", Path("map.yaml")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const FrfSet s = ReadFrfSet(Path("a.h5"));
+  EXPECT_EQ(s.response_frame, "joint3");
+  EXPECT_EQ(s.excitation_frame, "sensor");
+  std::ofstream(Path("bad.yaml")) << "nodes: {0: joint3}\n";
+  const Result bad = Run({"convert", Path("a.uff"), Path("b.h5"), "--posture", "milling",
+                          "--mapping", Path("bad.yaml")});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("nodes.0"), std::string::npos) << bad.err;
+}
+
 TEST_F(UffCli, BadInputLeavesNoFile) {
   const std::string good = ReadText(kUff + "non_ascii_header.uff");
   auto write = [&](const std::string& name, const std::string& text) {
