@@ -406,6 +406,23 @@ void AddReasons(double tested_chi2, ModelCheck* c) {
 
 }  // namespace
 
+Chi2Test ModelCheckChi2(const Problem& problem, const ParameterMap& map, std::span<const double> u) {
+  Chi2Test t;
+  if (problem.postures.empty()) return t;
+  for (const ProblemPosture& pp : problem.postures)
+    if (pp.measured.noise_variance.empty()) return t;
+  const std::vector<PostureResidual> residuals =
+      Residuals(problem, ModelFrfs(problem, map.Physical(u)));
+  double tested_chi2 = 0.0;
+  int real_residuals = 0;
+  for (const PostureResidual& r : residuals)
+    for (size_t i = 0; i < r.w.size(); ++i)
+      if (r.fitted[i % 9]) tested_chi2 += 2.0 * std::norm(r.w[i]), real_residuals += 2;
+  t.degrees_of_freedom = real_residuals - map.dim();
+  if (t.degrees_of_freedom > 0) t.reduced_chi2 = tested_chi2 / t.degrees_of_freedom;
+  return t;
+}
+
 ModelCheck CheckModel(const Problem& problem, const ParameterMap& map, std::span<const double> u,
                       const std::vector<const ModalComparison*>& modal,
                       const std::vector<FrfSet>* model_frfs) {
