@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frfit/common/error.h"
+#include "frfit/cost/model_frf.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/model_check_noise.h"
 #include "frfit/frf/synthesize.h"
@@ -65,8 +66,7 @@ double ChiSquareQuantile(double nu, double q) {
 std::vector<FrfSet> ModelFrfs(const Problem& problem, const std::vector<double>& parameters) {
   std::vector<FrfSet> out;
   for (const ProblemPosture& pp : problem.postures)
-    out.push_back(Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
-                             pp.measured.frequency_hz, pp.measured.format, PointsOf(pp)));
+    out.push_back(ModelFrfAt(*problem.model, pp, parameters));
   return out;
 }
 
