@@ -121,6 +121,11 @@ int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
         report.run_id.c_str(), report.ok(), warm, report.fell_back(), report.skipped(),
         static_cast<long long>(report.evaluations), report.wall_seconds,
         report.backend.empty() ? "-" : report.backend.c_str(), report.evaluator_seconds);
+    int full = 0;
+    for (const FleetRobotOutcome& r : report.robots) full += r.warm_path == "full";
+    if (full + report.short_path() > 0)
+      std::printf("warm paths: %d short (one start from the previous result), %d full search\n",
+                  report.short_path(), full);
     std::printf("\n  %-16s %-8s %-5s %13s %11s  %s\n", "robot", "status", "start", "cost",
                 "evaluations", "drift / reason");
     for (const FleetRobotOutcome& r : report.robots) {
@@ -143,9 +148,12 @@ int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
         std::snprintf(ratio, sizeof ratio, "HIGH COST (%.3g x the median)  ", r.cost_over_median);
         drift = ratio + drift;
       }
+      if (r.warm_path == "full") drift += "  FULL SEARCH (" + r.warm_path_reason + ")";
       if (r.fell_back) drift += "  REFITTED COLD (" + r.fallback.reason + ")";
+      // How it started: cold, warm (a GA warm start), or the warm path it took.
+      const std::string start = !r.warm_start ? "cold" : r.warm_path.empty() ? "warm" : r.warm_path;
       std::printf("  %-16s %-8s %-5s %13.6e %11lld  %s\n", r.name.c_str(), r.status.c_str(),
-                  r.warm_start ? "warm" : "cold", r.cost, static_cast<long long>(r.evaluations),
+                  start.c_str(), r.cost, static_cast<long long>(r.evaluations),
                   drift.c_str());
     }
     std::printf("\nwrote %s/{summary.csv,summary.json,drift.json,drift.txt,<robot>.h5}\n", report.run_dir.c_str());

@@ -1,6 +1,7 @@
 #include "frfit/cost/static_sets.h"
 
 #include "frfit/common/error.h"
+#include "frfit/cost/model_frf.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/model/joint_coefficients.h"
 
@@ -63,8 +64,7 @@ void AddStaticTests(const StaticTests& tests, Problem* problem) {
 
 Eigen::Vector3d PredictedDeflection(const Model& model, const ProblemPosture& pp,
                                     const std::vector<double>& parameters) {
-  const FrfSet fitted = Synthesize(pp.posture, Coefficients(model, parameters, pp.posture.q),
-                                   {0.0}, FrfFormat::kReceptance, PointsOf(pp));
+  const FrfSet fitted = ModelFrfAt(model, pp, parameters, {0.0}, FrfFormat::kReceptance);
   Eigen::Vector3d out;
   for (int i = 0; i < 3; ++i) out(i) = fitted.H[EntryIndex(i, 0)].real();
   return out;

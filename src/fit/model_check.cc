@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frfit/common/error.h"
+#include "frfit/cost/model_frf.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/model_check_noise.h"
 #include "frfit/frf/synthesize.h"
@@ -65,8 +66,7 @@ double ChiSquareQuantile(double nu, double q) {
 std::vector<FrfSet> ModelFrfs(const Problem& problem, const std::vector<double>& parameters) {
   std::vector<FrfSet> out;
   for (const ProblemPosture& pp : problem.postures)
-    out.push_back(Synthesize(pp.posture, Coefficients(*problem.model, parameters, pp.posture.q),
-                             pp.measured.frequency_hz, pp.measured.format, PointsOf(pp)));
+    out.push_back(ModelFrfAt(*problem.model, pp, parameters));
   return out;
 }
 
@@ -405,6 +405,23 @@ void AddReasons(double tested_chi2, ModelCheck* c) {
 }
 
 }  // namespace
+
+Chi2Test ModelCheckChi2(const Problem& problem, const ParameterMap& map, std::span<const double> u) {
+  Chi2Test t;
+  if (problem.postures.empty()) return t;
+  for (const ProblemPosture& pp : problem.postures)
+    if (pp.measured.noise_variance.empty()) return t;
+  const std::vector<PostureResidual> residuals =
+      Residuals(problem, ModelFrfs(problem, map.Physical(u)));
+  double tested_chi2 = 0.0;
+  int real_residuals = 0;
+  for (const PostureResidual& r : residuals)
+    for (size_t i = 0; i < r.w.size(); ++i)
+      if (r.fitted[i % 9]) tested_chi2 += 2.0 * std::norm(r.w[i]), real_residuals += 2;
+  t.degrees_of_freedom = real_residuals - map.dim();
+  if (t.degrees_of_freedom > 0) t.reduced_chi2 = tested_chi2 / t.degrees_of_freedom;
+  return t;
+}
 
 ModelCheck CheckModel(const Problem& problem, const ParameterMap& map, std::span<const double> u,
                       const std::vector<const ModalComparison*>& modal,

@@ -241,15 +241,27 @@ double FirstPassMedian(const FleetNight& night) {
   return Median(AllRanksValues(night.options->peers, costs));
 }
 
+// A short path's result is also tested against the model check's χ² and the drift rule (on the
+// threads: each test synthesizes the robot's FRFs once); a result that fails any test gets the
+// cold configuration's full search.
 std::vector<size_t> ChooseFallbacks(FleetNight* night, double median) {
-  std::vector<size_t> chosen;
-  for (size_t k = 0; k < night->ready.size(); ++k) {
+  const FleetManifest& manifest = night->manifest;
+  ForEachRobot(night->ready.size(), night->threads, [&](size_t k) {
     FleetRobotFit& r = *night->ready[k];
-    if (!r.previous) continue;
-    r.fallback_reason =
-        WarmResultDistrust(*r.run, *r.map, *r.previous, median, night->manifest.warm_start);
-    if (!r.fallback_reason.empty()) chosen.push_back(k);
-  }
+    if (!r.previous) return;
+    const std::string short_reason =
+        r.short_path ? ShortResultDistrust(r.problem, *r.map, r.run->best_u(), *r.previous,
+                                           manifest.drift)
+                     : std::string();
+    const std::string warm_reason =
+        WarmResultDistrust(*r.run, *r.map, *r.previous, median, manifest.warm_start);
+    r.fallback_reason = short_reason.empty() || warm_reason.empty()
+                            ? short_reason + warm_reason
+                            : short_reason + "; " + warm_reason;
+  });
+  std::vector<size_t> chosen;
+  for (size_t k = 0; k < night->ready.size(); ++k)
+    if (!night->ready[k]->fallback_reason.empty()) chosen.push_back(k);
   return chosen;
 }
 

@@ -58,6 +58,17 @@ void LoadRobotData(const FleetManifest& manifest, const FleetRobot& robot, Fleet
   }
   r->map = std::make_unique<ParameterMap>(model, r->options.parameters, r->config_source);
   r->problem = LoadRobotProblem(*r, robot.frf);
+  if (r->previous && manifest.warm_start.method == WarmStartMethod::kLevenbergMarquardt &&
+      manifest.warm_start.short_path) {
+    // The map's initial point is the previous result (clipped to the bounds).
+    r->full_search_reason =
+        ShortPathRefusal(r->problem, *r->map, r->map->InitialU(), *r->previous);
+    r->short_path = r->full_search_reason.empty();
+    if (r->short_path)
+      r->options = ShortPathOptions(r->options, manifest.warm_start, r->config_source);
+    out->warm_path = r->short_path ? "short" : "full";
+    out->warm_path_reason = r->full_search_reason;
+  }
 }
 
 }  // namespace

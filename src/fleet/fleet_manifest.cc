@@ -79,7 +79,8 @@ FleetManifest LoadFleetManifest(const std::string& path) {
     const YAML::Node w = root["warm_start"];
     r.RequireMap(
         w, "warm_start",
-        {"method", "starts", "init_spread", "generations", "fallback", "max_cost_over_previous"});
+        {"method", "starts", "init_spread", "generations", "fallback", "max_cost_over_previous",
+         "short_path", "sigma_step"});
     if (r.Has(w, "method")) {
       const std::string method = r.String(w["method"], "warm_start.method");
       if (!FromString(method, &m.warm_start.method))
@@ -88,7 +89,8 @@ FleetManifest LoadFleetManifest(const std::string& path) {
     }
     const bool ga = m.warm_start.method == WarmStartMethod::kGeneticAlgorithm;
     // A key of the other method would be silently ignored: refuse it, naming the method it needs.
-    for (const char* key : {"starts", "fallback", "max_cost_over_previous", "generations"}) {
+    for (const char* key : {"starts", "fallback", "max_cost_over_previous", "generations",
+                            "short_path", "sigma_step"}) {
       const bool ga_key = std::string(key) == "generations";
       if (r.Has(w, key) && ga_key != ga)
         r.Fail(w[key], std::string("warm_start.") + key,
@@ -113,6 +115,13 @@ FleetManifest LoadFleetManifest(const std::string& path) {
     }
     if (r.Has(w, "fallback"))
       m.warm_start.fallback = r.Boolean(w["fallback"], "warm_start.fallback");
+    if (r.Has(w, "short_path"))
+      m.warm_start.short_path = r.Boolean(w["short_path"], "warm_start.short_path");
+    if (r.Has(w, "sigma_step")) {
+      m.warm_start.sigma_step = r.Positive(w["sigma_step"], "warm_start.sigma_step");
+      if (m.warm_start.sigma_step > 1.0)
+        r.Fail(w["sigma_step"], "warm_start.sigma_step", "expected a value in (0, 1]");
+    }
     if (r.Has(w, "max_cost_over_previous")) {
       m.warm_start.max_cost_over_previous =
           r.Positive(w["max_cost_over_previous"], "warm_start.max_cost_over_previous");

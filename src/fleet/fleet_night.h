@@ -42,6 +42,10 @@ struct FleetRobotFit {
   std::unique_ptr<ParameterMap> map;
   Problem problem;
   std::optional<PreviousNight> previous;
+  // The short path (docs/fleet.md, "Short path"): `options` are then ShortPathOptions; else
+  // full_search_reason says why the previous result was not enough to start from.
+  bool short_path = false;
+  std::string full_search_reason;
   std::unique_ptr<FitRun> run;
   // The second pass, when the warm result is not trusted (fallback_reason says why).
   std::string fallback_reason;

@@ -71,6 +71,8 @@ nlohmann::json FleetRobotOutcomeToJson(const FleetRobotOutcome& r) {
   j["cost_over_median"] = DoubleToHex(r.cost_over_median);
   j["warm_start_method"] = r.warm_start_method;
   j["previous_cost"] = DoubleToHex(r.previous_cost);
+  j["warm_path"] = r.warm_path;
+  j["warm_path_reason"] = r.warm_path_reason;
   j["fell_back"] = r.fell_back;
   j["fallback"] = {{"reason", r.fallback.reason},
                    {"warm_cost", DoubleToHex(r.fallback.warm_cost)},
@@ -149,6 +151,8 @@ FleetRobotOutcome FleetRobotOutcomeFromJson(const nlohmann::json& j) {
   r.cost_over_median = Double(j, "cost_over_median", c);
   r.warm_start_method = JsonField<std::string>(j, "warm_start_method", c);
   r.previous_cost = Double(j, "previous_cost", c);
+  r.warm_path = JsonField<std::string>(j, "warm_path", c);
+  r.warm_path_reason = JsonField<std::string>(j, "warm_path_reason", c);
   r.fell_back = JsonField<bool>(j, "fell_back", c);
   const std::string where = c + ".fallback";
   const nlohmann::json f = JsonField<nlohmann::json>(j, "fallback", c);

@@ -30,6 +30,8 @@ nlohmann::ordered_json WarmStartJson(const FleetWarmStart& w) {
     j["starts"] = w.starts;
     j["fallback"] = w.fallback;
     j["max_cost_over_previous"] = w.max_cost_over_previous;
+    j["short_path"] = w.short_path;
+    if (w.short_path) j["sigma_step"] = w.sigma_step;
   }
   return j;
 }
@@ -108,6 +110,12 @@ bool FleetRobotOutcome::drift_flagged() const {
   return false;
 }
 
+int FleetReport::short_path() const {
+  return static_cast<int>(std::count_if(robots.begin(), robots.end(), [](const auto& r) {
+    return r.warm_path == "short" && !r.fell_back;
+  }));
+}
+
 int FleetReport::ok() const {
   return static_cast<int>(std::count_if(robots.begin(), robots.end(), [](const auto& r) { return r.status == "ok"; }));
 }
@@ -129,6 +137,9 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
   j["robots_ok"] = report.ok();
   j["robots_skipped"] = report.skipped();
   j["robots_fell_back"] = report.fell_back();
+  if (report.warm_start.method == WarmStartMethod::kLevenbergMarquardt &&
+      report.warm_start.short_path)
+    j["robots_short_path"] = report.short_path();
   j["evaluations"] = report.evaluations;
   j["resumed_at_evaluations"] = report.resumed_at_evaluations >= 0 ? nlohmann::ordered_json(report.resumed_at_evaluations)
                                                                    : nlohmann::ordered_json(nullptr);
@@ -161,6 +172,10 @@ nlohmann::ordered_json FleetReportToJson(const FleetReport& report) {
       o["warm_start_method"] = r.warm_start_method;
       o["previous"] = r.previous;
       o["previous_cost"] = JsonNumber(r.previous_cost);
+      if (!r.warm_path.empty()) {
+        o["path"] = r.warm_path;
+        if (r.warm_path == "full") o["path_reason"] = r.warm_path_reason;
+      }
       o["fallback"] =
           !r.fell_back ? nlohmann::ordered_json(nullptr)
                        : nlohmann::ordered_json{{"reason", r.fallback.reason},

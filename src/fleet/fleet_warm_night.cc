@@ -6,6 +6,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fit/fit_result.h"
+#include "frfit/fit/model_check.h"
 #include "frfit/fleet/fleet_run.h"
 
 namespace frfit {
@@ -59,6 +60,67 @@ FitOptions WarmStartOptions(const FitOptions& base, const Model& model,
   std::string error;
   if (!o.IsValid(&error)) throw Error(source, "warm_start", error);
   return o;
+}
+
+FitOptions ShortPathOptions(const FitOptions& warm_options, const FleetWarmStart& warm,
+                            const std::string& source) {
+  FitOptions o = warm_options;
+  o.genetic_algorithm.population_size = 2;
+  o.genetic_algorithm.init_spread = kShortPathSpread;
+  o.levenberg_marquardt.starts = 1;
+  o.levenberg_marquardt.sigma_step = warm.sigma_step;
+  std::string error;
+  if (!o.IsValid(&error)) throw Error(source, "warm_start", error);
+  return o;
+}
+
+std::string ShortPathRefusal(const Problem& problem, const ParameterMap& map,
+                             const std::vector<double>& previous_u, const PreviousNight& previous) {
+  if (!previous.has_identifiability)
+    return "the previous result has no identifiability report (no 1 sigma to stop by)";
+  const Chi2Test chi2 = ModelCheckChi2(problem, map, previous_u);
+  if (!std::isfinite(chi2.reduced_chi2)) return "tonight's data have no noise model to test by";
+  // The check's χ² test: beyond ReducedChi2Limit the residual holds more than the noise. (Below
+  // ReducedChi2Floor the noise model overestimates the noise: no misfit, the data are explained.)
+  const double limit = ReducedChi2Limit(chi2.degrees_of_freedom);
+  if (chi2.reduced_chi2 <= limit) return "";
+  char buffer[200];
+  std::snprintf(buffer, sizeof buffer,
+                "the previous result does not explain tonight's data: reduced chi2 %.4g, beyond "
+                "the model check's %.4g",
+                chi2.reduced_chi2, limit);
+  return buffer;
+}
+
+std::string ShortResultDistrust(const Problem& problem, const ParameterMap& map,
+                                const std::vector<double>& u, const PreviousNight& previous,
+                                const FleetDrift& drift) {
+  std::vector<std::string> reasons;
+  char buffer[200];
+  const Chi2Test chi2 = ModelCheckChi2(problem, map, u);
+  if (!(chi2.reduced_chi2 <= ReducedChi2Limit(chi2.degrees_of_freedom))) {
+    std::snprintf(buffer, sizeof buffer,
+                  "the short path's result says misfit (reduced chi2 %.4g beyond %.4g)",
+                  chi2.reduced_chi2, ReducedChi2Limit(chi2.degrees_of_freedom));
+    reasons.push_back(buffer);
+  }
+  const std::vector<double> now = map.Physical(u);
+  for (int index : map.free_indices()) {
+    const std::string& name = map.model().parameters[index].name;
+    for (const ParameterIdentifiability& p : previous.identifiability.per_parameter) {
+      if (p.name != name || !(p.std_absolute > 0.0)) continue;
+      const double z =
+          (now[index] - previous.parameters[index]) / (std::sqrt(2.0) * p.std_absolute);
+      if (!(std::fabs(z) <= drift.sigma)) {
+        std::snprintf(buffer, sizeof buffer, "%s moved %.3g sigma since the previous night",
+                      name.c_str(), z);
+        reasons.push_back(buffer);
+      }
+    }
+  }
+  std::string text;
+  for (const std::string& r : reasons) text += (text.empty() ? "" : "; ") + r;
+  return text;
 }
 
 std::string WarmResultDistrust(const FitRun& run, const ParameterMap& map,

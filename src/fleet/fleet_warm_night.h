@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "frfit/cost/problem.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/identifiability.h"
@@ -40,6 +41,32 @@ PreviousNight ReadPreviousNight(const std::string& path, const Model& model);
 FitOptions WarmStartOptions(const FitOptions& base, const Model& model,
                             const std::vector<double>& previous, const FleetWarmStart& warm,
                             const std::string& source);
+
+// The short path (docs/fleet.md, "Short path"): `warm` (WarmStartOptions' least-squares options)
+// with one start, the previous point (the population's other point lies within 1e-9 of it in u,
+// and the starts count it as the same), and every Levenberg–Marquardt run — the search's and each
+// reweighting pass's — stopping once the Gauss–Newton step left is below warm.sigma_step of every
+// parameter's 1σ (LevenbergMarquardtOptions::sigma_step).
+inline constexpr double kShortPathSpread = 1e-9;
+FitOptions ShortPathOptions(const FitOptions& warm_options, const FleetWarmStart& warm,
+                            const std::string& source);
+
+// Why a robot with a previous result takes the full search rather than the short path, "" when
+// its previous result explains tonight's data: that result has an identifiability report (the 1σ
+// the short path's tests need) and its model-check χ² on tonight's data (`problem`, at the
+// previous point `previous_u`) is within the check's band: not beyond ReducedChi2Limit, where the
+// check calls the residual more than the noise (below ReducedChi2Floor the noise model
+// overestimates the noise, which the check reports without calling it a misfit).
+std::string ShortPathRefusal(const Problem& problem, const ParameterMap& map,
+                             const std::vector<double>& previous_u, const PreviousNight& previous);
+
+// Why a short path's result is not kept, "" when it is (then WarmResultDistrust's tests follow):
+// its model-check χ² is beyond ReducedChi2Limit (the robot says misfit), or a free parameter moved
+// beyond drift.sigma times the 1σ of the change since the previous night (√2 × the previous 1σ:
+// tonight's, from the same kind of data, is about the same).
+std::string ShortResultDistrust(const Problem& problem, const ParameterMap& map,
+                                const std::vector<double>& u, const PreviousNight& previous,
+                                const FleetDrift& drift);
 
 // A start of a warm refinement that ended above the best, but within this factor of its cost,
 // found a rival minimum: the data do not decide between the two (a start further above lost).

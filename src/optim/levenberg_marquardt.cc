@@ -49,7 +49,8 @@ bool LevenbergMarquardtOptions::IsValid(std::string* error) const {
       {"tol_gradient", tol_gradient},
       {"tol_step", tol_step},
       {"tol_cost", tol_cost},
-      {"agreement_tolerance", agreement_tolerance}};
+      {"agreement_tolerance", agreement_tolerance},
+      {"sigma_step", sigma_step}};
   for (const auto& [name, value] : tolerances)
     if (!(value >= 0.0) || !std::isfinite(value))
       return fail(std::string(name) + ": expected a finite number >= 0, got " +
@@ -81,6 +82,8 @@ std::string ToString(LmTermination t) {
       return "dropped";
     case LmTermination::kAgreed:
       return "agreed";
+    case LmTermination::kSigmaStep:
+      return "sigma_step";
     case LmTermination::kMaxIterations:
       return "max_iterations";
     case LmTermination::kNoProgress:
@@ -93,7 +96,8 @@ bool FromString(const std::string& text, LmTermination* t) {
   for (LmTermination c :
        {LmTermination::kNotDone, LmTermination::kGradient, LmTermination::kStep,
         LmTermination::kCost, LmTermination::kMaxIterations, LmTermination::kNoProgress,
-        LmTermination::kStopped, LmTermination::kDropped, LmTermination::kAgreed})
+        LmTermination::kStopped, LmTermination::kDropped, LmTermination::kAgreed,
+        LmTermination::kSigmaStep})
     if (ToString(c) == text) {
       *t = c;
       return true;
@@ -102,7 +106,8 @@ bool FromString(const std::string& text, LmTermination* t) {
 }
 
 bool IsConverged(LmTermination t) {
-  return t == LmTermination::kGradient || t == LmTermination::kStep || t == LmTermination::kCost;
+  return t == LmTermination::kGradient || t == LmTermination::kStep ||
+         t == LmTermination::kCost || t == LmTermination::kSigmaStep;
 }
 
 LevenbergMarquardt::LevenbergMarquardt(const LevenbergMarquardtOptions& options, int dim,
@@ -208,6 +213,31 @@ double LevenbergMarquardt::ModelReduction(const LmStart& s) const {
                                                       : std::numeric_limits<double>::infinity();
 }
 
+// Whether the undamped Gauss–Newton step −A⁻¹g over the free coordinates moves each by at most
+// sigma_step of its 1σ, √((2A)⁻¹)_jj (the covariance of a χ²/2 cost): the minimum of the start's
+// quadratic model is then within that fraction of 1σ of where it stands. False where A is not
+// positive definite there (no bottom to be near).
+bool LevenbergMarquardt::WithinSigmaStep(const LmStart& s, const std::vector<int>& free) const {
+  const int n = dim_;
+  const int m = static_cast<int>(free.size());
+  if (m == 0) return false;
+  Eigen::MatrixXd a(m, m);
+  Eigen::VectorXd g(m);
+  for (int i = 0; i < m; ++i) {
+    g(i) = s.g[free[i]];
+    for (int k = 0; k < m; ++k) a(i, k) = s.a[free[i] * n + free[k]];
+  }
+  const Eigen::LLT<Eigen::MatrixXd> llt(a);
+  if (llt.info() != Eigen::Success) return false;
+  const Eigen::VectorXd step = llt.solve(-g);
+  const Eigen::MatrixXd inverse = llt.solve(Eigen::MatrixXd::Identity(m, m));
+  for (int i = 0; i < m; ++i) {
+    const double sigma = std::sqrt(0.5 * inverse(i, i));
+    if (!(std::abs(step(i)) <= options_.sigma_step * sigma)) return false;
+  }
+  return true;
+}
+
 void LevenbergMarquardt::Accept(LmStart& s, std::span<const double> terms) {
   const int n = dim_;
   const double cost = terms[0];
@@ -279,6 +309,10 @@ void LevenbergMarquardt::Propose(LmStart& s) {
         stationary && std::abs(s.g[j]) <= options_.tol_gradient * std::sqrt(s.scale[j] * s.cost);
   if (stationary) {
     s.termination = LmTermination::kGradient;
+    return;
+  }
+  if (options_.sigma_step > 0.0 && WithinSigmaStep(s, free)) {
+    s.termination = LmTermination::kSigmaStep;
     return;
   }
   const int m = static_cast<int>(free.size());
@@ -377,6 +411,7 @@ nlohmann::json LevenbergMarquardt::SaveState() const {
                   {"drop_after", options_.drop_after},
                   {"agreement_tolerance", DoubleToHex(options_.agreement_tolerance)},
                   {"agreeing_starts", options_.agreeing_starts}};
+  if (options_.sigma_step > 0.0) j["options"]["sigma_step"] = DoubleToHex(options_.sigma_step);
   j["dim"] = dim_;
   j["evaluations"] = evaluations_;
   j["rounds"] = rounds_;
@@ -417,6 +452,7 @@ LevenbergMarquardt::LevenbergMarquardt(const nlohmann::json& j) {
   options_.drop_after = JsonField<int>(o, "drop_after", ctx + ".options");
   options_.agreement_tolerance = hex(o, "agreement_tolerance", ctx + ".options");
   options_.agreeing_starts = JsonField<int>(o, "agreeing_starts", ctx + ".options");
+  if (o.contains("sigma_step")) options_.sigma_step = hex(o, "sigma_step", ctx + ".options");
   dim_ = JsonField<int>(j, "dim", ctx);
   evaluations_ = JsonField<std::int64_t>(j, "evaluations", ctx);
   rounds_ = JsonField<int>(j, "rounds", ctx);

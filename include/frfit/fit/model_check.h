@@ -98,4 +98,14 @@ ModelCheck CheckModel(const Problem& problem, const ParameterMap& map, std::span
                       const std::vector<const ModalComparison*>& modal = {},
                       const std::vector<FrfSet>* model_frfs = nullptr);
 
+// The model check's χ² test alone at u, without the others' costs: the reduced χ² it holds against
+// ReducedChi2Limit (of the residual mapped to the known-variance law where the noise is itself an
+// estimate) and its degrees of freedom; NaN and 0 without a noise model. A fleet's warm night asks
+// it of the previous result on tonight's data (docs/fleet.md, "Short path").
+struct Chi2Test {
+  double reduced_chi2 = std::numeric_limits<double>::quiet_NaN();
+  int degrees_of_freedom = 0;
+};
+Chi2Test ModelCheckChi2(const Problem& problem, const ParameterMap& map, std::span<const double> u);
+
 }  // namespace frfit

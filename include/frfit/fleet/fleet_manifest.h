@@ -37,6 +37,12 @@ struct FleetWarmStart {
   bool fallback = true;
   // A warm cost above this many times the previous night's cost is not trusted.
   double max_cost_over_previous = 2.0;
+  // levenberg_marquardt: the short path (docs/fleet.md, "Short path"). A robot whose previous
+  // result explains tonight's data refits from it with one start, stopping when every
+  // parameter's step is below sigma_step of its 1σ (the reweighting passes too); any other robot,
+  // and a short result that then fails its tests, gets the full search.
+  bool short_path = true;
+  double sigma_step = 0.05;
 };
 
 // Drift rule (docs/fleet.md, "Drift"): a change since the previous night is flagged when it exceeds

@@ -84,6 +84,11 @@ struct FleetRobotOutcome {
   std::string warm_start_method;  // "levenberg_marquardt" | "genetic_algorithm" when warm_start
   std::string previous;     // previous result file, when given
   double previous_cost = std::numeric_limits<double>::quiet_NaN();  // that result's cost
+  // levenberg_marquardt warm starts: the path the robot took (docs/fleet.md, "Short path"):
+  // "short" (one start from the previous result, stopped at sigma_step of its 1σ) or "full" (the
+  // full warm search), and for "full" why the previous result was not enough to start from.
+  std::string warm_path;
+  std::string warm_path_reason;
   bool fell_back = false;  // warm result not trusted: refitted cold (fallback says why)
   FleetFallback fallback;
   std::string result_file;  // DIR/<run-id>/<name>.h5 when ok
@@ -145,6 +150,7 @@ struct FleetReport {
   FleetWarmStart warm_start;              // the manifest's
   FleetDrift drift;                       // the manifest's rule
   int fell_back() const;                  // robots whose warm result was refitted cold
+  int short_path() const;                 // robots whose result is the short path's
   std::vector<FleetRobotOutcome> robots;  // manifest order
   std::int64_t evaluations = 0;           // all robots, this process and any resumed part
   std::int64_t resumed_at_evaluations = -1;  // -1: not resumed from a checkpoint

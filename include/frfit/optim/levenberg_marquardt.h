@@ -20,6 +20,11 @@
 //   cost       an accepted step whose actual and predicted reductions are both ≤ tol_cost·F;
 //   iterations max_iterations trial points evaluated; no_progress: λ beyond 1e16 with no
 //              acceptable step (the model and the cost disagree at machine precision);
+//   sigma_step (only when options.sigma_step > 0) the undamped Gauss–Newton step −A⁻¹g moves
+//              every free coordinate by at most sigma_step of its 1σ, √((2A)⁻¹)_jj — the
+//              covariance when the weights are the noise's inverse variances (F = χ²/2,
+//              fit/identifiability.h): the minimum is within that fraction of 1σ, and what is
+//              left to find is far below what the data determine;
 // Exact fits: once a start's cost falls below 1e-20 of its initial cost, its residuals are zero
 // to working precision, which only a global minimum of a sum of squares can be. The other starts
 // then stop ("stopped": none can do better) and this one stops ("cost") at the first iteration
@@ -68,6 +73,9 @@ struct LevenbergMarquardtOptions {
   // on 60 random KUKA truths two agreeing starts accepted a wrong minimum three times as often as
   // three (docs/fit-config.md). >= 1.
   int agreeing_starts = 3;
+  // The sigma_step test (above): a start stops once the Gauss–Newton step left is below this
+  // fraction of every free coordinate's 1σ. 0 (the default): off. >= 0.
+  double sigma_step = 0.0;
 
   bool IsValid(std::string* error) const;
 };
@@ -82,11 +90,12 @@ enum class LmTermination {
   kStopped,
   kDropped,
   kAgreed,
+  kSigmaStep,
 };
 // "not_done" | "gradient" | "step" | "cost" | "max_iterations" | "no_progress" | "stopped" |
-// "dropped" | "agreed"
+// "dropped" | "agreed" | "sigma_step"
 std::string ToString(LmTermination t);
-// Whether a start that stopped this way sits at a minimum (gradient, step or cost).
+// Whether a start that stopped this way sits at a minimum (gradient, step, cost or sigma_step).
 bool IsConverged(LmTermination t);
 bool FromString(const std::string& text, LmTermination* t);
 
@@ -147,6 +156,7 @@ class LevenbergMarquardt {
   void Propose(LmStart& s);
   void StopAgreeingStarts();
   double ModelReduction(const LmStart& s) const;
+  bool WithinSigmaStep(const LmStart& s, const std::vector<int>& free) const;
   double AgreementMargin(const LmStart& best) const;
   void Refresh();
 

@@ -133,7 +133,7 @@ void ExpectSameBits(double a, double b, const std::string& field) {
 TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   // A field added to these structs must be handed from rank to rank too: extend
   // fleet_outcome_json.cc and the values and comparisons below, then these counts.
-  EXPECT_EQ(FieldCount<FleetRobotOutcome>(), 26u);
+  EXPECT_EQ(FieldCount<FleetRobotOutcome>(), 28u);
   EXPECT_EQ(FieldCount<FleetDriftParameter>(), 7u);
   EXPECT_EQ(FieldCount<FleetDriftFrequency>(), 8u);
   EXPECT_EQ(FieldCount<FleetFallback>(), 4u);
@@ -167,6 +167,8 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   a.cost_over_median = std::numeric_limits<double>::infinity();
   a.warm_start_method = "levenberg_marquardt";
   a.previous_cost = 1.0 / 7.0;
+  a.warm_path = "full";
+  a.warm_path_reason = "the previous result does not explain tonight's data";
   a.fell_back = true;
   a.fallback = {"cost 40 times the previous night's; 2 parameters at a bound", 0.3 + 0.6,
                 (std::int64_t{1} << 33) + 1, true};
@@ -228,6 +230,8 @@ TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   ExpectSameBits(a.cost_over_median, b.cost_over_median, "cost_over_median");
   EXPECT_EQ(a.warm_start_method, b.warm_start_method);
   ExpectSameBits(a.previous_cost, b.previous_cost, "previous_cost");
+  EXPECT_EQ(a.warm_path, b.warm_path);
+  EXPECT_EQ(a.warm_path_reason, b.warm_path_reason);
   EXPECT_EQ(a.fell_back, b.fell_back);
   EXPECT_EQ(a.fallback.reason, b.fallback.reason);
   ExpectSameBits(a.fallback.warm_cost, b.fallback.warm_cost, "fallback warm_cost");

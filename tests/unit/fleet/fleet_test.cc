@@ -732,11 +732,13 @@ TEST_F(FleetTest, FleetWarmNightRefinesThePreviousResultsByLeastSquares) {
     EXPECT_FALSE(b["drift"]["flagged"].get<bool>()) << name << ": " << b["drift"].dump();
     // The robots' data are of the model's own class: the model check finds nothing.
     EXPECT_EQ(b["model_check"]["verdict"], "consistent") << name << ": " << b["model_check"].dump();
-    // The initial population of 4 starts (the previous point among them), then least squares only.
+    // Unchanged robots take the short path: an initial population of the previous point and one
+    // within 1e-9 of it, then least squares from one start only.
+    EXPECT_EQ(b["path"], "short") << name;
     const ReportData data = ReadReportData(Path("runs/night2/" + name + ".h5"));
     ASSERT_FALSE(data.history.empty());
     EXPECT_EQ(data.history[0].phase, PhaseCode(FitPhase::kGeneticAlgorithm));
-    EXPECT_EQ(data.history[0].evaluations, 4);
+    EXPECT_EQ(data.history[0].evaluations, 2);
     for (size_t k = 1; k < data.history.size(); ++k) {
       EXPECT_EQ(data.history[k].phase, PhaseCode(FitPhase::kLevenbergMarquardt))
           << name << " row " << k;
@@ -818,6 +820,69 @@ TEST_F(FleetTest, FleetDriftFlagsThePlantedChangeAndNothingElse) {
   const size_t row = index.find("<td class=\"robot\">robot_003</td>");
   ASSERT_NE(row, std::string::npos);
   EXPECT_NE(index.find("<span class=\"drift-flag\">k_z2 +", row), std::string::npos);
+}
+
+// The short path (docs/fleet.md, "Short path"): three robots measured again, robot_001's k_z2 5 %
+// higher. Its previous result no longer explains its data (χ² far beyond the model check's band),
+// so it takes the full search and the summary says why; the unchanged robots take the short path,
+// with fewer evaluations, and land within a small fraction of their 1σ of the full search (the same
+// night with short_path: false). Run twice, the short night gives the same bits.
+TEST_F(FleetTest, FleetShortPathForUnchangedRobotsFullSearchForAChangedOne) {
+  const std::string night2 = TwoNights(3, 11, 0.02, {{"robot_001", "k_z2", 1.05}});
+  std::string manifest = ReadText(night2);
+  const size_t seed_line = manifest.find("\nseed:");
+  ASSERT_NE(seed_line, std::string::npos) << manifest;
+  manifest.insert(seed_line + 1, "warm_start: {short_path: false}\n");
+  const std::string full_manifest = Path("night2/fleet_full.yaml");
+  std::ofstream(full_manifest) << manifest;
+  const FleetReport short_night = Fleet(night2, "short");
+  const FleetReport full_night = Fleet(full_manifest, "full");
+  ASSERT_EQ(short_night.ok(), 3);
+  ASSERT_EQ(full_night.ok(), 3);
+  EXPECT_EQ(short_night.fell_back(), 0);
+  const nlohmann::json summary = ReadJson(Path("runs/short/summary.json"));
+  const nlohmann::json full = ReadJson(Path("runs/full/summary.json"));
+  EXPECT_EQ(summary["robots_short_path"], 2);
+  EXPECT_EQ(summary["warm_start"]["sigma_step"], 0.05);
+  EXPECT_FALSE(full.contains("robots_short_path"));
+  const nlohmann::json& changed = RobotOf(summary, "robot_001");
+  EXPECT_EQ(changed["path"], "full");
+  EXPECT_NE(changed["path_reason"].get<std::string>().find("does not explain tonight's data"),
+            std::string::npos)
+      << changed.dump();
+  EXPECT_EQ(changed["evaluations"], RobotOf(full, "robot_001")["evaluations"]);  // today's search
+  EXPECT_TRUE(changed["drift"]["flagged"].get<bool>());
+  for (const char* name : {"robot_000", "robot_002"}) {
+    const nlohmann::json& a = RobotOf(summary, name);
+    const nlohmann::json& b = RobotOf(full, name);
+    EXPECT_EQ(a["path"], "short") << name;
+    EXPECT_FALSE(a.contains("path_reason")) << name;
+    EXPECT_FALSE(b.contains("path")) << name;
+    EXPECT_LT(a["evaluations"].get<long long>(), b["evaluations"].get<long long>()) << name;
+    EXPECT_EQ(a["model_check"]["verdict"], b["model_check"]["verdict"]) << name;
+    EXPECT_EQ(a["drift"]["flagged"], b["drift"]["flagged"]) << name;
+    // Within a small fraction of the full search's 1σ (its identifiability report).
+    const FitResult result = ReadFitResultSummary(Path(std::string("runs/full/") + name + ".h5"));
+    for (const ParameterIdentifiability& p : result.identifiability.per_parameter) {
+      const double moved =
+          a["parameters"][p.name].get<double>() - b["parameters"][p.name].get<double>();
+      EXPECT_LT(std::fabs(moved), 0.15 * p.std_absolute) << name << " " << p.name;
+    }
+  }
+  // The table names the paths.
+  std::string err;
+  ASSERT_EQ(Shell(Quote(kCli) + " fleet --manifest " + Quote(night2) + " --out " +
+                      Quote(Path("runs")) + " --run-id again --backend cpu --threads 1 --quiet",
+                  &err),
+            0)
+      << err;
+  const std::string table = ReadText(Path("out.txt"));
+  EXPECT_NE(table.find("warm paths: 2 short"), std::string::npos) << table;
+  EXPECT_NE(table.find("FULL SEARCH (the previous result does not explain"), std::string::npos)
+      << table;
+  // Deterministic: the same inputs give the same bits (another thread count included).
+  for (const char* name : {"robot_000", "robot_001", "robot_002"})
+    ExpectSameRobot("short", "again", name);
 }
 
 // Night 2 of three robots where robot_001's previous result does not describe its data: every

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Cholesky>
 #include <Eigen/QR>
 #include <cmath>
 #include <functional>
@@ -241,6 +242,71 @@ TEST(LevenbergMarquardt, InvalidOptionsAndStartsAreRefusedByName) {
   EXPECT_THROW(LevenbergMarquardt({}, 1, std::vector<double>{1.5}), Error);
   LevenbergMarquardt lm({}, 1, std::vector<double>{0.5});
   EXPECT_THROW(lm.Tell(std::vector<double>{1.0}), Error);  // 3 terms expected
+}
+
+// A noisy exponential decay y = a·e^(−b t) weighted as a χ²/2 cost (r = residual / (σ√2)): with
+// sigma_step 0.05 the run stops where the Gauss–Newton step left is below 0.05 of each 1σ, which
+// puts it within about that of the minimum. The minimum and its 1σ ((2JᵀJ)⁻¹) are computed here by
+// plain Gauss–Newton iterations to convergence.
+TEST(LevenbergMarquardt, SigmaStepStopsWithinAFractionOfOneSigmaOfTheMinimum) {
+  const int lines = 40;
+  const double noise = 0.01;
+  Eigen::VectorXd t(lines), y(lines);
+  for (int i = 0; i < lines; ++i) {
+    t(i) = 0.25 * i;
+    y(i) = 2.0 * std::exp(-0.7 * t(i)) + noise * std::sin(12.9898 * i + 78.233);
+  }
+  const double w = 1.0 / (noise * std::sqrt(2.0));  // F = χ²/2
+  // u0 → a = 4 u0, u1 → b = 2 u1.
+  const LeastSquares ls{[&](const Eigen::VectorXd& u) -> Eigen::VectorXd {
+                          Eigen::VectorXd r(lines);
+                          for (int i = 0; i < lines; ++i)
+                            r(i) = w * (4 * u(0) * std::exp(-2 * u(1) * t(i)) - y(i));
+                          return r;
+                        },
+                        [&](const Eigen::VectorXd& u) -> Eigen::MatrixXd {
+                          Eigen::MatrixXd j(lines, 2);
+                          for (int i = 0; i < lines; ++i) {
+                            const double e = std::exp(-2 * u(1) * t(i));
+                            j(i, 0) = w * 4 * e;
+                            j(i, 1) = w * 4 * u(0) * e * (-2 * t(i));
+                          }
+                          return j;
+                        }};
+  Eigen::VectorXd minimum(Eigen::Vector2d(0.5, 0.35));
+  for (int k = 0; k < 100; ++k) {
+    const Eigen::MatrixXd j = ls.jacobian(minimum);
+    minimum -= (j.transpose() * j).ldlt().solve(j.transpose() * ls.r(minimum));
+  }
+  const Eigen::MatrixXd j = ls.jacobian(minimum);
+  const Eigen::MatrixXd information = 2.0 * j.transpose() * j;
+  const Eigen::MatrixXd covariance = information.ldlt().solve(Eigen::MatrixXd::Identity(2, 2));
+  const std::vector<double> start{0.9, 0.05};
+
+  LevenbergMarquardtOptions options;
+  options.sigma_step = 0.05;
+  LevenbergMarquardt short_run(options, 2, start);
+  Drive(&short_run, ls);
+  LevenbergMarquardt full_run({}, 2, start);
+  Drive(&full_run, ls);
+  EXPECT_EQ(short_run.starts()[0].termination, LmTermination::kSigmaStep);
+  EXPECT_TRUE(IsConverged(LmTermination::kSigmaStep));
+  EXPECT_NE(full_run.starts()[0].termination, LmTermination::kSigmaStep);  // off by default
+  EXPECT_LT(short_run.evaluations(), full_run.evaluations());
+  for (int i = 0; i < 2; ++i) {
+    const double sigma = std::sqrt(covariance(i, i));
+    EXPECT_LE(std::abs(short_run.best_u()[i] - minimum(i)), 0.05 * sigma) << i;
+    EXPECT_NEAR(full_run.best_u()[i], minimum(i), 1e-6 * sigma) << i;
+    // Not trivially there: the run stopped before the last polishing steps.
+    EXPECT_GT(std::abs(short_run.best_u()[i] - minimum(i)), 1e-9 * sigma) << i;
+  }
+  // The option is saved with a checkpoint and read back.
+  LevenbergMarquardt resumed(short_run.SaveState());
+  EXPECT_EQ(resumed.options().sigma_step, 0.05);
+  options.sigma_step = -1;
+  std::string error;
+  EXPECT_FALSE(options.IsValid(&error));
+  EXPECT_NE(error.find("sigma_step"), std::string::npos);
 }
 
 }  // namespace
