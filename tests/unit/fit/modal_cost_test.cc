@@ -74,13 +74,15 @@ TEST(ModeShapeDerivatives, MatchCentralDifferences) {
     JointCoefficients up = c, down = c;
     double& u = column < 9 ? up.stiffness[column] : up.viscous[column - 9];
     double& w = column < 9 ? down.stiffness[column] : down.viscous[column - 9];
-    const double h = 1e-6 * u;
+    // A step well above the eigenvectors' rounding (about 1e-10 of them) and well below their
+    // curvature.
+    const double h = 1e-4 * u;
     u += h, w -= h;
     const std::vector<Mode> a = ComputeModes(posture, up), b = ComputeModes(posture, down);
     for (size_t k = 0; k < modes.size(); ++k) {
       const Eigen::VectorXcd fd = (a[k].shape - b[k].shape) / (2 * h);
-      const double scale = d[k].col(column).norm() + 1e-12 / std::abs(c.stiffness[0]);
-      EXPECT_LT((fd - d[k].col(column)).norm(), 1e-5 * scale + 1e-14)
+      const double scale = d[k].col(column).norm();
+      EXPECT_LT((fd - d[k].col(column)).norm(), 1e-5 * scale)
           << "mode " << k << " column " << column;
     }
   }
@@ -100,14 +102,14 @@ TEST(ModalCost, JacobianMatchesCentralDifferences) {
   const ModalEvaluation e = EvaluateModalData(data, map, u, true);
   ASSERT_EQ(static_cast<int>(e.residuals.size()), ModalResidualCount(data));
   for (int j = 0; j < map.dim(); ++j) {
-    const double h = 1e-6;
+    const double h = 1e-4;  // in u: about 5e-4 relative in a log-scaled stiffness
     std::vector<double> up = u, down = u;
     up[j] += h, down[j] -= h;
     const ModalEvaluation a = EvaluateModalData(data, map, up, false);
     const ModalEvaluation b = EvaluateModalData(data, map, down, false);
     for (size_t r = 0; r < e.residuals.size(); ++r) {
       const double fd = (a.residuals[r] - b.residuals[r]) / (2 * h);
-      EXPECT_NEAR(e.jacobian(r, j), fd, 1e-5 * (std::abs(fd) + 1.0)) << "residual " << r << " u " << j;
+      EXPECT_NEAR(e.jacobian(r, j), fd, 1e-4 * (std::abs(fd) + 1.0)) << "residual " << r << " u " << j;
     }
   }
   // The normal-equation terms carry ½Σr², ½Jᵀr and ½JᵀJ of those residuals.
@@ -140,7 +142,7 @@ TEST(ModalCost, FrequencyResidualsFollowAnIndependentEigenSolve) {
   a.bottomRightCorner(n, n) = -posture.mass.ldlt().solve(damping);
   std::vector<double> frequencies;
   for (const auto& lambda : Eigen::EigenSolver<Eigen::MatrixXd>(a).eigenvalues())
-    if (lambda.imag() > 0) frequencies.push_back(lambda.imag() / (2 * M_PI));
+    if (lambda.imag() > 1e-9 * std::abs(lambda)) frequencies.push_back(lambda.imag() / (2 * M_PI));
   std::sort(frequencies.begin(), frequencies.end());
   ASSERT_EQ(e.modes.size(), frequencies.size());
   for (const ModalResidual& m : e.modes) {
@@ -183,8 +185,15 @@ TEST(ModalCost, PairingFollowsTheShapesWhereFrequenciesCross) {
             std::abs(modes[1].frequency_hz - set.modes[0].frequency_hz));
   EXPECT_EQ(e.modes[0].model_mode, 1);
   EXPECT_EQ(e.modes[1].model_mode, 0);
-  EXPECT_GT(e.modes[0].mac, 0.8);
-  EXPECT_GT(e.modes[1].mac, 0.8);
+  // Near the crossing the two modes mix, but each partner's MAC beats the other mode's.
+  auto mac = [&](int measured, int model) {
+    const Eigen::Vector3cd phi = set.basis.transpose().cast<std::complex<double>>() * modes[model].shape;
+    const Eigen::Vector3cd& m = set.modes[measured].shape;
+    return std::norm(phi.dot(m)) / (phi.squaredNorm() * m.squaredNorm());
+  };
+  EXPECT_NEAR(e.modes[0].mac, mac(0, 1), 1e-12);
+  EXPECT_GT(mac(0, 1), mac(0, 0));
+  EXPECT_GT(mac(1, 0), mac(1, 1));
 }
 
 // A measured mode the model cannot pair (a set with more modes than the model has) is scored as
