@@ -98,14 +98,19 @@ void WriteStaticTests(Hdf5File* f, const std::vector<StaticTestResult>& tests) {
 void AddModalData(const ModalData& modes, const ParameterMap& map, std::span<const double> u,
                   IdentifiabilityInputs* inputs, FitResult* r) {
   if (modes.empty()) return;
-  AddModalNormalTerms(modes, map, u, inputs->normal);
-  AddModalNormalTerms(modes, map, u, inputs->normal_squared_weights);
+  const ModalEvaluation e = EvaluateModalData(modes, map, u, false);
+  r->modal_data = e.modes;
+  // The shapes' σ from their own residuals; the frequencies' are the EMA files' (decisions.md).
+  r->modal_shape_variance_ratio = ShapeVarianceRatio(modes, e);
+  AddModalNormalTermsForSigma(modes, map, u, r->modal_shape_variance_ratio, inputs->normal);
+  AddModalNormalTermsForSigma(modes, map, u, r->modal_shape_variance_ratio,
+                              inputs->normal_squared_weights);
   if (inputs->residuals == 0) inputs->noise_weighted = true;  // modes alone
   inputs->residuals += ModalResidualCount(modes);
-  r->modal_data = EvaluateModalData(modes, map, u, false).modes;
 }
 
-nlohmann::ordered_json ModalDataToJson(const std::vector<ModalResidual>& modes) {
+nlohmann::ordered_json ModalDataToJson(const std::vector<ModalResidual>& modes,
+                                       double shape_variance_ratio) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   double cost = 0.0;
   int unpaired = 0;
@@ -126,11 +131,16 @@ nlohmann::ordered_json ModalDataToJson(const std::vector<ModalResidual>& modes) 
                     {"shape_residual", m.shape_residual},
                     {"cost", m.cost}});
   }
-  return {{"fitted", true}, {"cost", cost}, {"unpaired", unpaired}, {"modes", rows}};
+  return {{"fitted", true},
+          {"cost", cost},
+          {"unpaired", unpaired},
+          {"shape_variance_ratio", JsonNumber(shape_variance_ratio)},
+          {"modes", rows}};
 }
 
 // /modal_data: one row per measured mode (docs/file-formats.md, "Modal data").
-void WriteModalData(Hdf5File* f, const std::vector<ModalResidual>& modes) {
+void WriteModalData(Hdf5File* f, const std::vector<ModalResidual>& modes,
+                    double shape_variance_ratio) {
   f->CreateGroup("/modal_data");
   std::vector<std::string> sources, postures;
   std::vector<std::int64_t> index, partner;
@@ -151,6 +161,7 @@ void WriteModalData(Hdf5File* f, const std::vector<ModalResidual>& modes) {
   f->WriteInts("/modal_data/model_mode", {k}, partner.data());
   f->WriteDoubles("/modal_data/modes", {k, 8}, table.data());
   f->SetAttribute("/modal_data/modes", "columns", kModalDataColumns);
+  f->SetAttribute("/modal_data", "shape_variance_ratio", FormatDouble(shape_variance_ratio));
 }
 
 // Each paired row's fitted 1σ, from the sigmas of the fitted modes in ComputeModes order.
@@ -419,7 +430,7 @@ std::string FitResultImage(const std::string& path, const FitResult& r) {
       WriteModalComparison(&f, g, c.modal);
     }
     if (!r.static_tests.empty()) WriteStaticTests(&f, r.static_tests);
-    if (!r.modal_data.empty()) WriteModalData(&f, r.modal_data);
+    if (!r.modal_data.empty()) WriteModalData(&f, r.modal_data, r.modal_shape_variance_ratio);
   }
   return f.Image();
 }
@@ -564,7 +575,8 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
          {"mac_fitted_frequency_hz", c.modal.mac_fitted_frequency_hz},
          {"mac", mac}});
   }
-  if (!r.modal_data.empty()) j["modal_data"] = ModalDataToJson(r.modal_data);
+  if (!r.modal_data.empty())
+    j["modal_data"] = ModalDataToJson(r.modal_data, r.modal_shape_variance_ratio);
   for (const StaticTestResult& t : r.static_tests) {
     j["static_tests"].push_back({{"source", t.source},
                                  {"posture", t.posture},

@@ -193,6 +193,55 @@ void AddModalCosts(const ModalData& data, const ParameterMap& map, std::span<con
   }
 }
 
+namespace {
+
+// ½Σr², ½Jᵀr and ½JᵀJ of `e`'s residuals, each shape residual scaled by `shape_scale`.
+void AddTerms(const ModalData& data, const ModalEvaluation& e, int p, double shape_scale,
+              double* out) {
+  Eigen::VectorXd r = Eigen::Map<const Eigen::VectorXd>(e.residuals.data(), e.residuals.size());
+  Eigen::MatrixXd jac = e.jacobian;
+  const int per = PerMode(data.options), first_shape = 1 + (data.options.damping ? 1 : 0);
+  if (shape_scale != 1.0)
+    for (int row = 0; row < r.size(); ++row)
+      if (row % per >= first_shape) r(row) *= shape_scale, jac.row(row) *= shape_scale;
+  const Eigen::VectorXd g = 0.5 * jac.transpose() * r;
+  const Eigen::MatrixXd a = 0.5 * jac.transpose() * jac;
+  out[0] += 0.5 * r.squaredNorm();
+  for (int j = 0; j < p; ++j) {
+    out[1 + j] += g(j);
+    for (int k = j; k < p; ++k) out[kernels::NormalTermIndex(p, j, k)] += a(j, k);
+  }
+}
+
+}  // namespace
+
+double ShapeVarianceRatio(const ModalData& data, const ModalEvaluation& e) {
+  const int per = PerMode(data.options), first_shape = 1 + (data.options.damping ? 1 : 0);
+  double chi2 = 0.0;
+  int dof = 0, at = 0;
+  for (const ModalSet& set : data.sets)
+    for (size_t i = 0; i < set.modes.size(); ++i, ++at) {
+      if (e.modes[at].model_mode < 0) continue;  // a penalty, not noise
+      int known = 0;
+      for (int a = 0; a < 3; ++a) known += std::isfinite(std::abs(set.modes[i].shape(a)));
+      dof += 2 * known - 2;
+      for (int t = first_shape; t < per; ++t) chi2 += std::pow(e.residuals[at * per + t], 2);
+    }
+  return dof > 0 && chi2 > 0.0 ? chi2 / dof : 1.0;
+}
+
+void AddModalNormalTermsForSigma(const ModalData& data, const ParameterMap& map,
+                                 std::span<const double> u, double shape_variance_ratio,
+                                 std::span<double> normal) {
+  const int p = map.dim();
+  if (data.empty()) return;
+  if (normal.size() != static_cast<size_t>(kernels::NormalTermCount(p)) ||
+      u.size() != static_cast<size_t>(p))
+    throw Error("", "modes", "expected one point's terms");
+  const ModalEvaluation e = EvaluateModalData(data, map, u, true);
+  AddTerms(data, e, p, 1.0 / std::sqrt(shape_variance_ratio), normal.data());
+}
+
 void AddModalNormalTerms(const ModalData& data, const ParameterMap& map,
                          std::span<const double> points, std::span<double> normal) {
   if (data.empty()) return;
@@ -209,14 +258,7 @@ void AddModalNormalTerms(const ModalData& data, const ParameterMap& map,
       out[0] = std::numeric_limits<double>::infinity();
       continue;
     }
-    const Eigen::Map<const Eigen::VectorXd> r(e.residuals.data(), e.residuals.size());
-    const Eigen::VectorXd g = 0.5 * e.jacobian.transpose() * r;
-    const Eigen::MatrixXd a = 0.5 * e.jacobian.transpose() * e.jacobian;
-    out[0] += e.cost;
-    for (int j = 0; j < p; ++j) {
-      out[1 + j] += g(j);
-      for (int k = j; k < p; ++k) out[kernels::NormalTermIndex(p, j, k)] += a(j, k);
-    }
+    AddTerms(data, e, p, 1.0, out);
   }
 }
 

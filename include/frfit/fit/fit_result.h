@@ -85,6 +85,9 @@ struct FitResult {
   // Measured modes fitted (frfit fit --modes, fit/modal_cost.h): each mode's pairing and
   // residuals at the fitted point; empty when the fit had none.
   std::vector<ModalResidual> modal_data;
+  // The shape residuals' χ² per degree of freedom at the fitted point (ShapeVarianceRatio): the
+  // σ of the parameters weigh the shapes by its inverse.
+  double modal_shape_variance_ratio = 1.0;
   // How well the data determine the free parameters, at the fitted point (docs/identifiability.md).
   Identifiability identifiability;
   // Whether the model explains the data as well as their noise allows (docs/noise.md).
