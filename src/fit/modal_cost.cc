@@ -3,6 +3,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <map>
 
 #include "frfit/common/error.h"
 #include "frfit/modal/modal.h"
@@ -34,7 +35,46 @@ double MacOf(const Eigen::Vector3cd& a, const Eigen::Vector3cd& b) {
   return denominator > 0.0 ? std::norm(a.dot(b)) / denominator : 0.0;
 }
 
-// The model's side of one set at one parameter vector.
+// The model's modes at one posture and parameter vector, in joint space: what every set measured
+// at that posture shares (one eigenproblem per posture, not per set).
+struct JointModes {
+  std::vector<Mode> modes;
+  std::vector<std::complex<double>> eigenvalue_u;  // [mode][p]: ∂λ/∂u
+  std::vector<Eigen::MatrixXcd> shape_u;           // per mode n×p: ∂shape/∂u
+};
+
+JointModes JointSide(const Posture& posture, const ParameterMap& map, std::span<const double> u,
+                     bool jacobian) {
+  const Model& model = map.model();
+  const std::vector<double> physical = map.Physical(u);
+  const JointCoefficients c = Coefficients(model, physical, posture.q);
+  JointModes out;
+  out.modes = ComputeModes(posture, c);
+  if (!jacobian) return out;
+  // ∂coefficients/∂u of the free parameters: stride × p.
+  const int p = map.dim(), np = model.num_parameters();
+  const std::vector<double> cj = CoefficientJacobian(model, physical, posture.q);
+  const int stride = static_cast<int>(cj.size()) / np;
+  const std::vector<double> slopes = map.Slopes(u);
+  Eigen::MatrixXd by_u(stride, p);
+  for (int row = 0; row < stride; ++row)
+    for (int j = 0; j < p; ++j)
+      by_u(row, j) = cj[static_cast<size_t>(row) * np + map.free_indices()[j]] * slopes[j];
+  const std::vector<Cplx> dlambda = ModeEigenvalueDerivatives(posture, c);
+  const std::vector<Eigen::MatrixXcd> dshape = ModeShapeDerivatives(posture, c);
+  if (dshape.size() != out.modes.size() || dlambda.size() != out.modes.size() * stride)
+    throw Error("posture " + posture.name, "modes", "mode derivatives out of step");
+  const Eigen::MatrixXcd cby_u = by_u.cast<Cplx>();
+  for (size_t k = 0; k < out.modes.size(); ++k) {
+    const Eigen::Map<const Eigen::RowVectorXcd> row(dlambda.data() + k * stride, stride);
+    const Eigen::RowVectorXcd d = row * cby_u;
+    out.eigenvalue_u.insert(out.eigenvalue_u.end(), d.data(), d.data() + p);
+    out.shape_u.push_back(dshape[k] * cby_u);
+  }
+  return out;
+}
+
+// The model's side of one set: its posture's modes seen at the set's point.
 struct ModelModes {
   std::vector<Mode> modes;
   std::vector<Eigen::Vector3cd> shapes;  // basisᵀ·shape
@@ -42,35 +82,13 @@ struct ModelModes {
   std::vector<Eigen::MatrixXcd> shape_u;           // per mode 3×p: ∂(basisᵀ·shape)/∂u
 };
 
-ModelModes ModelSide(const ModalSet& set, const ParameterMap& map, std::span<const double> u,
-                     bool jacobian) {
-  const Model& model = map.model();
-  const std::vector<double> physical = map.Physical(u);
-  const JointCoefficients c = Coefficients(model, physical, set.posture.q);
+ModelModes ModelSide(const ModalSet& set, const JointModes& joint) {
   ModelModes out;
-  out.modes = ComputeModes(set.posture, c);
-  for (const Mode& m : out.modes) out.shapes.push_back(set.basis.transpose().cast<Cplx>() * m.shape);
-  if (!jacobian) return out;
-  // ∂coefficients/∂u of the free parameters: stride × p.
-  const int p = map.dim(), np = model.num_parameters();
-  const std::vector<double> cj = CoefficientJacobian(model, physical, set.posture.q);
-  const int stride = static_cast<int>(cj.size()) / np;
-  const std::vector<double> slopes = map.Slopes(u);
-  Eigen::MatrixXd by_u(stride, p);
-  for (int row = 0; row < stride; ++row)
-    for (int j = 0; j < p; ++j)
-      by_u(row, j) = cj[static_cast<size_t>(row) * np + map.free_indices()[j]] * slopes[j];
-  const std::vector<Cplx> dlambda = ModeEigenvalueDerivatives(set.posture, c);
-  const std::vector<Eigen::MatrixXcd> dshape = ModeShapeDerivatives(set.posture, c);
-  if (dshape.size() != out.modes.size() || dlambda.size() != out.modes.size() * stride)
-    throw Error("posture " + set.posture.name, "modes", "mode derivatives out of step");
-  const Eigen::MatrixXcd cby_u = by_u.cast<Cplx>();
-  for (size_t k = 0; k < out.modes.size(); ++k) {
-    const Eigen::Map<const Eigen::RowVectorXcd> row(dlambda.data() + k * stride, stride);
-    const Eigen::RowVectorXcd d = row * cby_u;
-    out.eigenvalue_u.insert(out.eigenvalue_u.end(), d.data(), d.data() + p);
-    out.shape_u.push_back(set.basis.transpose().cast<Cplx>() * (dshape[k] * cby_u));
-  }
+  out.modes = joint.modes;
+  out.eigenvalue_u = joint.eigenvalue_u;
+  const Eigen::MatrixXcd seen = set.basis.transpose().cast<Cplx>();
+  for (const Mode& m : joint.modes) out.shapes.push_back(seen * m.shape);
+  for (const Eigen::MatrixXcd& d : joint.shape_u) out.shape_u.push_back(seen * d);
   return out;
 }
 
@@ -92,8 +110,8 @@ std::vector<int> Pair(const ModalSet& set, const ModelModes& model) {
 
 // One set's residuals (and rows of ∂r/∂u) from `at` on.
 void EvaluateSet(const ModalSet& set, const ModalCostOptions& o, const ParameterMap& map,
-                 std::span<const double> u, bool jacobian, ModalEvaluation* out, int at) {
-  const ModelModes model = ModelSide(set, map, u, jacobian);
+                 const JointModes& joint, bool jacobian, ModalEvaluation* out, int at) {
+  const ModelModes model = ModelSide(set, joint);
   const std::vector<int> partner = Pair(set, model);
   const int p = map.dim();
   for (size_t i = 0; i < set.modes.size(); ++i, at += PerMode(o)) {
@@ -168,9 +186,14 @@ ModalEvaluation EvaluateModalData(const ModalData& data, const ParameterMap& map
   const int m = ModalResidualCount(data);
   out.residuals.assign(m, 0.0);
   if (jacobian) out.jacobian = Eigen::MatrixXd::Zero(m, map.dim());
+  // Sets measured at one posture (several points, several files) share its eigenproblem.
+  std::map<std::string, JointModes> joint;
   int at = 0;
   for (const ModalSet& set : data.sets) {
-    EvaluateSet(set, data.options, map, u, jacobian, &out, at);
+    auto it = joint.find(set.posture.name);
+    if (it == joint.end())
+      it = joint.emplace(set.posture.name, JointSide(set.posture, map, u, jacobian)).first;
+    EvaluateSet(set, data.options, map, it->second, jacobian, &out, at);
     at += static_cast<int>(set.modes.size()) * PerMode(data.options);
   }
   for (double r : out.residuals) out.cost += 0.5 * r * r;
