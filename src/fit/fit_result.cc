@@ -101,7 +101,7 @@ void AddModalData(const ModalData& modes, const ParameterMap& map, std::span<con
   const ModalEvaluation e = EvaluateModalData(modes, map, u, false);
   r->modal_data = e.modes;
   // The shapes' σ from their own residuals; the frequencies' are the EMA files' (decisions.md).
-  r->modal_shape_variance_ratio = ShapeVarianceRatio(modes, e);
+  r->modal_shape_variance_ratio = ShapeVarianceRatio(modes, e, map.dim());
   AddModalNormalTermsForSigma(modes, map, u, r->modal_shape_variance_ratio, inputs->normal);
   AddModalNormalTermsForSigma(modes, map, u, r->modal_shape_variance_ratio,
                               inputs->normal_squared_weights);

@@ -1,5 +1,6 @@
 #include "frfit/fit/modal_cost.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -238,19 +239,22 @@ void AddTerms(const ModalData& data, const ModalEvaluation& e, int p, double sha
 
 }  // namespace
 
-double ShapeVarianceRatio(const ModalData& data, const ModalEvaluation& e) {
+double ShapeVarianceRatio(const ModalData& data, const ModalEvaluation& e, int parameters) {
   const int per = PerMode(data.options), first_shape = 1 + (data.options.damping ? 1 : 0);
   double chi2 = 0.0;
-  int dof = 0, at = 0;
+  int dof = 0, others = 0, at = 0;
   for (const ModalSet& set : data.sets)
     for (size_t i = 0; i < set.modes.size(); ++i, ++at) {
       if (e.modes[at].model_mode < 0) continue;  // a penalty, not noise
       int known = 0;
       for (int a = 0; a < 3; ++a) known += std::isfinite(std::abs(set.modes[i].shape(a)));
       dof += 2 * known - 2;
+      others += first_shape;
       for (int t = first_shape; t < per; ++t) chi2 += std::pow(e.residuals[at * per + t], 2);
     }
-  return dof > 0 && chi2 > 0.0 ? chi2 / dof : 1.0;
+  // The fitted parameters take their share of the degrees of freedom from the shapes too.
+  const double free = dof - static_cast<double>(parameters) * dof / std::max(1, dof + others);
+  return free > 0.0 && chi2 > 0.0 ? chi2 / free : 1.0;
 }
 
 void AddModalNormalTermsForSigma(const ModalData& data, const ParameterMap& map,

@@ -71,10 +71,11 @@ void AddModalNormalTerms(const ModalData& data, const ParameterMap& map,
                          std::span<const double> points, std::span<double> normal);
 
 // The shapes' noise against modes.shape_std, estimated from their residuals in `e` (at the fitted
-// point): their χ² over their degrees of freedom, 2 per known axis less 2 for the complex scale,
-// of each paired mode; 1 when there are none. The frequencies keep their EMA σ. The
-// identifiability weighs the shape residuals by 1/ratio (docs/decisions.md, "Modal cost").
-double ShapeVarianceRatio(const ModalData& data, const ModalEvaluation& e);
+// point): their χ² over their degrees of freedom — 2 per known axis less 2 for the complex scale,
+// of each paired mode, less the shapes' share of the `parameters` fitted — 1 when there are none.
+// The frequencies keep their EMA σ. The identifiability weighs the shape residuals by 1/ratio
+// (docs/decisions.md, "Modal cost").
+double ShapeVarianceRatio(const ModalData& data, const ModalEvaluation& e, int parameters);
 
 // AddModalNormalTerms at one point u with the shape residuals divided by √shape_variance_ratio:
 // the identifiability's share of the modal data.
