@@ -52,8 +52,11 @@ FitPaths WritablePaths(const Args& args) {
 
 void RequireNoInputOverwritten(const Args& args, const Model& model, const FitPaths& paths) {
   std::vector<std::string> inputs = model.files;
-  for (const std::string& file : args.GetList("frf")) inputs.push_back(file);
+  if (args.Has("frf"))
+    for (const std::string& file : args.GetList("frf")) inputs.push_back(file);
   inputs.push_back(args.Get("static", ""));
+  if (args.Has("modes"))
+    for (const std::string& file : args.GetList("modes")) inputs.push_back(file);
   inputs.push_back(args.Get("config", ""));
   if (!paths.checkpoint.empty())
     RequireNotAnInput("frfit fit", "--checkpoint", paths.checkpoint, inputs);
@@ -67,8 +70,11 @@ std::string InputsFingerprint(const Args& args, const Model& model, const FitOpt
                               std::uint64_t seed) {
   Fingerprint inputs;
   for (const std::string& file : model.files) inputs.MixFile(file);
-  for (const std::string& file : args.GetList("frf")) inputs.MixFile(file);
+  if (args.Has("frf"))
+    for (const std::string& file : args.GetList("frf")) inputs.MixFile(file);
   if (args.Has("static")) inputs.MixFile(args.Get("static"));  // (nothing mixed without: old checkpoints resume)
+  if (args.Has("modes"))
+    for (const std::string& file : args.GetList("modes")) inputs.MixFile(file);
   inputs.Mix(FitOptionsToYaml(options));
   inputs.Mix("seed=" + std::to_string(seed));
   return std::to_string(inputs.value());
@@ -160,6 +166,7 @@ void PrintFitText(const FitResult& result, const std::string& evaluator, const s
   PrintIdentifiability(result.identifiability);
   PrintModelCheck(result.model_check);
   PrintStaticTests(result.static_tests);
+  PrintModalData(result.modal_data);
   for (const PostureResult& p : result.postures) PrintModalComparison(p);
   for (const ModalComparisonPoints& c : result.modal_comparison_points)
     PrintModalComparisonPoints(c);
@@ -191,7 +198,7 @@ void PrintReductionText(const Problem& problem) {
 
 int RunFit(int argc, char** argv) {
   const Args args("fit", argc, argv,
-                  {"model", "frf", "static", "config", "seed", "backend", "threads", "out", "checkpoint",
+                  {"model", "frf", "static", "modes", "config", "seed", "backend", "threads", "out", "checkpoint",
                    "checkpoint-seconds", "resume", "progress-every"},
                   {"json", "progress", "quiet"});
   // Everything is checked before the first evaluation.
@@ -203,9 +210,15 @@ int RunFit(int argc, char** argv) {
   auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));
   ParameterMap map(*model, options.parameters, config_source);
   RequireNoInputOverwritten(args, *model, paths);
-  Problem problem = LoadProblem(model, args.GetList("frf"), options, config_source);
+  // FRF sets, static tests and measured modes: FRF sets or modes at least.
+  if (!args.Has("frf") && !args.Has("modes"))
+    throw Error("frfit fit", "--frf", "missing (required unless --modes is given)");
+  Problem problem = LoadProblem(model, args.Has("frf") ? args.GetList("frf") : std::vector<std::string>{},
+                                options, config_source);
   // Static deflection tests beside the FRFs (docs/static-tests.md).
   if (args.Has("static")) AddStaticTests(LoadStaticTests(args.Get("static")), &problem);
+  // Measured modes (frfit ema results) beside or instead of them (docs/fit-config.md, "Modal data").
+  if (args.Has("modes")) AddModes(args.GetList("modes"), options, &problem);
   // Beam models past the kernels' size are fitted on a reduced basis (docs/reduction.md).
   const bool reduced = ReduceProblem(options.reduction, config_source, &map, &problem);
 

@@ -133,6 +133,25 @@ void PrintStaticTests(const std::vector<StaticTestResult>& tests) {
                 1e3 * t.fitted_m[0], 1e3 * t.fitted_m[1], 1e3 * t.fitted_m[2]);
 }
 
+void PrintModalData(const std::vector<ModalResidual>& modes) {
+  if (modes.empty()) return;
+  double cost = 0.0;
+  for (const ModalResidual& m : modes) cost += m.cost;
+  std::printf("\n  measured modes fitted (docs/fit-config.md, \"Modal data\"): %zu, cost %.4g\n",
+              modes.size(), cost);
+  std::printf("    %-10s %4s  %10s %10s  %8s  %6s  %8s\n", "posture", "mode", "f [Hz]",
+              "model [Hz]", "df/sigma", "MAC", "shape r");
+  for (const ModalResidual& m : modes) {
+    if (m.model_mode < 0) {
+      std::printf("    %-10s %4d  %10.3f %10s  %8s  %6s  %8.3g  (no partner among the model's modes)\n",
+                  m.posture.c_str(), m.mode, m.frequency_hz, "-", "-", "-", m.shape_residual);
+      continue;
+    }
+    std::printf("    %-10s %4d  %10.3f %10.3f  %8.3f  %6.4f  %8.3g\n", m.posture.c_str(), m.mode,
+                m.frequency_hz, m.model_frequency_hz, m.frequency_residual, m.mac, m.shape_residual);
+  }
+}
+
 namespace {
 
 // The table's rows: each reference mode, its fitted partner with 1σ, the errors and the MAC.

@@ -12,6 +12,8 @@ void PrintRefinement(const FitResult& result);
 void PrintIdentifiability(const Identifiability& id);
 void PrintModelCheck(const ModelCheck& check);
 void PrintStaticTests(const std::vector<StaticTestResult>& tests);
+// The measured modes a fit took (frfit fit --modes): each with its partner and residuals.
+void PrintModalData(const std::vector<ModalResidual>& modes);
 // One posture's modes against the reference, the fitted ones with their 1σ.
 void PrintModalComparison(const PostureResult& posture);
 // A posture's modes with shapes over every response point its sets measured.

@@ -52,6 +52,10 @@ const std::vector<OptionText> kOptionHelp = {
     {"static", "S.yaml",
      "static deflection tests (format frfit-static-1) fitted beside the FRFs, each displacement "
      "component weighed by 1/σ² (docs/static-tests.md)"},
+    {"modes", "EMA.h5[,..]",
+     "measured modes (frfit ema results) fitted beside or instead of the FRFs: frequencies in "
+     "their 1σ and shapes at the measured points, paired with the model's at every evaluation "
+     "(docs/fit-config.md, \"Modal data\")"},
     {"design.target", "PARAM",
      "rank by the predicted 1σ of this parameter (e.g. k_x3) instead of the D-optimal gain"},
     {"design.points", "R:E,...",

@@ -29,7 +29,7 @@ constexpr const char* kUsage =
     "  fit       --model M.yaml --frf FRF.h5[,FRF2.h5...] [--config FIT.yaml] [--seed N]\n"
     "            [--backend cpu|cuda|auto] [--threads N] [--out RESULT.h5] [--checkpoint C.json]\n"
     "            [--checkpoint-seconds S] [--resume C.json] [--progress|--quiet]\n"
-    "            [--progress-every N] [--json]\n"
+    "            [--progress-every N] [--static S.yaml] [--modes EMA.h5[,..]] [--json]\n"
     "  convert   IN.uff OUT.h5 [--posture NAME [--model M.yaml]] | IN.h5 OUT.uff [--binary]\n"
     "            UFF 58/58b <-> HDF5\n"
     "            [--sensor-node N] [--format receptance|mobility|inertance] [--mapping MAP.yaml] "

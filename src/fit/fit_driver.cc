@@ -11,6 +11,7 @@
 namespace frfit {
 
 FitJob MakeFitJob(FitRun* run, const ParameterMap& map, const Problem& problem) {
+  run->UseModalData(&problem.modes);
   return {run, &map, static_cast<int>(problem.postures.size()), PostureCoordinates(problem),
           [&problem, &map](int pass, std::span<const double> u) {
             return PackForPass(problem, map, pass, u);

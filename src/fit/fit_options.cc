@@ -296,7 +296,7 @@ FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
   if (root.IsNull()) return options;
   r.RequireMap(root, "",
                {"format", "description", "cost", "parameters", "genetic_algorithm", "nelder_mead",
-                "levenberg_marquardt", "fitter", "postures", "prior", "reduction"});
+                "levenberg_marquardt", "fitter", "postures", "prior", "reduction", "modes"});
   const std::string format = r.String(r.Child(root, "format", ""), "format");
   if (format != "frfit-fit-1") r.Fail(root["format"], "format", "expected frfit-fit-1, got '" + format + "'");
   if (r.Has(root, "cost")) ParseCost(r, root["cost"], &options.cost);
@@ -308,6 +308,13 @@ FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
     ParseLm(r, root["levenberg_marquardt"], &options.levenberg_marquardt);
   if (r.Has(root, "fitter")) ParseFitter(r, root["fitter"], &options.fitter);
   if (r.Has(root, "reduction")) ParseReduction(r, root["reduction"], &options.reduction);
+  if (r.Has(root, "modes")) {
+    const YAML::Node modes = root["modes"];
+    r.RequireMap(modes, "modes", {"shape_std", "damping"});
+    if (r.Has(modes, "shape_std"))
+      options.modes.shape_std = r.Positive(modes["shape_std"], "modes.shape_std");
+    if (r.Has(modes, "damping")) options.modes.damping = r.Boolean(modes["damping"], "modes.damping");
+  }
   if (r.Has(root, "postures")) {
     const YAML::Node postures = root["postures"];
     if (!postures.IsMap()) r.Fail(postures, "postures", "expected {posture_name: {weight: w}}");
@@ -399,6 +406,7 @@ bool FitOptions::IsValid(std::string* error) const {
   if (!levenberg_marquardt.IsValid(&inner))
     return (error ? *error = "levenberg_marquardt." + inner : inner), false;
   if (!fitter.IsValid(&inner)) return (error ? *error = inner : inner), false;
+  if (!modes.IsValid(&inner)) return (error ? *error = inner : inner), false;
   // A prior's ½z² is on the scale of the negative log-likelihood only when the weights are the
   // noise's (fit/prior.h, docs/decisions.md): with emphasis weights it would be an arbitrary weight.
   if (!parameters.priors.empty() && cost.weights.mode != WeightMode::kNoise)
@@ -495,6 +503,12 @@ std::string FitOptionsToYaml(const FitOptions& o) {
     }
     out << YAML::EndMap;
   }
+  // Only when not the defaults: configurations without a `modes:` block keep their text.
+  const ModalCostOptions modal_defaults;
+  if (o.modes.shape_std != modal_defaults.shape_std || o.modes.damping != modal_defaults.damping)
+    out << YAML::Key << "modes" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "shape_std" << YAML::Value << o.modes.shape_std << YAML::Key << "damping"
+        << YAML::Value << o.modes.damping << YAML::EndMap;
   const GaOptions& g = o.genetic_algorithm;
   out << YAML::Key << "genetic_algorithm" << YAML::Value << YAML::BeginMap
       << YAML::Key << "population_size" << YAML::Value << g.population_size

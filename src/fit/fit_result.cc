@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "frfit/common/error.h"
+#include "frfit/common/json_number.h"
 #include "frfit/cost/static_sets.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/identifiability_io.h"
@@ -89,6 +90,78 @@ void WriteStaticTests(Hdf5File* f, const std::vector<StaticTestResult>& tests) {
   f->WriteDoubles("/static_tests/measured_m", {k, 3}, measured.data());
   f->WriteDoubles("/static_tests/fitted_m", {k, 3}, fitted.data());
   f->WriteDoubles("/static_tests/std_m", {k, 3}, std_m.data());
+}
+
+// The measured modes' residuals at the fitted point, and their share of the identifiability's
+// normal equations: residuals of unit variance, so noise-weighted alone or beside noise-weighted
+// FRFs (fit/modal_cost.h).
+void AddModalData(const ModalData& modes, const ParameterMap& map, std::span<const double> u,
+                  IdentifiabilityInputs* inputs, FitResult* r) {
+  if (modes.empty()) return;
+  const ModalEvaluation e = EvaluateModalData(modes, map, u, false);
+  r->modal_data = e.modes;
+  // The shapes' σ from their own residuals; the frequencies' are the EMA files' (decisions.md).
+  r->modal_shape_variance_ratio = ShapeVarianceRatio(modes, e, map.dim());
+  AddModalNormalTermsForSigma(modes, map, u, r->modal_shape_variance_ratio, inputs->normal);
+  AddModalNormalTermsForSigma(modes, map, u, r->modal_shape_variance_ratio,
+                              inputs->normal_squared_weights);
+  if (inputs->residuals == 0) inputs->noise_weighted = true;  // modes alone
+  inputs->residuals += ModalResidualCount(modes);
+}
+
+nlohmann::ordered_json ModalDataToJson(const std::vector<ModalResidual>& modes,
+                                       double shape_variance_ratio) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  double cost = 0.0;
+  int unpaired = 0;
+  for (const ModalResidual& m : modes) {
+    cost += m.cost;
+    unpaired += m.model_mode < 0;
+    rows.push_back({{"source", m.source},
+                    {"posture", m.posture},
+                    {"mode", m.mode},
+                    {"frequency_hz", m.frequency_hz},
+                    {"frequency_sigma_hz", m.frequency_sigma_hz},
+                    {"paired", m.model_mode >= 0},
+                    {"model_mode", m.model_mode},
+                    {"model_frequency_hz", JsonNumber(m.model_frequency_hz)},
+                    {"frequency_residual", m.frequency_residual},
+                    {"damping_residual", m.damping_residual},
+                    {"mac", m.mac},
+                    {"shape_residual", m.shape_residual},
+                    {"cost", m.cost}});
+  }
+  return {{"fitted", true},
+          {"cost", cost},
+          {"unpaired", unpaired},
+          {"shape_variance_ratio", JsonNumber(shape_variance_ratio)},
+          {"modes", rows}};
+}
+
+// /modal_data: one row per measured mode (docs/file-formats.md, "Modal data").
+void WriteModalData(Hdf5File* f, const std::vector<ModalResidual>& modes,
+                    double shape_variance_ratio) {
+  f->CreateGroup("/modal_data");
+  std::vector<std::string> sources, postures;
+  std::vector<std::int64_t> index, partner;
+  std::vector<double> table;
+  for (const ModalResidual& m : modes) {
+    sources.push_back(m.source);
+    postures.push_back(m.posture);
+    index.push_back(m.mode);
+    partner.push_back(m.model_mode);
+    for (double v : {m.frequency_hz, m.frequency_sigma_hz, m.model_frequency_hz,
+                     m.frequency_residual, m.damping_residual, m.mac, m.shape_residual, m.cost})
+      table.push_back(v);
+  }
+  const hsize_t k = modes.size();
+  f->WriteStrings("/modal_data/source", sources);
+  f->WriteStrings("/modal_data/posture", postures);
+  f->WriteInts("/modal_data/mode", {k}, index.data());
+  f->WriteInts("/modal_data/model_mode", {k}, partner.data());
+  f->WriteDoubles("/modal_data/modes", {k, 8}, table.data());
+  f->SetAttribute("/modal_data/modes", "columns", kModalDataColumns);
+  f->SetAttribute("/modal_data", "shape_variance_ratio", FormatDouble(shape_variance_ratio));
 }
 
 // Each paired row's fitted 1σ, from the sigmas of the fitted modes in ComputeModes order.
@@ -182,6 +255,7 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
       EvaluateIdentifiabilityInputs(packed, map, PostureCoordinates(problem), run.best_u());
   auto evaluator = CreateCpuEvaluator(1);
   r.static_tests = StaticTestResults(problem, r.parameters);
+  AddModalData(problem.modes, map, run.best_u(), &inputs, &r);
   // The per-set analyses (cost shares, modes, model check) are of the FRF sets.
   const Problem frf = FrfSetsOnly(problem);
   const PackedProblem frf_packed = Pack(frf);
@@ -356,6 +430,7 @@ std::string FitResultImage(const std::string& path, const FitResult& r) {
       WriteModalComparison(&f, g, c.modal);
     }
     if (!r.static_tests.empty()) WriteStaticTests(&f, r.static_tests);
+    if (!r.modal_data.empty()) WriteModalData(&f, r.modal_data, r.modal_shape_variance_ratio);
   }
   return f.Image();
 }
@@ -500,6 +575,8 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
          {"mac_fitted_frequency_hz", c.modal.mac_fitted_frequency_hz},
          {"mac", mac}});
   }
+  if (!r.modal_data.empty())
+    j["modal_data"] = ModalDataToJson(r.modal_data, r.modal_shape_variance_ratio);
   for (const StaticTestResult& t : r.static_tests) {
     j["static_tests"].push_back({{"source", t.source},
                                  {"posture", t.posture},

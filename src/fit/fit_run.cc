@@ -8,6 +8,7 @@
 #include "frfit/common/hashing.h"
 #include "frfit/common/rng.h"
 #include "frfit/fit/fit_passes.h"
+#include "frfit/fit/modal_cost.h"
 #include "frfit/fit/prior.h"
 #include "frfit/optim/state_json.h"
 
@@ -209,12 +210,14 @@ void FitRun::Tell(std::span<const double> told, double seconds) {
   if (Done()) throw Error("", "fit", "Tell on a finished run");
   if (WantsNormalEquations())
     throw Error("", "fit", "the refinement needs normal equations, not costs");
-  // The prior's terms join the evaluator's costs here, on the host (fit/prior.h).
+  // The prior's and the modal data's terms join the evaluator's costs here, on the host
+  // (fit/prior.h, fit/modal_cost.h).
   std::vector<double> with_prior;
   std::span<const double> costs = told;
-  if (!map_->priors().empty()) {
+  if (!map_->priors().empty() || modes_ != nullptr) {
     with_prior.assign(told.begin(), told.end());
     AddPriorCosts(*map_, Ask(), with_prior);
+    if (modes_ != nullptr) AddModalCosts(*modes_, *map_, Ask(), with_prior);
     costs = with_prior;
   }
   const std::int64_t count = static_cast<std::int64_t>(costs.size());
@@ -256,11 +259,12 @@ void FitRun::TellNormalEquations(std::span<const double> told, double seconds) {
   if (!WantsNormalEquations()) throw Error("", "fit", "normal equations told outside a refinement");
   ++rounds_;
   const std::int64_t count = lm_->batch_size();
-  if (map_->priors().empty()) {
+  if (map_->priors().empty() && modes_ == nullptr) {
     lm_->Tell(told);
   } else {
     std::vector<double> normal(told.begin(), told.end());
     AddPriorNormalTerms(*map_, lm_->Ask(), normal);
+    if (modes_ != nullptr) AddModalNormalTerms(*modes_, *map_, lm_->Ask(), normal);
     lm_->Tell(normal);
   }
   lm_evaluations_ += count;

@@ -1,3 +1,4 @@
+#include "frfit/io/ema_hdf5.h"
 #include "frfit/fit/load_problem.h"
 
 #include <algorithm>
@@ -103,6 +104,17 @@ Problem ProblemFromSets(std::shared_ptr<const Model> model, const std::vector<Fr
   }
   RequirePostureWeightsUsed(problem, options, config_source);
   return problem;
+}
+
+void AddModes(const std::vector<std::string>& files, const FitOptions& options, Problem* problem) {
+  problem->modes.options = options.modes;
+  for (const std::string& file : files) {
+    if (!problem->postures.empty() && problem->cost.weights.mode != WeightMode::kNoise)
+      throw Error(file, "cost.weights.mode",
+                  "expected noise beside FRF sets (a mode's residuals are in units of its sigma; "
+                  "other weights are emphasis, not variances)");
+    problem->modes.sets.push_back(MakeModalSet(*problem->model, ReadEmaResult(file), file));
+  }
 }
 
 std::vector<std::vector<double>> PostureCoordinates(const Problem& problem) {

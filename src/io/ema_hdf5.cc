@@ -97,6 +97,7 @@ void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool w
   f->SetAttribute(g, "references", references);
   f->SetAttribute(g, "source", r.source);
   f->SetAttribute(g, "posture", r.measured.posture);
+
   f->SetAttribute(g, "format", ToString(r.measured.format));
   f->SetAttribute(g, "units", UnitsOf(r.measured.format));
   f->SetAttribute(g, "band_min_hz", FormatDouble(r.band_min_hz));
@@ -181,6 +182,9 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
     if (c >= 'x' && c <= 'z') r.references.push_back(c - 'x');
   r.source = f.GetAttribute(g, "source");
   r.measured.posture = f.GetAttribute(g, "posture");
+  if (f.HasAttribute(g, "response_frame")) r.measured.response_frame = f.GetAttribute(g, "response_frame");
+  if (f.HasAttribute(g, "excitation_frame"))
+    r.measured.excitation_frame = f.GetAttribute(g, "excitation_frame");
   const std::string format = f.GetAttribute(g, "format");
   if (!FromString(format, &r.measured.format))
     throw Error(f.path(), g + "/@format",
@@ -290,6 +294,13 @@ void WriteEmaResult(const std::string& path, const EmaResult& result) {
   f.SetAttribute("/", "frfit_file", "ema_result");
   f.SetAttribute("/", "frfit_version", FRFIT_VERSION);
   WriteEmaGroup(&f, "/ema", result, true);
+  // A set measured away from the tool tip names its points, so that its shapes can be placed on
+  // the model (frfit fit --modes); a tool-tip set's file, and a fit result's ema group, stay as
+  // they were.
+  if (!result.measured.response_frame.empty())
+    f.SetAttribute("/ema", "response_frame", result.measured.response_frame);
+  if (!result.measured.excitation_frame.empty())
+    f.SetAttribute("/ema", "excitation_frame", result.measured.excitation_frame);
   f.Save();
 }
 

@@ -180,6 +180,70 @@ std::vector<double> ModeFrequencyDerivatives(const Posture& posture,
   return out;
 }
 
+namespace {
+
+// The generalised forces U (n×stride) by which each coefficient moves mode v = [x; ẋ] with
+// eigenvalue λ: the first-order A changes by dA with dA v = [0; −M⁻¹ U_c] — the same terms
+// ModeEigenvalueDerivatives dots with z (stiffness e_j x_j, viscous e_j ẋ_j, hysteretic i e_j x_j,
+// α M ẋ, a fitted mass gravity_b x + (λ + α) mass_b ẋ, affine parts as there).
+Eigen::MatrixXcd MovingForces(const Posture& posture, const JointCoefficients& coefficients,
+                              const Eigen::MatrixXcd& mass, const Eigen::VectorXcd& x,
+                              const Eigen::VectorXcd& xdot, Cplx lambda) {
+  const int n = posture.n;
+  const int masses = static_cast<int>(posture.mass_parts.size());
+  const int stride = 3 * n + 1 + masses + static_cast<int>(coefficients.parts.size());
+  Eigen::MatrixXcd u = Eigen::MatrixXcd::Zero(n, stride);
+  for (int j = 0; j < n; ++j) {
+    u(j, j) = x(j);
+    u(j, n + j) = xdot(j);
+    u(j, 2 * n + j) = Cplx(0.0, 1.0) * x(j);
+  }
+  u.col(3 * n) = mass * xdot;
+  const Cplx rate = lambda + coefficients.mass_proportional;
+  for (int b = 0; b < masses; ++b) {
+    const MassPart& part = posture.mass_parts[b];
+    u.col(3 * n + 1 + b) = part.gravity.cast<Cplx>() * x + rate * (part.mass.cast<Cplx>() * xdot);
+  }
+  for (const AffinePart& part : posture.affine_parts) {
+    using T = AffinePart::Target;
+    const bool moves_rate = part.target == T::kDamping || part.target == T::kMass;
+    Eigen::VectorXcd moved = part.matrix.cast<Cplx>() * (moves_rate ? xdot : x);
+    if (part.target == T::kLossStiffness) moved *= Cplx(0.0, 1.0);
+    if (part.target == T::kMass) moved *= rate;
+    u.col(3 * n + 1 + masses + part.coefficient) += moved;
+  }
+  return u;
+}
+
+}  // namespace
+
+std::vector<Eigen::MatrixXcd> ModeShapeDerivatives(const Posture& posture,
+                                                   const JointCoefficients& coefficients) {
+  const int n = posture.n;
+  const FirstOrder first = SolveFirstOrder(posture, coefficients);
+  const Eigen::MatrixXcd& V = first.solver.eigenvectors();
+  const Eigen::VectorXcd& lambdas = first.solver.eigenvalues();
+  const Eigen::MatrixXcd W = V.partialPivLu().inverse();
+  const Eigen::MatrixXcd mass = MassMatrix(posture, coefficients).cast<Cplx>();
+  std::vector<Eigen::MatrixXcd> out;
+  for (int k : ModeColumns(first.solver)) {
+    const Eigen::VectorXcd x = V.col(k).head(n), xdot = V.col(k).tail(n);
+    const Eigen::MatrixXcd forces = MovingForces(posture, coefficients, mass, x, xdot, lambdas(k));
+    // W·dA·v_k with dA v_k = [0; −M⁻¹U]: only W's right half meets it.
+    Eigen::MatrixXcd a = -(W.rightCols(n) * first.mass_lu.solve(forces));
+    for (int m = 0; m < 2 * n; ++m)
+      a.row(m) = m == k ? Eigen::RowVectorXcd::Zero(a.cols()).eval()
+                        : (a.row(m) / (lambdas(k) - lambdas(m))).eval();
+    const Eigen::MatrixXcd dx = V.topRows(n) * a;
+    // Mode::shape = x / x_l, l its largest entry (the same choice as AnalyseModes).
+    Eigen::Index l;
+    x.cwiseAbs().maxCoeff(&l);
+    const Eigen::VectorXcd shape = x / x(l);
+    out.push_back((dx - shape * dx.row(l)) / x(l));
+  }
+  return out;
+}
+
 Eigen::MatrixXd Mac(const std::vector<Eigen::VectorXcd>& a,
                     const std::vector<Eigen::VectorXcd>& b) {
   Eigen::MatrixXd mac(a.size(), b.size());

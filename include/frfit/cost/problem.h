@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "frfit/cost/cost_options.h"
+#include "frfit/cost/modal_sets.h"
 #include "frfit/evaluator/packed_problem.h"
 #include "frfit/frf/frf_set.h"
 #include "frfit/frf/noise_estimate.h"
@@ -50,6 +51,9 @@ struct Problem {
   std::shared_ptr<const Model> model;
   CostOptions cost;
   std::vector<ProblemPosture> postures;
+  // Measured modes fitted beside (or instead of) the sets above, on the host (fit/modal_cost.h);
+  // Pack ignores them.
+  ModalData modes;
 };
 
 // Prepares one posture's measured data. The posture of `measured` must match `posture.name`

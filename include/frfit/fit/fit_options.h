@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "frfit/cost/modal_sets.h"
 #include "frfit/cost/cost_options.h"
 #include "frfit/model/model.h"
 #include "frfit/optim/genetic_algorithm.h"
@@ -96,6 +97,8 @@ struct FitOptions {
   FitterOptions fitter;
   std::map<std::string, double> posture_weights;  // per posture name; 1 when absent
   ReductionSettings reduction;
+  // How measured modes are scored when the fit has them (`modes:`; cost/modal_sets.h).
+  ModalCostOptions modes;
 
   bool IsValid(std::string* error) const;
 };

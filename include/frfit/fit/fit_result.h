@@ -13,6 +13,7 @@
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/identifiability.h"
+#include "frfit/fit/modal_cost.h"
 #include "frfit/fit/model_check.h"
 #include "frfit/fit/modal_comparison.h"
 #include "frfit/fit/parameter_map.h"
@@ -40,6 +41,11 @@ struct StaticTestResult {
   // Σ ((fitted − measured)/σ)² over the three components.
   double Chi2() const;
 };
+
+// The result file's /modal_data/modes table: one row per measured mode with these columns.
+inline constexpr const char* kModalDataColumns =
+    "frequency_hz, frequency_sigma_hz, model_frequency_hz, frequency_residual, damping_residual, "
+    "mac, shape_residual, cost";
 
 struct FitResult {
   std::string frfit_version = FRFIT_VERSION;
@@ -76,6 +82,12 @@ struct FitResult {
   // Per posture measured at several response points, its modes over all of them.
   std::vector<ModalComparisonPoints> modal_comparison_points;
   std::vector<StaticTestResult> static_tests;
+  // Measured modes fitted (frfit fit --modes, fit/modal_cost.h): each mode's pairing and
+  // residuals at the fitted point; empty when the fit had none.
+  std::vector<ModalResidual> modal_data;
+  // The shape residuals' χ² per degree of freedom at the fitted point (ShapeVarianceRatio): the
+  // σ of the parameters weigh the shapes by its inverse.
+  double modal_shape_variance_ratio = 1.0;
   // How well the data determine the free parameters, at the fitted point (docs/identifiability.md).
   Identifiability identifiability;
   // Whether the model explains the data as well as their noise allows (docs/noise.md).

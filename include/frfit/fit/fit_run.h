@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "frfit/cost/modal_sets.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/optim/genetic_algorithm.h"
@@ -81,6 +82,12 @@ class FitRun {
   // WantsNormalEquations().
   void TellNormalEquations(std::span<const double> normal, double seconds);
 
+  // Measured modes whose cost joins every evaluation's on the host (fit/modal_cost.h); not
+  // owned, must outlive the run; null (the default): none. Not part of the saved state: a
+  // resumed run is given them again (MakeFitJob does).
+  void UseModalData(const ModalData* modes) { modes_ = modes && !modes->empty() ? modes : nullptr; }
+  const ModalData* modal_data() const { return modes_; }
+
   const FitOptions& options() const { return options_; }
   FitPhase phase() const { return phase_; }
   FitTermination termination() const { return termination_; }
@@ -133,6 +140,7 @@ class FitRun {
   void Finish(FitTermination why);
 
   const ParameterMap* map_;
+  const ModalData* modes_ = nullptr;
   FitOptions options_;
   std::uint64_t seed_ = 0;
   FitPhase phase_ = FitPhase::kGeneticAlgorithm;

@@ -23,6 +23,11 @@ Problem ProblemFromSets(std::shared_ptr<const Model> model, const std::vector<Fr
                         const std::vector<std::string>& sources, const FitOptions& options,
                         const std::string& config_source);
 
+// Adds each `frfit ema` result file of `files` as a set of measured modes (cost/modal_sets.h),
+// scored as options.modes says. Beside FRF sets the weights must be the noise's (the modes'
+// residuals are in units of their σ). Errors name the file.
+void AddModes(const std::vector<std::string>& files, const FitOptions& options, Problem* problem);
+
 // The coordinates (rad / m) of the problem's postures, in order, for FitJob::posture_q.
 std::vector<std::vector<double>> PostureCoordinates(const Problem& problem);
 

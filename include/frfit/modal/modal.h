@@ -49,6 +49,14 @@ std::vector<double> ModeFrequencyDerivatives(const Posture& posture,
 std::vector<std::complex<double>> ModeEigenvalueDerivatives(const Posture& posture,
                                                             const JointCoefficients& coefficients);
 
+// ∂(Mode::shape)/∂(joint coefficients) of every mode ComputeModes returns, in its order: one
+// n×(3n + 1 + masses + parts) matrix per mode, columns in the packed coefficient order, the
+// derivative of the shape exactly as ComputeModes scales it (largest entry 1). By modal expansion
+// over all 2n eigenvectors of the first-order pencil (complete for simple eigenvalues, so exact,
+// not truncated): dv_k = Σ_(m≠k) (w_m dA v_k)/(λ_k − λ_m) v_m, then the scaling's own derivative.
+std::vector<Eigen::MatrixXcd> ModeShapeDerivatives(const Posture& posture,
+                                                   const JointCoefficients& coefficients);
+
 // MAC(a_i, b_j) = |a_iᴴ b_j|² / ((a_iᴴ a_i)(b_jᴴ b_j)), rows a, columns b.
 Eigen::MatrixXd Mac(const std::vector<Eigen::VectorXcd>& a, const std::vector<Eigen::VectorXcd>& b);
 

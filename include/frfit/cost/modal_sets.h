@@ -1,0 +1,57 @@
+// Measured modes as data of a fitting problem (`frfit fit --modes EMA.h5`, docs/fit-config.md,
+// "Modal data"): each `frfit ema` result becomes one ModalSet — its posture linearised on the
+// model, the point its shapes were seen at, and each mode's frequency, damping and shape with
+// their 1σ. The cost they add is computed on the host (fit/modal_cost.h), not by the evaluators.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "frfit/modal/ema.h"
+#include "frfit/model/model.h"
+#include "frfit/posture/posture.h"
+
+namespace frfit {
+
+// How measured modes are scored (the fit configuration's `modes:` block).
+struct ModalCostOptions {
+  // 1σ of each real and imaginary part of a measured shape scaled to unit length: the shape
+  // residuals' noise (EMA files carry no shape variance; docs/decisions.md, "Modal cost").
+  double shape_std = 0.02;
+  // Whether the damping ratios are fitted too (weighted by the EMA file's damping σ). Off by
+  // default: an EMA damping's σ is wide and joint damping barely moves the frequencies.
+  bool damping = false;
+  bool IsValid(std::string* error) const;
+};
+
+struct MeasuredMode {
+  double frequency_hz = 0.0;
+  double frequency_sigma_hz = 0.0;  // the file's, or 1 % of the frequency where it has none
+  double damping_ratio = 0.0;
+  double damping_sigma = 0.0;       // the file's, or 0.25 × the ratio where it has none
+  // At the set's response point, in its axes, scaled to unit length over the known axes; NaN on
+  // axes no FRF measured.
+  Eigen::Vector3cd shape;
+};
+
+struct ModalSet {
+  std::string source;          // the EMA file
+  Posture posture;             // the model linearised at the set's posture
+  std::string response_frame;  // where the shapes were seen ("": the sensor)
+  Eigen::MatrixXd basis;       // n×3: the model's shape there is basisᵀ·Mode::shape
+  std::vector<MeasuredMode> modes;
+};
+
+// The modal data of a problem: empty when the fit has none.
+struct ModalData {
+  ModalCostOptions options;
+  std::vector<ModalSet> sets;
+  bool empty() const { return sets.empty(); }
+};
+
+// One ModalSet from an EMA result read from `source`: its posture and response frame must exist
+// on `model` and it must hold at least one mode; otherwise an Error naming `source`.
+ModalSet MakeModalSet(const Model& model, const EmaResult& ema, const std::string& source);
+
+}  // namespace frfit

@@ -1,0 +1,52 @@
+#include "frfit/cost/modal_sets.h"
+
+#include <cmath>
+
+#include "frfit/common/error.h"
+
+namespace frfit {
+
+bool ModalCostOptions::IsValid(std::string* error) const {
+  if (!(shape_std > 0.0) || !std::isfinite(shape_std))
+    return (error ? *error = "modes.shape_std: expected a positive number" : std::string()), false;
+  return true;
+}
+
+ModalSet MakeModalSet(const Model& model, const EmaResult& ema, const std::string& source) {
+  const FrfSet& measured = ema.measured;
+  if (measured.posture.empty() || model.FindPosture(measured.posture) < 0)
+    throw Error(source, "posture",
+                "expected a posture of model '" + model.name + "' (it has " + model.PostureNames() +
+                    "), got '" + measured.posture + "'");
+  if (ema.modes.empty())
+    throw Error(source, "modes", "expected at least one mode (frfit ema found none)");
+  ModalSet set;
+  set.source = source;
+  set.posture = Linearize(model, measured.posture);
+  set.response_frame = measured.response_frame;
+  set.basis = PointsAt(model, set.posture, measured.response_frame, measured.excitation_frame,
+                       source).response_basis;
+  for (size_t i = 0; i < ema.modes.size(); ++i) {
+    const EmaMode& e = ema.modes[i];
+    const std::string field = "modes[" + std::to_string(i) + "]";
+    MeasuredMode m;
+    m.frequency_hz = e.mode.frequency_hz;
+    m.damping_ratio = e.mode.damping_ratio;
+    if (!(m.frequency_hz > 0.0) || !std::isfinite(m.frequency_hz))
+      throw Error(source, field + ".frequency_hz", "expected a positive frequency");
+    const bool has_sigma = e.frequency_sigma_hz > 0.0 && std::isfinite(e.frequency_sigma_hz);
+    m.frequency_sigma_hz = has_sigma ? e.frequency_sigma_hz : 0.01 * m.frequency_hz;
+    const bool has_damping_sigma = e.damping_sigma > 0.0 && std::isfinite(e.damping_sigma);
+    m.damping_sigma = has_damping_sigma ? e.damping_sigma : 0.25 * std::abs(m.damping_ratio);
+    double norm2 = 0.0;
+    for (int a = 0; a < 3; ++a)
+      if (std::isfinite(std::abs(e.mode.sensor_shape(a)))) norm2 += std::norm(e.mode.sensor_shape(a));
+    if (!(norm2 > 0.0))
+      throw Error(source, field + ".sensor_shape", "expected a shape with a non-zero known entry");
+    m.shape = e.mode.sensor_shape / std::sqrt(norm2);
+    set.modes.push_back(m);
+  }
+  return set;
+}
+
+}  // namespace frfit
