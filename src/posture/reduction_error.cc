@@ -6,7 +6,8 @@
 // shares it and each sample solves its joints' Schur complement:
 //     Z = [Z_jj Z_jb; Z_bj Z_bb],  S = Z_jj − Z_jb Z_bb⁻¹ Z_bj,
 //     x_j = S⁻¹ (B_j − Z_jb Z_bb⁻¹ B_b),  x_b = Z_bb⁻¹ (B_b − Z_bj x_j),
-// the same solution as the dense LU's up to rounding. Where Z_bb is badly conditioned (a line on a
+// the same solution as the dense LU's up to rounding — which, on a stiff beam on soft joints, is
+// itself some 1e-9 of H: below that the error estimate is rounding, by either solve. Where Z_bb is badly conditioned (a line on a
 // lightly damped fixed-interface beam mode) the line falls back to the dense LU of Z.
 #include <Eigen/LU>
 #include <algorithm>
@@ -69,7 +70,7 @@ std::vector<std::vector<Eigen::Matrix3cd>> FullReceptances(
   std::vector<std::vector<Eigen::Matrix3cd>> h(samples.size(),
                                                 std::vector<Eigen::Matrix3cd>(frequency_hz.size()));
   Eigen::PartialPivLU<Eigen::MatrixXcd> beam_lu(nb), full_lu(n);
-  Eigen::MatrixXcd rhs(nb, joints + 3), y(nb, joints + 3);
+  Eigen::MatrixXcd y(nb, joints);
   for (size_t l = 0; l < frequency_hz.size(); ++l) {
     const double omega = 2.0 * M_PI * frequency_hz[l];
     for (size_t g = 0; g < samples.size(); ++g) {
@@ -77,19 +78,22 @@ std::vector<std::vector<Eigen::Matrix3cd>> FullReceptances(
       const Eigen::MatrixXcd zg = Dynamic(mats[g], omega);
       beam_lu.compute(zg.bottomRightCorner(nb, nb));
       const bool schur = joints > 0 && beam_lu.rcond() > kMinBeamBlockRcond;
-      if (schur) {
-        rhs << zg.bottomLeftCorner(nb, joints), B.bottomRows(nb);
-        y = beam_lu.solve(rhs);  // [Z_bb⁻¹ Z_bj, Z_bb⁻¹ B_b]
-      }
+      if (schur) y = beam_lu.solve(zg.bottomLeftCorner(nb, joints));  // Z_bb⁻¹ Z_bj
       for (size_t s = g; s < samples.size(); ++s) {
         if (group[s] != g) continue;
         const Eigen::MatrixXcd z = s == g ? zg : Dynamic(mats[s], omega);
         Eigen::MatrixXcd x(n, 3);
         if (schur) {
           const Eigen::MatrixXcd zjb = z.topRightCorner(joints, nb);
-          const Eigen::MatrixXcd schur_jj = z.topLeftCorner(joints, joints) - zjb * y.leftCols(joints);
-          x.topRows(joints) = schur_jj.partialPivLu().solve(B.topRows(joints) - zjb * y.rightCols(3));
-          x.bottomRows(nb) = y.rightCols(3) - y.leftCols(joints) * x.topRows(joints);
+          const Eigen::PartialPivLU<Eigen::MatrixXcd> s_lu(z.topLeftCorner(joints, joints) - zjb * y);
+          auto solve = [&](const Eigen::MatrixXcd& r) {
+            const Eigen::MatrixXcd yb = beam_lu.solve(r.bottomRows(nb));
+            Eigen::MatrixXcd out(n, r.cols());
+            out.topRows(joints) = s_lu.solve(r.topRows(joints) - zjb * yb);
+            out.bottomRows(nb) = yb - y * out.topRows(joints);
+            return out;
+          };
+          x = solve(B);
         } else {
           full_lu.compute(z);
           x = full_lu.solve(B);
