@@ -41,6 +41,14 @@ for posture in C1 C2; do
     --params datasets/delta/params_truth.yaml --band 2:40:0.05 --format inertance \
     --out "datasets/delta/frf_${posture}_inertance.h5"
 done
+# Structures on a free base (six spring-less coordinates): a free-free steel bar and a T-shaped
+# frame of two beams (a tree), their end's inertance every 1 Hz.
+"$frfit" simulate --model datasets/free_free_beam/model.yaml --posture hung \
+  --params datasets/free_free_beam/params_truth.yaml --band 10:1000:1 --format inertance \
+  --out datasets/free_free_beam/frf_hung_inertance.h5
+"$frfit" simulate --model datasets/beam_frame/model.yaml --posture hung \
+  --params datasets/beam_frame/params_truth.yaml --band 50:1000:1 --format inertance \
+  --out datasets/beam_frame/frf_hung_inertance.h5
 # Static deflection tests of the KUKA robot (docs/static-tests.md): 1 kN along x, y, z at the tool
 # tip at its three postures, 1 µm noise (numpy, h5py).
 python3 tools/make_static_tests.py --frfit "$frfit" --model datasets/kuka_kr90/model.yaml \

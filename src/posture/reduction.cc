@@ -25,6 +25,10 @@ Blocks BlocksAt(const Posture& full, int joints, const JointCoefficients& c) {
           m.bottomLeftCorner(b, joints)};
 }
 
+bool SameBlocks(const Blocks& a, const Blocks& b) {
+  return a.k_bb == b.k_bb && a.k_bj == b.k_bj && a.m_bb == b.m_bb && a.m_bj == b.m_bj;
+}
+
 // Ψ built column by column, M-orthonormal (modified Gram–Schmidt, twice).
 class OrthonormalSet {
  public:
@@ -99,8 +103,14 @@ Reduction Reduce(const Posture& full, int joints, const std::vector<JointCoeffic
   std::vector<Eigen::VectorXd> further;  // the first sample's modes above the cut-off
   std::vector<Eigen::VectorXd> corrections;
   int modes = 0;
+  std::vector<Blocks> seen;
   for (size_t s = 0; s < samples.size(); ++s) {
     const Blocks at = s == 0 ? first : BlocksAt(full, joints, samples[s]);
+    // A sample that moves only the joints' springs has an earlier sample's beam blocks: its
+    // candidates would all be dropped as dependent, so it is skipped.
+    if (std::any_of(seen.begin(), seen.end(), [&](const Blocks& x) { return SameBlocks(x, at); }))
+      continue;
+    seen.push_back(at);
     const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(at.k_bb, at.m_bb);
     Require(eig.info() == Eigen::Success, what, "reduction",
             "the beams' fixed-interface modes did not converge");
@@ -157,27 +167,6 @@ JointCoefficients ReducedCoefficients(const JointCoefficients& c, int joints, in
   out.viscous = cut(c.viscous);
   out.hysteretic = cut(c.hysteretic);
   return out;
-}
-
-double ReductionError(const Posture& full, const Reduction& reduction,
-                      const std::vector<JointCoefficients>& samples,
-                      const std::vector<double>& frequency_hz) {
-  double worst = 0.0;
-  for (const JointCoefficients& c : samples) {
-    const FrfSet a = Synthesize(full, c, frequency_hz, FrfFormat::kReceptance);
-    const FrfSet b = Synthesize(reduction.posture,
-                                ReducedCoefficients(c, reduction.joints, reduction.posture.n),
-                                frequency_hz, FrfFormat::kReceptance);
-    for (size_t l = 0; l < frequency_hz.size(); ++l) {
-      double difference = 0.0, norm = 0.0;
-      for (int e = 0; e < 9; ++e) {
-        difference += std::norm(a.H[l * 9 + e] - b.H[l * 9 + e]);
-        norm += std::norm(a.H[l * 9 + e]);
-      }
-      worst = std::max(worst, std::sqrt(difference / norm));
-    }
-  }
-  return worst;
 }
 
 }  // namespace frfit

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The KUKA KR90 with its arm and forearm as beams (datasets/kuka_kr90/model_flexible.yaml, 255
+# elastic coordinates, reduced to 27) against the rigid-link model (model.yaml, 9), each fitted to
+# its own noise-free FRFs at milling, reach and folded on the same 150 lines (0.2–30 Hz), cpu
+# backend, 2 threads, in the same run. Prints each fit's process wall and CPU time, the fit's own
+# wall_seconds and phases, its evaluations, the largest parameter error, and the flexible fit's
+# reduction errors (the reduced FRFs against the full model's, relative, over the band).
+#
+#   benchmarks/kuka_flexible_fit.sh [build-dir] [seed]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-build}"
+seed="${2:-1}"
+cli="$build/frfit"
+[[ -x "$cli" ]] || cli="$root/$build/frfit"
+[[ -x "$cli" ]] || { echo "error: $build/frfit not found (build it first)" >&2; exit 1; }
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+data="$root/datasets/kuka_kr90"
+params="$data/params_from34.yaml"
+
+for posture in milling reach folded; do
+  "$cli" simulate --model "$data/model_flexible.yaml" --posture "$posture" --params "$params" \
+    --band 0.2:30:0.2 --format inertance --out "$tmp/flex_$posture.h5" >/dev/null
+done
+rigid_frf="$data/frf_milling_inertance.h5,$data/frf_reach_inertance.h5,$data/frf_folded_inertance.h5"
+flex_frf="$tmp/flex_milling.h5,$tmp/flex_reach.h5,$tmp/flex_folded.h5"
+
+fit() {  # name model frf config
+  /usr/bin/time -f "%e %U %S" -o "$tmp/$1.time" "$cli" fit --model "$2" --frf "$3" --config "$4" \
+    --seed "$seed" --backend cpu --threads 2 --json >"$tmp/$1.json" 2>"$tmp/$1.err"
+}
+fit rigid "$data/model.yaml" "$rigid_frf" "$data/fit.yaml"
+fit flexible "$data/model_flexible.yaml" "$flex_frf" "$data/fit_flexible.yaml"
+
+python3 - "$tmp" "$params" <<'PY'
+import json, sys
+import yaml
+tmp, params = sys.argv[1:]
+truth = {k: float(v) for k, v in yaml.safe_load(open(params))["parameters"].items()}
+rows = {}
+for name in ("rigid", "flexible"):
+    j = json.load(open(f"{tmp}/{name}.json"))
+    wall, user, system = (float(v) for v in open(f"{tmp}/{name}.time").read().split())
+    worst = max(abs(j["parameters"][k] / truth[k] - 1) for k in truth)
+    ph = j["phases"]
+    rows[name] = wall
+    print(f"{name:9s} process wall {wall:7.2f} s, cpu {user + system:7.2f} s; fit wall_seconds "
+          f"{j['wall_seconds']:7.2f} (ga {ph['ga']['seconds']:.2f}, lm {ph['lm']['seconds']:.2f}); "
+          f"{j['evaluations']} evaluations; worst parameter error {worst:.1e}; {j['termination']}; "
+          f"model check {j['model_check']['verdict']}")
+    for posture, r in (j.get("reduction") or {}).items():
+        print(f"          {posture}: {r['full_n']} -> {r['reduced_n']} coordinates ({r['modes']} modes, "
+              f"{r['corrections']} corrections), reduction error {r['max_relative_error']:.2e}")
+print(f"ratio flexible / rigid (process wall): {rows['flexible'] / rows['rigid']:.1f}")
+PY
