@@ -129,7 +129,7 @@ TEST(Constraints, ProjectionMatchesEveryActiveSetEnumerated) {
       if (value < best_value) best_value = value, best = x;
     }
     ASSERT_TRUE(std::isfinite(best_value));
-    const Eigen::VectorXd x0 = Eigen::Vector3d(0.5, 0.5, 0.5);  // feasible
+    const Eigen::VectorXd x0 = Eigen::Vector3d(0.6, 0.3, 0.5);  // feasible
     ASSERT_TRUE(((c * x0 - d).array() >= 0).all());
     const PolytopeProjection p = ProjectOntoPolytope(m, w, c, d, x0);
     EXPECT_TRUE(p.converged);
