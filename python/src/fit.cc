@@ -11,6 +11,7 @@
 #include "frfit/common/warning.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit.h"
+#include "frfit/fit/constraints_io.h"
 #include "frfit/fit/identifiability_io.h"
 #include "frfit/cost/static_sets.h"
 #include "frfit/fit/load_problem.h"
@@ -68,9 +69,10 @@ namespace {
 
 std::vector<double> SigmaOf(const FitResult& r) {
   std::vector<double> sigma(r.parameter_names.size(), std::numeric_limits<double>::quiet_NaN());
-  for (const ParameterIdentifiability& p : r.identifiability.per_parameter)
-    for (size_t i = 0; i < r.parameter_names.size(); ++i)
-      if (r.parameter_names[i] == p.name) sigma[i] = p.std_absolute;
+  for (const auto* group : {&r.identifiability.per_parameter, &r.identifiability.tied})
+    for (const ParameterIdentifiability& p : *group)  // tied: an equality constraint's parameter
+      for (size_t i = 0; i < r.parameter_names.size(); ++i)
+        if (r.parameter_names[i] == p.name) sigma[i] = p.std_absolute;
   return sigma;
 }
 
@@ -189,6 +191,10 @@ void RegisterFit(py::module_& m) {
       .def_property_readonly("identifiability",
                              [](const PyFit& f) { return FromJson(IdentifiabilityToJson(f.result.identifiability)); },
                              "As `frfit fit --json`'s identifiability (docs/identifiability.md).")
+      .def_property_readonly("constraints",
+                             [](const PyFit& f) { return FromJson(ConstraintsToJson(f.result.constraints)); },
+                             "As `frfit fit --json`'s constraints: each one's text, relation, slack "
+                             "and whether it is active (docs/fit-config.md, \"Constraints\").")
       .def_property_readonly("model_check",
                              [](const PyFit& f) { return FromJson(ModelCheckToJson(f.result.model_check)); },
                              "As `frfit fit --json`'s model_check: verdict and reasons (docs/noise.md).")

@@ -162,6 +162,7 @@ void PrintFitText(const FitResult& result, const std::string& evaluator, const s
   std::printf("  %s: %s\n", result.termination.c_str(),
               TerminationMeaning(result.termination).c_str());
   PrintParameterTable(result);
+  PrintConstraints(result.constraints);
   PrintRefinement(result);
   PrintIdentifiability(result.identifiability);
   PrintModelCheck(result.model_check);

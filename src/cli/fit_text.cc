@@ -27,6 +27,17 @@ void PrintParameterTable(const FitResult& result) {
     const auto it = std::find_if(
         id.per_parameter.begin(), id.per_parameter.end(),
         [&](const ParameterIdentifiability& q) { return q.name == result.parameter_names[i]; });
+    const auto tied = std::find_if(
+        id.tied.begin(), id.tied.end(),
+        [&](const ParameterIdentifiability& q) { return q.name == result.parameter_names[i]; });
+    if (tied != id.tied.end()) {  // an equality constraint ties it: its σ through the free ones
+      std::printf("  %-12s %12.5g %11s %12.5g %12.5g %12.5g  %s  (tied: %s)\n",
+                  result.parameter_names[i].c_str(), result.parameters[i],
+                  Percent(tied->std_relative).c_str(), result.initial_parameters[i],
+                  result.lower[i], result.upper[i], result.parameter_units[i].c_str(),
+                  id.tied_by[tied - id.tied.begin()].c_str());
+      continue;
+    }
     const bool free = it != id.per_parameter.end();
     const std::string flag = !free                             ? "  (fixed)"
                              : it->at_bound == BoundFlag::kMin ? "  AT MIN BOUND"
@@ -37,6 +48,17 @@ void PrintParameterTable(const FitResult& result) {
                 free ? Percent(it->std_relative).c_str() : "", result.initial_parameters[i],
                 result.lower[i], result.upper[i], result.parameter_units[i].c_str(), flag.c_str());
   }
+}
+
+// Constraints as the bounds are flagged: each one's slack, and ACTIVE where the fit ended on it.
+void PrintConstraints(const std::vector<ConstraintStatus>& constraints) {
+  if (constraints.empty()) return;
+  std::printf("\n  constraints (docs/fit-config.md, \"Constraints\"):\n");
+  for (const ConstraintStatus& c : constraints)
+    std::printf("    %-32s slack %-12.4g%s\n", c.text.c_str(), c.slack,
+                c.relation == Relation::kEqual ? "  (equality: eliminated)"
+                : c.active                     ? "  ACTIVE"
+                                               : "");
 }
 
 void PrintRefinement(const FitResult& result) {
@@ -84,13 +106,14 @@ void PrintIdentifiability(const Identifiability& id) {
                 id.reduced_chi2);
   if (id.has_prior) {
     std::printf("    with the prior (a MAP fit): 1σ are the posterior's; the weak directions are "
-                "the data's\n    %-12s %14s %18s  %s\n",
-                "parameter", "prior 1σ [%]", "posterior 1σ [%]", "determined by");
+                "the data's\n    %-12s %14s %18s %11s %14s  %s\n",
+                "parameter", "prior 1σ [%]", "posterior 1σ [%]", "post/prior", "shift [σ_pr]",
+                "determined by");
     for (const ParameterIdentifiability& q : id.per_parameter)
       if (std::isfinite(q.prior_std_relative))
-        std::printf("    %-12s %14s %18s  %s\n", q.name.c_str(),
+        std::printf("    %-12s %14s %18s %11.3f %+14.2f  %s\n", q.name.c_str(),
                     Percent(q.prior_std_relative).c_str(), Percent(q.std_relative).c_str(),
-                    q.moved_by_data ? "the data" : "the prior");
+                    q.std_ratio, q.shift_in_prior_std, q.moved_by_data ? "the data" : "the prior");
   }
   for (const WeakDirection& d : id.weak_directions)
     std::printf("    weakly determined: %s  (singular value %.3g, 1σ %s %%)\n",

@@ -8,6 +8,7 @@
 namespace frfit::cli {
 
 void PrintParameterTable(const FitResult& result);
+void PrintConstraints(const std::vector<ConstraintStatus>& constraints);
 void PrintRefinement(const FitResult& result);
 void PrintIdentifiability(const Identifiability& id);
 void PrintModelCheck(const ModelCheck& check);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "frfit/common/error.h"
+#include "frfit/fit/constraints.h"
 #include "frfit/frf/frf_set.h"
 #include "frfit/io/yaml_reader.h"
 
@@ -161,6 +162,20 @@ void ParseParameters(const YamlReader& r, const YAML::Node& node, ParameterOptio
 
 // `prior: {name: {mean, std} | {mean, std_relative}, ...}`: whether the names are free parameters
 // is checked by the ParameterMap, which knows the model.
+// `constraints: [text, ...]`: each parsed here so that a typo fails before any work; whether the
+// names are parameters, and free, is checked by the ParameterMap.
+void ParseConstraints(const YamlReader& r, const YAML::Node& node, ParameterOptions* p) {
+  r.RequireSequence(node, "constraints");
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = JoinPath("constraints", i);
+    const std::string text = r.String(node[i], path);
+    LinearConstraint parsed;
+    std::string error;
+    if (!ParseLinearConstraint(text, &parsed, &error)) r.Fail(node[i], path, error);
+    p->constraints.push_back(text);
+  }
+}
+
 void ParsePriors(const YamlReader& r, const YAML::Node& node, ParameterOptions* p) {
   if (!node.IsMap()) r.Fail(node, "prior", "expected {name: {mean, std} or {mean, std_relative}}");
   for (const auto& item : node) {
@@ -296,12 +311,14 @@ FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
   if (root.IsNull()) return options;
   r.RequireMap(root, "",
                {"format", "description", "cost", "parameters", "genetic_algorithm", "nelder_mead",
-                "levenberg_marquardt", "fitter", "postures", "prior", "reduction", "modes"});
+                "levenberg_marquardt", "fitter", "postures", "prior", "reduction", "modes",
+                "constraints"});
   const std::string format = r.String(r.Child(root, "format", ""), "format");
   if (format != "frfit-fit-1") r.Fail(root["format"], "format", "expected frfit-fit-1, got '" + format + "'");
   if (r.Has(root, "cost")) ParseCost(r, root["cost"], &options.cost);
   if (r.Has(root, "parameters")) ParseParameters(r, root["parameters"], &options.parameters);
   if (r.Has(root, "prior")) ParsePriors(r, root["prior"], &options.parameters);
+  if (r.Has(root, "constraints")) ParseConstraints(r, root["constraints"], &options.parameters);
   if (r.Has(root, "genetic_algorithm")) ParseGa(r, root["genetic_algorithm"], &options.genetic_algorithm);
   if (r.Has(root, "nelder_mead")) ParseNm(r, root["nelder_mead"], &options.nelder_mead);
   if (r.Has(root, "levenberg_marquardt"))
@@ -490,6 +507,11 @@ std::string FitOptionsToYaml(const FitOptions& o) {
     out << YAML::EndMap;
   }
   out << YAML::EndMap;
+  if (!p.constraints.empty()) {  // only when given, as the prior
+    out << YAML::Key << "constraints" << YAML::Value << YAML::BeginSeq;
+    for (const std::string& text : p.constraints) out << YAML::DoubleQuoted << text;
+    out << YAML::EndSeq;
+  }
   if (!p.priors.empty()) {  // only when given: configurations without one keep their text
     out << YAML::Key << "prior" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, prior] : p.priors) {

@@ -7,6 +7,7 @@
 #include "frfit/common/json_number.h"
 #include "frfit/cost/static_sets.h"
 #include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/constraints_io.h"
 #include "frfit/fit/identifiability_io.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/mode_uncertainty.h"
@@ -214,6 +215,7 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   }
   for (int index : map.free_indices()) r.free[index] = 1;
   r.parameters = map.Physical(run.best_u());
+  r.constraints = map.ConstraintStatuses(r.parameters);
   // The start as the model or configuration gave it: mapped to u and back a free parameter would
   // come out a few ulps off (3e6 as 2999999.999999999). A random start has no such value.
   r.initial_parameters = map.Physical(run.initial_u());
@@ -371,6 +373,7 @@ std::string FitResultImage(const std::string& path, const FitResult& r) {
     }
     WriteScalar(&f, "/summary/cycles", r.cycles);
     WriteIdentifiability(&f, "/identifiability", r.identifiability);
+    if (!r.constraints.empty()) WriteConstraints(&f, r.constraints);
     WriteModelCheck(&f, "/model_check", r.model_check);
     f.CreateGroup("/history");
     std::vector<std::int64_t> cycle, phase, step, evaluations;
@@ -460,6 +463,7 @@ FitResult ReadFitResultSummary(const std::string& path) {
   r.evaluations = f.ToInt64(ReadScalar(f, "/summary/evaluations"), "/summary/evaluations");
   r.wall_seconds = ReadScalar(f, "/summary/wall_seconds");
   if (f.Exists("/identifiability")) r.identifiability = ReadIdentifiability(f, "/identifiability");
+  if (f.Exists("/constraints")) r.constraints = ReadConstraints(f);
   return r;
 }
 
@@ -547,6 +551,7 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
   j["refinement"] = refinement;
   j["identifiability"] = IdentifiabilityToJson(r.identifiability);
   j["model_check"] = ModelCheckToJson(r.model_check);
+  if (!r.constraints.empty()) j["constraints"] = ConstraintsToJson(r.constraints);
   for (const PostureResult& p : r.postures)
     j["postures"].push_back({{"name", p.name},
                              {"frf_file", p.frf_source},

@@ -99,6 +99,7 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, std::uint64_t
   } else {
     initial_u_ = map.InitialU();
   }
+  if (Constrained()) initial_u_ = map.Repair(initial_u_);
   StartGa(initial_u_);
 }
 
@@ -133,6 +134,10 @@ void FitRun::StartRefinement() {
   const std::vector<double>& costs = ga_->costs();
   for (size_t i = 0; i < costs.size(); ++i)
     if (std::isfinite(costs[i])) candidates.push_back(population.data() + i * dim);
+  std::vector<std::vector<double>> repaired;  // GA individuals are repaired before they start
+  if (Constrained())
+    for (const double*& candidate : candidates)
+      candidate = repaired.emplace_back(map_->Repair(std::span<const double>(candidate, dim))).data();
   for (const double* candidate : candidates) {
     if (static_cast<int>(starts.size()) >= lm.starts * dim) break;
     bool distinct = true;
@@ -144,12 +149,23 @@ void FitRun::StartRefinement() {
     }
     if (distinct) starts.insert(starts.end(), candidate, candidate + dim);
   }
-  lm_.emplace(lm, dim, starts);
+  StartLm(starts);
   lm_start_points_ = std::move(starts);
   phase_ = FitPhase::kLevenbergMarquardt;
 }
 
 const std::vector<double>& FitRun::Ask() const {
+  if (Constrained() && (phase_ == FitPhase::kGeneticAlgorithm || phase_ == FitPhase::kNelderMead)) {
+    const std::vector<double>& asked =
+        phase_ == FitPhase::kGeneticAlgorithm ? ga_->Ask() : nm_->Ask();
+    const size_t dim = static_cast<size_t>(map_->dim());
+    repaired_.resize(asked.size());
+    for (size_t at = 0; at < asked.size(); at += dim) {
+      const std::vector<double> point = map_->Repair(std::span<const double>(asked).subspan(at, dim));
+      std::copy(point.begin(), point.end(), repaired_.begin() + at);
+    }
+    return repaired_;
+  }
   if (phase_ == FitPhase::kGeneticAlgorithm) return ga_->Ask();
   if (phase_ == FitPhase::kNelderMead) return nm_->Ask();
   if (phase_ == FitPhase::kLevenbergMarquardt) return lm_->Ask();
@@ -165,7 +181,7 @@ int FitRun::step() const {
 
 void FitRun::Improve(const std::vector<double>& u, double cost) {
   if (!have_best_ || cost < best_cost_) {
-    best_u_ = u;
+    best_u_ = Constrained() ? map_->Repair(u) : u;
     best_cost_ = cost;
     have_best_ = true;
   }
@@ -194,8 +210,33 @@ void FitRun::StartRefinementPass() {
     last_nm_iteration_ = -1;
     return;
   }
-  lm_.emplace(options_.levenberg_marquardt, map_->dim(), pass_point_);
+  StartLm(pass_point_);
   phase_ = FitPhase::kLevenbergMarquardt;
+}
+
+void FitRun::StartLm(std::span<const double> starts) {
+  lm_.emplace(options_.levenberg_marquardt, map_->dim(), starts);
+  if (!Constrained()) return;
+  const ParameterMap* map = map_;
+  lm_->set_step_projection([map](std::span<const double> u, std::span<const double> target,
+                                 std::span<const double> metric) {
+    return map->ProjectStep(u, target, metric);
+  });
+}
+
+// A repaired point's cost is the cost at its repair times 1 + its distance from it in u: the
+// search sees the infeasible side rise away from the boundary instead of a plateau.
+void FitRun::PenaliseRepairs(std::vector<double>* costs) const {
+  const std::vector<double>& asked = phase_ == FitPhase::kGeneticAlgorithm ? ga_->Ask() : nm_->Ask();
+  const size_t dim = static_cast<size_t>(map_->dim());
+  for (size_t i = 0; i < costs->size(); ++i) {
+    double distance2 = 0.0;
+    for (size_t j = 0; j < dim; ++j) {
+      const double d = asked[i * dim + j] - repaired_[i * dim + j];
+      distance2 += d * d;
+    }
+    (*costs)[i] *= 1.0 + std::sqrt(distance2);
+  }
 }
 
 void FitRun::Finish(FitTermination why) {
@@ -214,10 +255,11 @@ void FitRun::Tell(std::span<const double> told, double seconds) {
   // (fit/prior.h, fit/modal_cost.h).
   std::vector<double> with_prior;
   std::span<const double> costs = told;
-  if (!map_->priors().empty() || modes_ != nullptr) {
+  if (!map_->priors().empty() || modes_ != nullptr || Constrained()) {
     with_prior.assign(told.begin(), told.end());
     AddPriorCosts(*map_, Ask(), with_prior);
     if (modes_ != nullptr) AddModalCosts(*modes_, *map_, Ask(), with_prior);
+    if (Constrained()) PenaliseRepairs(&with_prior);
     costs = with_prior;
   }
   const std::int64_t count = static_cast<std::int64_t>(costs.size());
@@ -375,7 +417,14 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
     cycle_ = j.at("cycle").get<int>();
     if (j.contains("ga")) ga_.emplace(j.at("ga").get<GaState>());
     if (j.contains("nm")) nm_.emplace(j.at("nm").get<NelderMeadState>());
-    if (j.contains("lm")) lm_.emplace(j.at("lm"));
+    if (j.contains("lm")) {
+      lm_.emplace(j.at("lm"));
+      if (Constrained())
+        lm_->set_step_projection([&map](std::span<const double> u, std::span<const double> target,
+                                        std::span<const double> metric) {
+          return map.ProjectStep(u, target, metric);
+        });
+    }
     initial_u_ = DoublesFromJson(j.at("initial_u"), ctx + ".initial_u");
     best_u_ = DoublesFromJson(j.at("best_u"), ctx + ".best_u");
     best_cost_ = DoubleFromHex(j.at("best_cost").get<std::string>(), ctx + ".best_cost");

@@ -299,8 +299,28 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
       q.prior_std_absolute = priors[j].std;
       q.prior_std_relative = priors[j].std / scale[j];
       q.moved_by_data = q.std_absolute < kMovedByData * q.prior_std_absolute;
+      q.prior_mean = priors[j].mean;
+      q.std_ratio = q.std_absolute / q.prior_std_absolute;
+      q.shift_in_prior_std = (value[j] - priors[j].mean) / priors[j].std;
     }
     id.per_parameter.push_back(q);
+  }
+  // A tied parameter (an equality constraint) is an affine function of the free ones: its
+  // variance is cᵀΣc over their absolute covariance.
+  for (const ParameterMap::Tied& t : map.tied()) {
+    const Bounds& b = map.bounds()[t.index];
+    ParameterIdentifiability q;
+    q.name = map.model().parameters[t.index].name;
+    q.value = physical[t.index];
+    double variance = 0.0;
+    for (int j = 0; j < p; ++j)
+      for (int k = 0; k < p; ++k)
+        variance += t.coefficient[j] * scale[j] * covariance(j, k) * scale[k] * t.coefficient[k];
+    q.std_absolute = std::sqrt(id.sigma2 * variance);
+    q.std_relative = q.value != 0.0 ? q.std_absolute / std::abs(q.value) : q.std_absolute;
+    q.at_bound = BoundFlagAt(ParameterBounds{q.name, b.min, b.max}, q.value);
+    id.tied.push_back(q);
+    id.tied_by.push_back(t.by);
   }
   // Symmetric to the last bit: the products above leave the covariance's two triangles a few
   // ulps apart, and a user (or an exported CSV) reading ρ_jk and ρ_kj expects one number.

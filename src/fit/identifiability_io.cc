@@ -60,6 +60,35 @@ void WriteIdentifiability(Hdf5File* f, const std::string& g, const Identifiabili
   f->WriteStrings(g + "/weak_directions", weak_text);
   f->WriteDoubles(g + "/weak_singular_values", {w}, weak_sv.data());
   f->WriteDoubles(g + "/weak_std_relative", {w}, weak_std.data());
+  if (id.has_prior) {  // only with priors: other results keep their layout
+    std::vector<double> prior_mean, prior_std, shift;
+    std::vector<std::int64_t> moved;
+    for (const ParameterIdentifiability& q : id.per_parameter) {
+      prior_mean.push_back(q.prior_mean);
+      prior_std.push_back(q.prior_std_absolute);
+      shift.push_back(q.shift_in_prior_std);
+      moved.push_back(q.moved_by_data ? 1 : 0);
+    }
+    f->WriteDoubles(g + "/prior_mean", {p}, prior_mean.data());
+    f->WriteDoubles(g + "/prior_std_absolute", {p}, prior_std.data());
+    f->SetAttribute(g + "/prior_std_absolute", "meaning",
+                    "the prior's 1 sigma (NaN: no prior); std_absolute is then the posterior's");
+    f->WriteDoubles(g + "/shift_in_prior_std", {p}, shift.data());
+    f->WriteInts(g + "/moved_by_data", {p}, moved.data());
+  }
+  if (id.tied.empty()) return;  // only with equality constraints: other results keep their layout
+  std::vector<std::string> tied_names;
+  std::vector<double> tied_value, tied_std;
+  for (const ParameterIdentifiability& q : id.tied) {
+    tied_names.push_back(q.name);
+    tied_value.push_back(q.value);
+    tied_std.push_back(q.std_absolute);
+  }
+  const hsize_t t = id.tied.size();
+  f->WriteStrings(g + "/tied_names", tied_names);
+  f->WriteStrings(g + "/tied_by", id.tied_by);
+  f->WriteDoubles(g + "/tied_value", {t}, tied_value.data());
+  f->WriteDoubles(g + "/tied_std_absolute", {t}, tied_std.data());
 }
 
 Identifiability ReadIdentifiability(const Hdf5File& f, const std::string& g) {
@@ -127,6 +156,38 @@ Identifiability ReadIdentifiability(const Hdf5File& f, const std::string& g) {
       d.vector.assign(weak_vectors.begin() + i * p, weak_vectors.begin() + (i + 1) * p);
     id.weak_directions.push_back(d);
   }
+  if (f.Exists(g + "/prior_std_absolute")) {
+    id.has_prior = true;
+    const std::vector<double> mean = vector("prior_mean", p), prior_std = vector("prior_std_absolute", p),
+                              shift = vector("shift_in_prior_std", p);
+    const std::vector<std::int64_t> moved = f.ReadInts(g + "/moved_by_data", 1, &dims);
+    if (moved.size() != p) throw Error(f.path(), g + "/moved_by_data", "expected one flag per name");
+    for (size_t j = 0; j < p; ++j) {
+      ParameterIdentifiability& q = id.per_parameter[j];
+      q.prior_mean = mean[j];
+      q.prior_std_absolute = prior_std[j];
+      q.prior_std_relative = prior_std[j] / std::abs(q.value);
+      q.std_ratio = q.std_absolute / prior_std[j];
+      q.shift_in_prior_std = shift[j];
+      q.moved_by_data = moved[j] != 0;
+    }
+  }
+  if (f.Exists(g + "/tied_names")) {
+    id.tied_by = f.ReadStrings(g + "/tied_by");
+    const std::vector<std::string> tied = f.ReadStrings(g + "/tied_names");
+    const std::vector<double> tied_value = vector("tied_value", tied.size()),
+                              tied_std = vector("tied_std_absolute", tied.size());
+    if (id.tied_by.size() != tied.size())
+      throw Error(f.path(), g + "/tied_by", "expected one constraint per tied parameter");
+    for (size_t i = 0; i < tied.size(); ++i) {
+      ParameterIdentifiability q;
+      q.name = tied[i];
+      q.value = tied_value[i];
+      q.std_absolute = tied_std[i];
+      q.std_relative = q.value != 0.0 ? q.std_absolute / std::abs(q.value) : q.std_absolute;
+      id.tied.push_back(q);
+    }
+  }
   return id;
 }
 
@@ -156,9 +217,24 @@ nlohmann::ordered_json IdentifiabilityToJson(const Identifiability& id) {
       parameters[q.name]["prior_std_absolute"] = q.prior_std_absolute;
       parameters[q.name]["prior_std_relative"] = q.prior_std_relative;
       parameters[q.name]["moved_by_data"] = q.moved_by_data;
+      parameters[q.name]["prior_mean"] = q.prior_mean;
+      parameters[q.name]["std_ratio"] = Number(q.std_ratio);
+      parameters[q.name]["shift_in_prior_std"] = Number(q.shift_in_prior_std);
     }
   }
   if (id.has_prior) j["sigma_is"] = "posterior";
+  // Tied parameters (equality constraints) after the free ones, not in `order` (which indexes
+  // the correlation matrix).
+  for (size_t t = 0; t < id.tied.size(); ++t) {
+    const ParameterIdentifiability& q = id.tied[t];
+    parameters[q.name] = {
+        {"value", q.value},
+        {"std_absolute", Number(q.std_absolute)},
+        {"std_relative", Number(q.std_relative)},
+        {"at_bound", q.at_bound == BoundFlag::kNone ? nlohmann::json(false)
+                                                    : nlohmann::json(ToString(q.at_bound))},
+        {"tied_by", id.tied_by[t]}};
+  }
   j["parameters"] = parameters;
   j["order"] = order;
   const size_t p = id.per_parameter.size();

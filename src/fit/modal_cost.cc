@@ -59,8 +59,14 @@ JointModes JointSide(const Posture& posture, const ParameterMap& map, std::span<
   const std::vector<double> slopes = map.Slopes(u);
   Eigen::MatrixXd by_u(stride, p);
   for (int row = 0; row < stride; ++row)
-    for (int j = 0; j < p; ++j)
-      by_u(row, j) = cj[static_cast<size_t>(row) * np + map.free_indices()[j]] * slopes[j];
+    for (int j = 0; j < p; ++j) {
+      // A parameter tied by an equality constraint follows the free ones linearly in physical
+      // values: its column joins each free parameter's with the tie's coefficient.
+      double d = cj[static_cast<size_t>(row) * np + map.free_indices()[j]];
+      for (const ParameterMap::Tied& t : map.tied())
+        d += t.coefficient[static_cast<size_t>(j)] * cj[static_cast<size_t>(row) * np + t.index];
+      by_u(row, j) = d * slopes[j];
+    }
   const std::vector<Cplx> dlambda = ModeEigenvalueDerivatives(posture, c);
   const std::vector<Eigen::MatrixXcd> dshape = ModeShapeDerivatives(posture, c);
   if (dshape.size() != out.modes.size() || dlambda.size() != out.modes.size() * stride)

@@ -61,6 +61,9 @@ ParameterMap::ParameterMap(const Model& model, const ParameterOptions& options,
     }
   }
   if (free_.empty()) throw Error(source, "parameters.free", "expected at least one free parameter");
+  ApplyConstraints(options, source);
+  if (free_.empty())
+    throw Error(source, "constraints", "expected at least one parameter left free by the equalities");
   for (int index : free_) {
     const Bounds& b = bounds_[index];
     if (!(b.max > b.min))
@@ -85,6 +88,11 @@ ParameterMap::ParameterMap(const Model& model, const ParameterOptions& options,
 std::vector<double> ParameterMap::Physical(std::span<const double> u) const {
   std::vector<double> values = template_;
   for (int i = 0; i < dim(); ++i) values[free_[i]] = space_.ToPhysical(i, u[i]);
+  for (const Tied& t : tied_) {
+    double value = t.constant;
+    for (int i = 0; i < dim(); ++i) value += t.coefficient[i] * values[free_[i]];
+    values[t.index] = value;
+  }
   return values;
 }
 
@@ -139,9 +147,18 @@ void ParameterMap::AppendSensitivities(std::span<const double> u,
       const std::vector<double> dc = CoefficientJacobian(*model_, physical, q);
       // Its rows are the packed coefficients: 3n + 1 + masses, then the affine part coefficients.
       const int rows = static_cast<int>(dc.size() / static_cast<size_t>(count));
+      // A tied parameter moves with the free ones it is tied to (its coefficients).
       auto append_row = [&](int r) {
-        for (int i = 0; i < d; ++i)
-          out->push_back(r < 0 ? 0.0 : dc[static_cast<size_t>(r) * count + free_[i]] * slopes[i]);
+        for (int i = 0; i < d; ++i) {
+          if (r < 0) {
+            out->push_back(0.0);
+            continue;
+          }
+          const double* row = dc.data() + static_cast<size_t>(r) * count;
+          double derivative = row[free_[i]];
+          for (const Tied& t : tied_) derivative += row[t.index] * t.coefficient[i];
+          out->push_back(derivative * slopes[i]);
+        }
       };
       if (reduced_size_ == 0) {
         for (int r = 0; r < rows; ++r) append_row(r);

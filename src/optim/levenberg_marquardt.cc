@@ -302,7 +302,11 @@ void LevenbergMarquardt::Accept(LmStart& s, std::span<const double> terms) {
 
 void LevenbergMarquardt::Propose(LmStart& s) {
   const int n = dim_;
-  const std::vector<int> free = FreeCoordinates(s, n);
+  std::vector<int> free = FreeCoordinates(s, n);
+  if (projection_) {  // the projection holds what must be held
+    free.resize(n);
+    for (int j = 0; j < n; ++j) free[j] = j;
+  }
   bool stationary = true;
   for (int j : free)
     stationary =
@@ -332,8 +336,11 @@ void LevenbergMarquardt::Propose(LmStart& s) {
     bool finite = true;
     for (int i = 0; i < m; ++i) {
       finite = finite && std::isfinite(delta(i));
-      trial[free[i]] = std::clamp(s.u[free[i]] + delta(i), 0.0, 1.0);
+      trial[free[i]] = projection_ ? s.u[free[i]] + delta(i)
+                                   : std::clamp(s.u[free[i]] + delta(i), 0.0, 1.0);
     }
+    if (projection_ && finite)
+      trial = projection_(s.u, trial, std::span<const double>(damped.data(), n * n));
     if (finite) {
       std::vector<double> step(n);
       double largest_step = 0.0;

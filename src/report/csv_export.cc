@@ -151,6 +151,7 @@ namespace {
 CsvTable ParameterTable(const ReportData& d) {
   std::map<std::string, const ParameterIdentifiability*> fitted;
   for (const ParameterIdentifiability& q : d.identifiability.per_parameter) fitted[q.name] = &q;
+  for (const ParameterIdentifiability& q : d.identifiability.tied) fitted[q.name] = &q;
   const double nan = std::nan("");
   std::vector<double> sigma, sigma_relative;
   std::vector<std::string> free, at_bound;
@@ -301,8 +302,57 @@ CsvTable SquareTable(const std::string& name, const std::string& description,
   return t;
 }
 
+// With priors (a MAP fit): each parameter's prior, posterior 1σ and how far the data moved it.
+CsvTable PriorTable(const Identifiability& id) {
+  std::vector<std::string> names, moved;
+  std::vector<double> mean, prior_sigma, sigma, ratio, shift;
+  for (const ParameterIdentifiability& q : id.per_parameter) {
+    if (!std::isfinite(q.prior_std_absolute)) continue;
+    names.push_back(q.name);
+    mean.push_back(q.prior_mean);
+    prior_sigma.push_back(q.prior_std_absolute);
+    sigma.push_back(q.std_absolute);
+    ratio.push_back(q.std_ratio);
+    shift.push_back(q.shift_in_prior_std);
+    moved.push_back(q.moved_by_data ? "1" : "0");
+  }
+  CsvTable t("priors.csv",
+             "one row per parameter with a prior: its mean and 1σ, the posterior 1σ, their ratio, "
+             "the fitted value's shift from the mean in prior σ, and moved_by_data (posterior 1σ "
+             "below half the prior's)");
+  t.AddColumn("name", names);
+  t.AddNumberColumn("prior_mean", mean);
+  t.AddNumberColumn("prior_sigma", prior_sigma);
+  t.AddNumberColumn("posterior_sigma", sigma);
+  t.AddNumberColumn("sigma_ratio", ratio);
+  t.AddNumberColumn("shift_in_prior_sigma", shift);
+  t.AddColumn("moved_by_data", moved);
+  return t;
+}
+
+// The fit's constraints: slack and activity (fit/constraints.h).
+CsvTable ConstraintTable(const std::vector<ConstraintStatus>& constraints) {
+  std::vector<std::string> text, relation, active;
+  std::vector<double> slack;
+  for (const ConstraintStatus& c : constraints) {
+    text.push_back(c.text);
+    relation.push_back(ToString(c.relation));
+    slack.push_back(c.slack);
+    active.push_back(c.active ? "1" : "0");
+  }
+  CsvTable t("constraints.csv",
+             "one row per configured constraint; slack: left minus right side (right minus left "
+             "for <=), >= 0 where it holds; active: 1 on its boundary (equalities always)");
+  t.AddColumn("constraint", text);
+  t.AddColumn("relation", relation);
+  t.AddNumberColumn("slack", slack);
+  t.AddColumn("active", active);
+  return t;
+}
+
 // Correlation and covariance of the free parameters, the singular values and weak directions.
 void AddIdentifiabilityTables(const Identifiability& id, std::vector<CsvTable>* tables) {
+  if (id.has_prior) tables->push_back(PriorTable(id));
   std::vector<std::string> names;
   std::vector<double> covariance;
   const size_t p = id.per_parameter.size();
@@ -417,6 +467,7 @@ std::vector<CsvTable> FitResultTables(const ReportData& d) {
     if (any_points_mac) tables.push_back(MacPointsTable(d));
   }
   if (d.has_identifiability) AddIdentifiabilityTables(d.identifiability, &tables);
+  if (!d.constraints.empty()) tables.push_back(ConstraintTable(d.constraints));
   if (!d.static_tests.empty()) tables.push_back(StaticTestTable(d));
   // Posture names that differ only in characters a file name drops ("a b", "a_b") get "_2", ….
   std::set<std::string> used;

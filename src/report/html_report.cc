@@ -214,6 +214,24 @@ std::string ResidualSize(const Identifiability& id) {
   return "residual rms in units of the noise &#963; " + Num(std::sqrt(id.reduced_chi2), 3);
 }
 
+// The fit's constraints as its bounds are flagged: slack, and "active" where it ended on one.
+std::string ConstraintsSection(const std::vector<ConstraintStatus>& constraints) {
+  std::ostringstream s;
+  s << "<section id=\"constraints\">\n<h2>Constraints</h2>\n<p class=\"note\">The fit "
+       "configuration's linear constraints (docs/fit-config.md, \"Constraints\"): slack is the "
+       "left side minus the right (right minus left for &lt;=), &#8805; 0 where it holds; "
+       "<b>active</b>: the fit ended on it, as a parameter at a bound. An equality ties a "
+       "parameter to the others.</p>\n<table class=\"constraint-table\" id=\"constraint-table\">"
+       "<thead><tr><th>constraint</th><th>slack</th><th>flag</th></tr></thead><tbody>";
+  for (const ConstraintStatus& c : constraints)
+    s << "<tr" << (c.active && c.relation != Relation::kEqual ? " class=\"flag-bound\"" : "")
+      << "><td class=\"pname\">" << HtmlEscape(c.text) << "</td><td class=\"num\">"
+      << Num(c.slack, 3) << "</td><td class=\"flag\">"
+      << (c.relation == Relation::kEqual ? "equality" : c.active ? "active" : "") << "</td></tr>";
+  s << "</tbody></table>\n</section>\n";
+  return s.str();
+}
+
 // The free parameters' 1σ and bound flags, the weak directions and the correlation matrix.
 std::string IdentifiabilityHtml(const Identifiability& id) {
   std::ostringstream s;
@@ -235,7 +253,28 @@ std::string IdentifiabilityHtml(const Identifiability& id) {
       << Num(q.std_absolute, 3) << "</td><td class=\"num\" data-value=\"" << Exact(q.std_relative)
       << "\">" << Num(100 * q.std_relative, 3) << "</td><td class=\"flag\">"
       << (q.at_bound == BoundFlag::kNone ? "" : "at " + ToString(q.at_bound)) << "</td></tr>";
+  for (size_t t = 0; t < id.tied.size(); ++t)  // equality constraints: σ through the free ones
+    s << "<tr class=\"identifiability-row tied\" data-name=\"" << HtmlEscape(id.tied[t].name)
+      << "\"><td class=\"pname\">" << HtmlEscape(id.tied[t].name) << "</td><td class=\"num\">"
+      << Num(id.tied[t].value) << "</td><td class=\"num\">" << Num(id.tied[t].std_absolute, 3)
+      << "</td><td class=\"num\">" << Num(100 * id.tied[t].std_relative, 3)
+      << "</td><td class=\"flag\">tied: " << HtmlEscape(id.tied_by[t]) << "</td></tr>";
   s << "</tbody></table>";
+  if (id.has_prior) {  // a MAP fit: what the data did with each prior
+    s << "<table class=\"prior-table\" id=\"prior-table\"><thead><tr><th>parameter</th>"
+         "<th>prior mean</th><th>prior 1&#963;</th><th>posterior 1&#963;</th>"
+         "<th>posterior / prior</th><th>shift [prior &#963;]</th><th>determined by</th>"
+         "</tr></thead><tbody>";
+    for (const ParameterIdentifiability& q : id.per_parameter)
+      if (std::isfinite(q.prior_std_absolute))
+        s << "<tr data-name=\"" << HtmlEscape(q.name) << "\"><td class=\"pname\">"
+          << HtmlEscape(q.name) << "</td><td class=\"num\">" << Num(q.prior_mean)
+          << "</td><td class=\"num\">" << Num(q.prior_std_absolute, 3) << "</td><td class=\"num\">"
+          << Num(q.std_absolute, 3) << "</td><td class=\"num\">" << Num(q.std_ratio, 3)
+          << "</td><td class=\"num\">" << Num(q.shift_in_prior_std, 3) << "</td><td>"
+          << (q.moved_by_data ? "the data" : "the prior") << "</td></tr>";
+    s << "</tbody></table>";
+  }
   if (!id.weak_directions.empty()) {
     s << "<ul class=\"weak-directions\">";
     for (const WeakDirection& w : id.weak_directions)
@@ -451,6 +490,7 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
        "1&#160;% of a bound (of the value for a log-scaled parameter, of the bounds' span for a "
        "linear one), as <code>frfit fit</code> flags it.</p>\n"
     << ParameterTable(d) << "\n</section>\n";
+  if (!d.constraints.empty()) s << ConstraintsSection(d.constraints);
   if (d.has_identifiability)
     s << "<section id=\"identifiability\">\n<h2>Identifiability</h2>\n<p class=\"note\">How well "
          "the fitted FRFs determine each free parameter (docs/identifiability.md): 1&#963; from "

@@ -39,6 +39,8 @@ struct ParameterOptions {
   std::map<std::string, Bounds> bounds;    // overrides of the model's bounds and initial values
   InitialGuess initial = InitialGuess::kModel;
   std::map<std::string, Prior> priors;     // per free parameter; empty: a plain least-squares fit
+  // Linear constraints between parameters, as written (fit/constraints.h); checked when parsed.
+  std::vector<std::string> constraints;
 };
 
 // How the GA of cycles 2, 3, ... starts (paper Fig. 2 and docs/decisions.md):

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "frfit/cost/problem.h"
+#include "frfit/fit/constraints.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/identifiability.h"
 #include "frfit/fit/modal_cost.h"
@@ -92,6 +93,8 @@ struct FitResult {
   Identifiability identifiability;
   // Whether the model explains the data as well as their noise allows (docs/noise.md).
   ModelCheck model_check;
+  // The configured constraints at the fitted point (fit/constraints.h); empty without any.
+  std::vector<ConstraintStatus> constraints;
 };
 
 // Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture and

@@ -138,6 +138,12 @@ class FitRun {
   void Conclude(FitTermination why);
   void StartRefinementPass();
   void Finish(FitTermination why);
+  // Constraints (fit/parameter_map.h): Levenberg–Marquardt's projected step, and the repair of
+  // the genetic algorithm's and Nelder–Mead's points, whose costs are then the repaired points'
+  // raised by their distance from them.
+  bool Constrained() const { return !map_->inequalities().empty(); }
+  void StartLm(std::span<const double> starts);
+  void PenaliseRepairs(std::vector<double>* costs) const;
 
   const ParameterMap* map_;
   const ModalData* modes_ = nullptr;
@@ -169,6 +175,7 @@ class FitRun {
   std::vector<double> pass_point_;
   FitTermination search_termination_ = FitTermination::kNotDone;
   double search_best_cost_ = 0.0;
+  mutable std::vector<double> repaired_;  // the repaired points of the last Ask (constraints)
 };
 
 }  // namespace frfit

@@ -51,6 +51,11 @@ struct ParameterIdentifiability {
   double prior_std_absolute = std::numeric_limits<double>::quiet_NaN();
   double prior_std_relative = std::numeric_limits<double>::quiet_NaN();
   bool moved_by_data = false;
+  // What the data did with the prior: posterior 1σ / prior 1σ (1: the data added nothing), and
+  // the shift of the fitted value from the prior's mean in prior σ, (value − mean)/σ_prior.
+  double prior_mean = std::numeric_limits<double>::quiet_NaN();
+  double std_ratio = std::numeric_limits<double>::quiet_NaN();
+  double shift_in_prior_std = std::numeric_limits<double>::quiet_NaN();
 };
 
 // A posterior 1σ below this fraction of the prior's: the data, not the prior, determine it.
@@ -112,6 +117,10 @@ struct Identifiability {
   std::vector<double> correlation;                      // p×p row-major, same order
   std::vector<WeakDirection> weak_directions;           // weakest first
   bool has_prior = false;                               // some parameter has a prior
+  // Parameters tied to the free ones by an equality constraint (fit/parameter_map.h), with their
+  // σ mapped from the free parameters' covariance, and the equality that tied each.
+  std::vector<ParameterIdentifiability> tied;
+  std::vector<std::string> tied_by;
 };
 
 // Directions of JᵀWJ whose eigenvalue is below kNullEigenvalue × the largest are treated as not

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "frfit/fit/constraints.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/model/model.h"
 #include "frfit/optim/parameter_space.h"
@@ -55,6 +56,35 @@ class ParameterMap {
   // when the fit has no prior (fit/prior.h).
   const std::vector<Prior>& priors() const { return priors_; }
 
+  // Constraints (fit/constraints.h). An equality ties one parameter to the others: it leaves the
+  // search, its value θ = constant + Σᵢ coefficient[i]·θ(u_i) over the free parameters (map
+  // order). Inequalities bound the search: Σᵢ a[i]·θ(u_i) ≥ b, the tied parameters' bounds among
+  // them (those with an empty text).
+  struct Tied {
+    int index = 0;  // into Model::parameters
+    double constant = 0.0;
+    std::vector<double> coefficient;
+    std::string by;  // the equality that tied it
+  };
+  struct Inequality {
+    std::vector<double> a;
+    double b = 0.0;
+    std::string text;  // the constraint as written; empty for a tied parameter's bound
+  };
+  const std::vector<Tied>& tied() const { return tied_; }
+  const std::vector<Inequality>& inequalities() const { return inequalities_; }
+  const std::vector<LinearConstraint>& constraints() const { return constraints_; }
+  // u itself when it satisfies every inequality, else the nearest point that does (in u, to first
+  // order: the polytope's projection in the metric of u at u; fit/parameter_constraints.cc).
+  std::vector<double> Repair(std::span<const double> u) const;
+  // The constrained step from a feasible u towards `target` in the metric `metric` (dim×dim,
+  // row-major, in u): the point of the polytope and the box nearest to target in that metric
+  // (exact in the physical values, where the constraints are linear; the metric taken at u).
+  std::vector<double> ProjectStep(std::span<const double> u, std::span<const double> target,
+                                  std::span<const double> metric) const;
+  // Each configured constraint's slack and activity at a full physical parameter vector.
+  std::vector<ConstraintStatus> ConstraintStatuses(std::span<const double> physical) const;
+
  private:
   const Model* model_;
   std::vector<int> free_;
@@ -62,7 +92,14 @@ class ParameterMap {
   std::vector<double> template_;  // fixed values in place, free ones overwritten per point
   ParameterSpace space_;
   std::vector<Prior> priors_;
+  std::vector<LinearConstraint> constraints_;
+  std::vector<Tied> tied_;
+  std::vector<Inequality> inequalities_;
   int reduced_joints_ = 0, reduced_size_ = 0;
+
+  // Reads options.constraints: ties the equalities' parameters (removing them from free_) and
+  // keeps the inequalities over the remaining free parameters. Before space_ is built.
+  void ApplyConstraints(const ParameterOptions& options, const std::string& source);
 };
 
 }  // namespace frfit

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -151,6 +152,15 @@ class LevenbergMarquardt {
 
   nlohmann::json SaveState() const;
 
+  // Constraints beyond the box (fit/parameter_map.h): given the current point u, the damped
+  // step's target u + δ and its metric A + λD (dim×dim, row-major), the point the step goes to
+  // instead, feasible. With one installed every step solves (A + λD)δ = −g on all coordinates
+  // and the projection (which knows the box too) replaces the clamping and the held set. Not
+  // part of SaveState: whoever resumes a run installs it again.
+  using StepProjection = std::function<std::vector<double>(
+      std::span<const double> u, std::span<const double> target, std::span<const double> metric)>;
+  void set_step_projection(StepProjection projection) { projection_ = std::move(projection); }
+
  private:
   void Accept(LmStart& s, std::span<const double> terms);
   void Propose(LmStart& s);
@@ -167,6 +177,7 @@ class LevenbergMarquardt {
   std::vector<double> pending_;
   std::int64_t evaluations_ = 0;
   int rounds_ = 0;
+  StepProjection projection_;
 };
 
 }  // namespace frfit

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "frfit/fit/fit_result.h"
+#include "frfit/fit/constraints.h"
 #include "frfit/fit/identifiability.h"
 #include "frfit/fit/model_check.h"
 
@@ -92,6 +93,7 @@ struct ReportData {
   bool has_model_check = false;  // results written before the model check have none
   ModelCheck model_check;
   std::vector<StaticTestResult> static_tests;  // frfit fit --static; empty without
+  std::vector<ConstraintStatus> constraints;    // the fit's constraints; empty without
 };
 
 // Reads a fit result file completely. Throws Error naming `path` (and the object) when the file is

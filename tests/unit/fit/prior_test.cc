@@ -129,6 +129,16 @@ TEST(Prior, MapEstimateAndPosteriorMatchTheClosedForm) {
   EXPECT_DOUBLE_EQ(id.per_parameter[0].prior_std_absolute, 0.2e6);
   EXPECT_DOUBLE_EQ(id.per_parameter[1].prior_std_absolute, 0.3e6);
   EXPECT_TRUE(std::isnan(id.per_parameter[2].prior_std_absolute));
+  // What the data did with each prior: posterior/prior 1σ and the shift from the mean in prior σ,
+  // from the closed form.
+  const double prior_sigma[2] = {s1, s2};
+  for (int j = 0; j < 2; ++j) {
+    EXPECT_NEAR(id.per_parameter[j].std_ratio, std::sqrt(posterior(j, j)) / prior_sigma[j], 1e-6);
+    EXPECT_NEAR(id.per_parameter[j].shift_in_prior_std, (map_estimate(j) - 1.0) / prior_sigma[j],
+                1e-5);
+    EXPECT_DOUBLE_EQ(id.per_parameter[j].prior_mean, 1.0e6);
+  }
+  EXPECT_TRUE(std::isnan(id.per_parameter[2].std_ratio));
   for (int j = 0; j < 2; ++j)
     EXPECT_EQ(id.per_parameter[j].moved_by_data,
               std::sqrt(posterior(j, j)) * LinearProblem::theta0 <
