@@ -132,6 +132,37 @@ TEST(ModalCost, JacobianMatchesCentralDifferences) {
   for (int j = 0; j < p; ++j) EXPECT_NEAR(normal[1 + j], g(j), 1e-12 * (g.norm() + 1));
 }
 
+// A parameter tied by an equality constraint (k_y2 == k_x2) leaves the search and follows k_x2:
+// the modal residuals' derivative by u of k_x2 carries k_y2's share too (central differences of
+// the residuals, which Physical() computes with the tie).
+TEST(ModalCost, JacobianTakesATiedParameterThroughItsTie) {
+  const Model model = LoadModel(kKuka);
+  ParameterOptions options = Stiffnesses(model);
+  options.constraints = {"k_y2 == k_x2"};
+  const ParameterMap map(model, options, "modal_cost_test");
+  ASSERT_EQ(map.tied().size(), 1u);
+  ModalData data;
+  data.sets = {Synthesized(model, "milling", Truth(model), 0.005)};
+  const std::vector<double> u = map.ToU(model.InitialParameters());
+  const ModalEvaluation e = EvaluateModalData(data, map, u, true);
+  for (int j = 0; j < map.dim(); ++j) {
+    auto central = [&](double h) {
+      std::vector<double> up = u, down = u;
+      up[j] += h, down[j] -= h;
+      const ModalEvaluation a = EvaluateModalData(data, map, up, false);
+      const ModalEvaluation b = EvaluateModalData(data, map, down, false);
+      std::vector<double> d(a.residuals.size());
+      for (size_t r = 0; r < d.size(); ++r) d[r] = (a.residuals[r] - b.residuals[r]) / (2 * h);
+      return d;
+    };
+    const std::vector<double> coarse = central(1e-3), fine = central(5e-4);
+    for (size_t r = 0; r < e.residuals.size(); ++r) {
+      const double fd = (4.0 * fine[r] - coarse[r]) / 3.0;
+      EXPECT_NEAR(e.jacobian(r, j), fd, 1e-4 * (std::abs(fd) + 1.0)) << "residual " << r << " u " << j;
+    }
+  }
+}
+
 // The frequency residual is (f_model − f)/σ_f with f_model from the eigenvalues of the
 // first-order state matrix [0 I; −M⁻¹K −M⁻¹C], assembled here from M0, K_gravity and the joints'
 // coefficients and solved with Eigen's dense eigensolver.
