@@ -138,10 +138,10 @@ TEST_F(ReducedAssessment, ModesAndModelCheckEqualTheFullModels) {
   const auto& full_rows = full["postures"][0]["modes"];
   ASSERT_EQ(full_rows.size(), rows.size());
   for (size_t k = 0; k < rows.size(); ++k)
-    EXPECT_NEAR(rows[k]["fitted_frequency_sigma_hz"].get<double>() /
-                    full_rows[k]["fitted_frequency_sigma_hz"].get<double>(),
-                std::sqrt(chi2 / full_chi2), 1e-3)
-        << k;
+    for (const char* sigma : {"fitted_frequency_sigma_hz", "fitted_damping_sigma"})
+      EXPECT_NEAR(rows[k][sigma].get<double>() / full_rows[k][sigma].get<double>(),
+                  std::sqrt(chi2 / full_chi2), 1e-3)
+          << k << " " << sigma;
 }
 
 }  // namespace
