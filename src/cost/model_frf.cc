@@ -5,10 +5,6 @@
 
 namespace frfit {
 
-FrfSet ModelFrfAt(const Model& model, const ProblemPosture& pp, std::span<const double> parameters) {
-  return ModelFrfAt(model, pp, parameters, pp.measured.frequency_hz, pp.measured.format);
-}
-
 FrfSet ModelFrfAt(const Model& model, const ProblemPosture& pp, std::span<const double> parameters,
                   const std::vector<double>& frequency_hz, FrfFormat format) {
   return Synthesize(pp.posture, Coefficients(model, parameters, pp.posture.q), frequency_hz, format,

@@ -287,7 +287,7 @@ void ParseFitter(const YamlReader& r, const YAML::Node& node, FitterOptions* f) 
 }
 
 void ParseReduction(const YamlReader& r, const YAML::Node& node, ReductionSettings* s) {
-  r.RequireMap(node, "reduction", {"mode", "modes_up_to_hz", "krylov_orders"});
+  r.RequireMap(node, "reduction", {"mode", "modes_up_to_hz", "krylov_orders", "assess_on"});
   if (r.Has(node, "mode")) {
     const std::string m = r.String(node["mode"], "reduction.mode");
     if (m == "auto") s->mode = ReductionMode::kAuto;
@@ -302,6 +302,12 @@ void ParseReduction(const YamlReader& r, const YAML::Node& node, ReductionSettin
     if (s->krylov_orders < 0 || s->krylov_orders > 8)
       r.Fail(node["krylov_orders"], "reduction.krylov_orders",
              "expected 0 to 8, got " + std::to_string(s->krylov_orders));
+  }
+  if (r.Has(node, "assess_on")) {
+    const std::string a = r.String(node["assess_on"], "reduction.assess_on");
+    if (a == "reduced") s->assess_on_full = false;
+    else if (a == "full") s->assess_on_full = true;
+    else r.Fail(node["assess_on"], "reduction.assess_on", "expected reduced or full, got '" + a + "'");
   }
 }
 
@@ -576,7 +582,9 @@ std::string FitOptionsToYaml(const FitOptions& o) {
         << "mode" << YAML::Value
         << (s.mode == ReductionMode::kAuto ? "auto" : s.mode == ReductionMode::kAlways ? "always" : "never")
         << YAML::Key << "modes_up_to_hz" << YAML::Value << s.modes_up_to_hz << YAML::Key
-        << "krylov_orders" << YAML::Value << s.krylov_orders << YAML::EndMap;
+        << "krylov_orders" << YAML::Value << s.krylov_orders;
+    if (s.assess_on_full) out << YAML::Key << "assess_on" << YAML::Value << "full";
+    out << YAML::EndMap;
   }
   if (!o.posture_weights.empty()) {
     out << YAML::Key << "postures" << YAML::Value << YAML::BeginMap;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "frfit/cost/model_frf.h"
+#include "frfit/fit/host_posture.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/model/joint_coefficients.h"
 
@@ -17,7 +17,9 @@ std::vector<std::vector<double>> NoiseWeightsAt(const Problem& problem, const Pa
       weights.push_back(pp.weights);
       continue;
     }
-    const FrfSet model = ModelFrfAt(*problem.model, pp, parameters);
+    const HostPosture host = HostPostureOf(pp);
+    const FrfSet model = Synthesize(*host.posture, host.CoefficientsAt(*problem.model, parameters),
+                                    pp.measured.frequency_hz, pp.measured.format, host.points);
     weights.push_back(NoiseWeightsAtModel(pp, model, problem.cost));
   }
   return weights;

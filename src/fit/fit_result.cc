@@ -264,7 +264,8 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   std::vector<FrfSet> model_frfs;  // at the fitted point, for the model check too
   for (size_t p = 0; p < frf.postures.size(); ++p) {
     const ProblemPosture& pp = frf.postures[p];
-    const JointCoefficients coefficients = Coefficients(model, r.parameters, pp.posture.q);
+    const HostPosture host = HostPostureOf(pp);  // reduced or full (docs/reduction.md)
+    const JointCoefficients coefficients = host.CoefficientsAt(model, r.parameters);
     std::vector<double> packed_coefficients;
     map.AppendCoefficients(run.best_u(), {pp.posture.q}, &packed_coefficients);
     PostureResult out;
@@ -273,8 +274,8 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
     out.measured = pp.measured;
     out.weights = pp.weights;
     out.dropped_hz = pp.dropped_hz;
-    model_frfs.push_back(Synthesize(pp.posture, coefficients, pp.measured.frequency_hz,
-                                    pp.measured.format, PointsOf(pp)));
+    model_frfs.push_back(Synthesize(*host.posture, coefficients, pp.measured.frequency_hz,
+                                    pp.measured.format, host.points));
     out.fitted = model_frfs.back();
     out.fitted.present = pp.measured.present;
     PackedProblem single = frf_packed;
@@ -289,9 +290,9 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
     const double max_hz = pp.measured.frequency_hz.back();
     std::shared_ptr<const EmaResult> ema;
     const std::vector<Mode> reference =
-        ReferenceModes(model, pp.posture, pp.measured, max_hz, &description, &ema);
-    std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
-    SeeShapesAt(PointsOf(pp).response_basis, &fitted);
+        ReferenceModes(model, host, pp.measured, max_hz, &description, &ema);
+    std::vector<Mode> fitted = ComputeModes(*host.posture, coefficients);
+    SeeShapesAt(host.points.response_basis, &fitted);
     out.modal = CompareModes(reference, fitted, description, max_hz);
     out.modal.ema = ema;
     r.postures.push_back(std::move(out));
@@ -315,7 +316,7 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
   std::vector<std::vector<ModeSigma>> sigmas;
   for (size_t p = 0; p < frf.postures.size(); ++p) {
     sigmas.push_back(
-        PropagateModeSigmas(frf.postures[p].posture, model, r.parameters, r.identifiability));
+        PropagateModeSigmas(HostPostureOf(frf.postures[p]), model, r.parameters, r.identifiability));
     SetModeSigmas(sigmas.back(), &r.postures[p].modal);
   }
   for (ModalComparisonPoints& c : r.modal_comparison_points)

@@ -48,15 +48,21 @@ bool SynthesisParameters(const Model& model, const FrfSet& set, std::vector<doub
 std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, const FrfSet& measured,
                                  double max_hz, std::string* description,
                                  std::shared_ptr<const EmaResult>* ema) {
+  return ReferenceModes(model, FullHostPosture(posture), measured, max_hz, description, ema);
+}
+
+std::vector<Mode> ReferenceModes(const Model& model, const HostPosture& host,
+                                 const FrfSet& measured, double max_hz, std::string* description,
+                                 std::shared_ptr<const EmaResult>* ema) {
   std::vector<double> values;
   std::vector<Mode> modes;
   if (SynthesisParameters(model, measured, &values)) {
     *description = "modes of the model with the parameters the FRFs were synthesised from";
-    std::vector<Mode> all = ComputeModes(posture, Coefficients(model, values, posture.q));
+    std::vector<Mode> all = ComputeModes(*host.posture, host.CoefficientsAt(model, values));
     if (!measured.response_frame.empty() || !measured.excitation_frame.empty())
-      SeeShapesAt(PointsAt(model, posture, measured.response_frame, measured.excitation_frame,
-                           "measured /@response_frame")
-                      .response_basis,
+      SeeShapesAt(host.InPosture(PointsAt(model, *host.full, measured.response_frame,
+                                          measured.excitation_frame, "measured /@response_frame")
+                                     .response_basis),
                   &all);
     for (Mode& m : all)
       if (m.frequency_hz <= max_hz) modes.push_back(std::move(m));
@@ -312,12 +318,24 @@ std::string EmaModesAtPoints(const Problem& problem,
   return text;
 }
 
+// The host posture of a posture's sets (fit/host_posture.h): a reduced one only when every set
+// shares its basis, since it must hold every point's shape; else the full posture.
+HostPosture SharedHostPosture(const Problem& problem, const std::vector<size_t>& sets) {
+  const ProblemPosture& first = problem.postures[sets[0]];
+  for (size_t s : sets)
+    if (problem.postures[s].reduction != first.reduction ||
+        problem.postures[s].assess_on_full != first.assess_on_full)
+      return FullHostPosture(first.posture);
+  return HostPostureOf(first);
+}
+
 ModalComparisonPoints ComparePostureAtPoints(const Problem& problem,
                                              const std::vector<size_t>& sets,
                                              const std::vector<double>& parameters,
                                              const std::vector<const ModalComparison*>& per_set) {
   const Model& model = *problem.model;
   const Posture& posture = problem.postures[sets[0]].posture;
+  const HostPosture host = SharedHostPosture(problem, sets);
   double max_hz = 0.0;
   for (size_t s : sets) max_hz = std::max(max_hz, problem.postures[s].measured.frequency_hz.back());
   std::vector<size_t> at = FirstSetAtEachPoint(problem, sets);
@@ -327,19 +345,19 @@ ModalComparisonPoints ComparePostureAtPoints(const Problem& problem,
   std::vector<double> truth;
   if (CommonSynthesisParameters(problem, sets, &truth)) {
     description = "modes of the model with the parameters the FRFs were synthesised from";
-    for (Mode& m : ComputeModes(posture, Coefficients(model, truth, posture.q)))
+    for (Mode& m : ComputeModes(*host.posture, host.CoefficientsAt(model, truth)))
       if (m.frequency_hz <= max_hz) reference.push_back(std::move(m));
-    reference_shapes = ShapesThrough(StackedBasis(problem, at), reference);
+    reference_shapes = ShapesThrough(host.InPosture(StackedBasis(problem, at)), reference);
   } else {
     description = EmaModesAtPoints(problem, per_set, sets, &at, &reference, &reference_shapes);
   }
   ModalComparisonPoints out;
   out.posture = posture.name;
   for (size_t s : at) out.points.push_back(ResponsePointName(model, problem.postures[s].measured));
-  const std::vector<Mode> fitted =
-      ComputeModes(posture, Coefficients(model, parameters, posture.q));
+  const std::vector<Mode> fitted = ComputeModes(*host.posture, host.CoefficientsAt(model, parameters));
   out.modal = CompareModes(reference, reference_shapes, fitted,
-                           ShapesThrough(StackedBasis(problem, at), fitted), description, max_hz);
+                           ShapesThrough(host.InPosture(StackedBasis(problem, at)), fitted),
+                           description, max_hz);
   return out;
 }
 

@@ -37,7 +37,14 @@ std::vector<int> FreeParameterIndices(const Model& model, const Identifiability&
 std::vector<ModeSigma> PropagateModeSigmas(const Posture& posture, const Model& model,
                                            const std::vector<double>& parameters,
                                            const Identifiability& id) {
-  const JointCoefficients coefficients = Coefficients(model, parameters, posture.q);
+  return PropagateModeSigmas(FullHostPosture(posture), model, parameters, id);
+}
+
+std::vector<ModeSigma> PropagateModeSigmas(const HostPosture& host, const Model& model,
+                                           const std::vector<double>& parameters,
+                                           const Identifiability& id) {
+  const Posture& posture = *host.posture;
+  const JointCoefficients coefficients = host.CoefficientsAt(model, parameters);
   const std::vector<std::complex<double>> by_coefficient =
       ModeEigenvalueDerivatives(posture, coefficients);
   const std::vector<Mode> modes = ComputeModes(posture, coefficients);
@@ -45,8 +52,7 @@ std::vector<ModeSigma> PropagateModeSigmas(const Posture& posture, const Model& 
   const std::vector<int> index = FreeParameterIndices(model, id);
   if (index.empty()) return out;
   const int p = static_cast<int>(index.size());
-  const std::vector<double> coefficient_jacobian =
-      CoefficientJacobian(model, parameters, posture.q);
+  const std::vector<double> coefficient_jacobian = host.CoefficientJacobianAt(model, parameters);
   const int stride = 3 * posture.n + 1 + static_cast<int>(posture.mass_parts.size()) +
                      static_cast<int>(coefficients.parts.size());
   const int np = model.num_parameters();

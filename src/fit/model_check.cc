@@ -7,8 +7,8 @@
 #include <set>
 
 #include "frfit/common/error.h"
-#include "frfit/cost/model_frf.h"
 #include "frfit/evaluator/evaluator.h"
+#include "frfit/fit/host_posture.h"
 #include "frfit/fit/model_check_noise.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/modal/ema.h"
@@ -65,8 +65,11 @@ double ChiSquareQuantile(double nu, double q) {
 // The model's FRFs at the fitted parameters, one set per posture (problem order).
 std::vector<FrfSet> ModelFrfs(const Problem& problem, const std::vector<double>& parameters) {
   std::vector<FrfSet> out;
-  for (const ProblemPosture& pp : problem.postures)
-    out.push_back(ModelFrfAt(*problem.model, pp, parameters));
+  for (const ProblemPosture& pp : problem.postures) {
+    const HostPosture host = HostPostureOf(pp);
+    out.push_back(Synthesize(*host.posture, host.CoefficientsAt(*problem.model, parameters),
+                             pp.measured.frequency_hz, pp.measured.format, host.points));
+  }
   return out;
 }
 
@@ -234,7 +237,8 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
     if (!misfitting[q]) continue;
     const ProblemPosture& pp = problem.postures[q];
     const PostureResidual& r = residuals[q];
-    const JointCoefficients coefficients = Coefficients(*problem.model, parameters, pp.posture.q);
+    const HostPosture host = HostPostureOf(pp);
+    const JointCoefficients coefficients = host.CoefficientsAt(*problem.model, parameters);
     FrfSet residual = models[q];
     for (size_t i = 0; i < residual.H.size(); ++i) residual.H[i] = pp.measured.H[i] - residual.H[i];
     residual.present = r.fitted;
@@ -245,8 +249,8 @@ std::vector<UnexplainedMode> FindUnexplainedModes(const Problem& problem,
       candidates = EstimateModes(residual, options, pp.source).modes;
     } catch (const Error&) {
     }
-    std::vector<Mode> fitted = ComputeModes(pp.posture, coefficients);
-    SeeShapesAt(PointsOf(pp).response_basis, &fitted);
+    std::vector<Mode> fitted = ComputeModes(*host.posture, coefficients);
+    SeeShapesAt(host.points.response_basis, &fitted);
     auto near = [](double a, double b, double tolerance) { return std::abs(a / b - 1.0) <= tolerance; };
     struct Named {
       double frequency_hz, damping_ratio;

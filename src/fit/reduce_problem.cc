@@ -69,7 +69,10 @@ bool ReduceProblem(const ReductionSettings& settings, const std::string& config_
   options.modes_up_to_hz =
       settings.modes_up_to_hz > 0.0 ? settings.modes_up_to_hz : 4.0 * HighestLine(*problem);
   if (!(options.modes_up_to_hz > 0.0)) options.modes_up_to_hz = 1.0;  // static tests only
-  for (ProblemPosture& pp : problem->postures) ReducePosture(options, joints, *map, &pp);
+  for (ProblemPosture& pp : problem->postures) {
+    ReducePosture(options, joints, *map, &pp);
+    pp.assess_on_full = settings.assess_on_full;
+  }
   // One size for every posture (the packed problem has one n): the smaller ones take further
   // modes.
   int size = 0;

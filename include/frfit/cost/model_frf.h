@@ -1,6 +1,7 @@
-// The model's FRFs at one of a problem's postures, for given physical parameters: the posture's
-// joint coefficients at its joint values, synthesized between its measurement points. What the
-// model check, the reweighting passes, the result and the static sets each wrote out before.
+// The model's FRFs at one of a problem's postures, for given physical parameters, on its full
+// posture: the posture's joint coefficients at its joint values, synthesized between its
+// measurement points (a static set's deflection). Results assessed after a fit use the set's host
+// posture instead (fit/host_posture.h), the reduced one where the fit was reduced.
 #pragma once
 
 #include <span>
@@ -13,8 +14,6 @@
 
 namespace frfit {
 
-// On the posture's measured lines, in its measured format.
-FrfSet ModelFrfAt(const Model& model, const ProblemPosture& pp, std::span<const double> parameters);
 // On `frequency_hz`, in `format` (a static set's deflection: {0 Hz}, receptance).
 FrfSet ModelFrfAt(const Model& model, const ProblemPosture& pp, std::span<const double> parameters,
                   const std::vector<double>& frequency_hz, FrfFormat format);

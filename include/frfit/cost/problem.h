@@ -41,9 +41,10 @@ struct ProblemPosture {
   Eigen::Vector3d static_force_n = Eigen::Vector3d::Zero();  // its force, in the force frame's axes
   // The posture reduced for the evaluators (fit/reduce_problem.h, docs/reduction.md), null when it
   // is solved in full: Pack takes the reduced posture and points, the packed coefficients follow
-  // the reduced layout (ParameterMap::UseReducedLayout); every host-side user (Synthesize,
-  // reports, model check) keeps `posture`, the full model.
+  // the reduced layout (ParameterMap::UseReducedLayout). The host's results after the fit take
+  // the reduced posture too unless assess_on_full (fit/host_posture.h).
   std::shared_ptr<const Reduction> reduction;
+  bool assess_on_full = false;  // reduction.assess_on: full
   double reduction_error = 0.0;  // ReductionError at the parameter samples, over the set's lines
 };
 

@@ -85,8 +85,13 @@ struct ReductionSettings {
   ReductionMode mode = ReductionMode::kAuto;
   double modes_up_to_hz = 0.0;  // interior modes below this; 0: four times the highest fitted line
   int krylov_orders = 2;        // static correction orders
+  // What the host computes after the fit (fitted FRFs and modes, their uncertainty, the model
+  // check, the noise weights of the reweighting passes) on a reduced set: its reduced posture
+  // (false, the default) or the full model (true: the exact check of those results).
+  bool assess_on_full = false;
   bool is_default() const {
-    return mode == ReductionMode::kAuto && modes_up_to_hz == 0.0 && krylov_orders == 2;
+    return mode == ReductionMode::kAuto && modes_up_to_hz == 0.0 && krylov_orders == 2 &&
+           !assess_on_full;
   }
 };
 

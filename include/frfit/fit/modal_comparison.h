@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "frfit/cost/problem.h"
+#include "frfit/fit/host_posture.h"
 #include "frfit/frf/frf_set.h"
 #include "frfit/modal/ema.h"
 #include "frfit/modal/modal.h"
@@ -62,6 +63,11 @@ struct ModalComparison {
 // any). Only modes up to max_hz.
 std::vector<Mode> ReferenceModes(const Model& model, const Posture& posture, const FrfSet& measured,
                                  double max_hz, std::string* description,
+                                 std::shared_ptr<const EmaResult>* ema = nullptr);
+// The same on a set's host posture (fit/host_posture.h): a reduced set's model modes are its
+// reduced posture's.
+std::vector<Mode> ReferenceModes(const Model& model, const HostPosture& host,
+                                 const FrfSet& measured, double max_hz, std::string* description,
                                  std::shared_ptr<const EmaResult>* ema = nullptr);
 
 // Pairs the reference modes one to one with the fitted modes (least total frequency difference

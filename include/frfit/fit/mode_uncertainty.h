@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "frfit/fit/host_posture.h"
 #include "frfit/fit/identifiability.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/model.h"
@@ -30,6 +31,11 @@ double PropagatedVariance(const std::vector<double>& g, const Identifiability& i
 std::vector<int> FreeParameterIndices(const Model& model, const Identifiability& id);
 
 std::vector<ModeSigma> PropagateModeSigmas(const Posture& posture, const Model& model,
+                                           const std::vector<double>& parameters,
+                                           const Identifiability& id);
+// The same on a set's host posture (fit/host_posture.h): a reduced set's modes and their
+// sensitivities are its reduced posture's.
+std::vector<ModeSigma> PropagateModeSigmas(const HostPosture& host, const Model& model,
                                            const std::vector<double>& parameters,
                                            const Identifiability& id);
 
