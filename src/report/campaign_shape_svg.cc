@@ -1,5 +1,5 @@
 // A mode shape drawn on a campaign's geometry (report/campaign_report.h): three orthographic
-// views of the undeformed and the deformed wireframe.
+// views of the undeformed and the deformed wireframe, the deformed one animated through a cycle.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -40,6 +40,14 @@ std::string Colour(double t) {
   return buffer;
 }
 
+// One cycle of the mode: extreme, rest, opposite extreme, rest, extreme, in 2 s, repeated.
+std::string Animation(const char* attribute, const std::string& extreme, const std::string& rest,
+                      const std::string& opposite) {
+  return std::string("<animate attributeName=\"") + attribute +
+         "\" dur=\"2s\" repeatCount=\"indefinite\" values=\"" + extreme + ";" + rest + ";" + opposite +
+         ";" + rest + ";" + extreme + "\"/>";
+}
+
 }  // namespace
 
 std::string ModeShapeSvg(const campaign::EmaResult& r, size_t mode,
@@ -53,11 +61,12 @@ std::string ModeShapeSvg(const campaign::EmaResult& r, size_t mode,
   for (int a = 0; a < 3; ++a) extent = std::max(extent, hi[a] - lo[a]);
   if (!(extent > 0.0)) extent = 1.0;
   const double scale = largest > 0.0 ? 0.12 * extent / largest : 0.0;
-  auto deformed = [&](long node) {
+  // `sign` −1: the opposite half of the cycle, the animation's other extreme.
+  auto deformed = [&](long node, double sign = 1.0) {
     Vec x = g.coordinates.at(node);
     const auto it = shift.find(node);
     if (it != shift.end())
-      for (int a = 0; a < 3; ++a) x[a] += scale * it->second[a];
+      for (int a = 0; a < 3; ++a) x[a] += sign * scale * it->second[a];
     return x;
   };
   const double width = 3 * kView, height = kView + 22;
@@ -78,20 +87,30 @@ std::string ModeShapeSvg(const campaign::EmaResult& r, size_t mode,
       << "\" y=\"2\" width=\"" << kView - 4 << "\" height=\"" << kView - 4
       << "\" fill=\"none\" stroke=\"#ddd\"/><text class=\"ax\" x=\"" << html::Coord(x0 + 8)
       << "\" y=\"" << kView + 14 << "\">" << kViewNames[v] << "</text>";
+    auto at = [&](const Vec& x) { return html::Coord(sx(x[a])) + "," + html::Coord(sy(x[b])); };
     for (const bool moved : {false, true})
       for (const campaign::TraceLine& t : g.trace_lines) {
-        std::string points;
+        // The deformed line drawn at its extreme, animated through rest to the opposite extreme
+        // and back (SMIL: no script, and a printed or still page shows the extreme).
+        std::string points, rest, opposite;
         auto flush = [&] {
-          if (points.find(' ') != std::string::npos)
+          if (points.find(' ') != std::string::npos) {
             s << "<polyline class=\"" << (moved ? "deformed" : "undeformed") << "\" points=\""
               << points << "\" fill=\"none\" stroke=\"" << (moved ? html::kFittedColour : "#bbb")
-              << "\" stroke-width=\"" << (moved ? 1.6 : 1.0) << "\"/>";
-          points.clear();
+              << "\" stroke-width=\"" << (moved ? 1.6 : 1.0) << "\"";
+            if (moved)
+              s << ">" << Animation("points", points, rest, opposite) << "</polyline>";
+            else
+              s << "/>";
+          }
+          points.clear(), rest.clear(), opposite.clear();
         };
         for (long node : t.nodes) {
           if (node == 0 || !g.coordinates.count(node)) { flush(); continue; }
-          const Vec x = moved ? deformed(node) : g.coordinates.at(node);
-          points += (points.empty() ? "" : " ") + html::Coord(sx(x[a])) + "," + html::Coord(sy(x[b]));
+          const std::string gap = points.empty() ? "" : " ";
+          points += gap + at(moved ? deformed(node) : g.coordinates.at(node));
+          rest += gap + at(g.coordinates.at(node));
+          opposite += gap + at(deformed(node, -1.0));
         }
         flush();
       }
@@ -102,7 +121,12 @@ std::string ModeShapeSvg(const campaign::EmaResult& r, size_t mode,
           it == shift.end() || largest == 0.0 ? 0.0 : std::hypot(it->second[0], it->second[1], it->second[2]) / largest;
       s << "<circle class=\"node\" data-node=\"" << node << "\" cx=\"" << html::Coord(sx(x[a]))
         << "\" cy=\"" << html::Coord(sy(x[b])) << "\" r=\"2.6\" fill=\"" << Colour(amplitude)
-        << "\"><title>node " << node << ": |φ| " << html::Num(amplitude, 3) << "</title></circle>";
+        << "\"><title>node " << node << ": |φ| " << html::Num(amplitude, 3) << "</title>"
+        << Animation("cx", html::Coord(sx(x[a])), html::Coord(sx(x0v[a])),
+                     html::Coord(sx(deformed(node, -1.0)[a])))
+        << Animation("cy", html::Coord(sy(x[b])), html::Coord(sy(x0v[b])),
+                     html::Coord(sy(deformed(node, -1.0)[b])))
+        << "</circle>";
     }
     s << "</g>";
   }

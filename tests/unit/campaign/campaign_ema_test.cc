@@ -14,6 +14,7 @@
 #include <map>
 #include <array>
 #include <algorithm>
+#include <sstream>
 #include <cstdlib>
 
 #include "frfit/campaign/campaign_ema.h"
@@ -383,6 +384,40 @@ TEST_F(CampaignEmaCli, ReportDrawsShapesOnTheGeometry) {
     size_t lines = 0;
     for (size_t c = svg.find("class=\"deformed\""); c != std::string::npos; c = svg.find("class=\"deformed\"", c + 1)) ++lines;
     EXPECT_EQ(lines, 6u);
+    // The deformed lines are animated through one cycle: extreme, rest (the undeformed line
+    // drawn at the same place in the view), the opposite extreme (rest mirrored), rest, extreme.
+    std::vector<std::string> rest_lines;
+    for (size_t c = svg.find("class=\"undeformed\""); c != std::string::npos;
+         c = svg.find("class=\"undeformed\"", c + 1))
+      rest_lines.push_back(Attribute(svg.substr(c, svg.find('>', c) - c), "points"));
+    auto numbers = [](const std::string& text) {
+      std::vector<double> out;
+      std::string t = text;
+      std::replace(t.begin(), t.end(), ',', ' ');
+      std::istringstream in(t);
+      for (double v; in >> v;) out.push_back(v);
+      return out;
+    };
+    size_t animated = 0;
+    for (size_t c = svg.find("class=\"deformed\""); c != std::string::npos;
+         c = svg.find("class=\"deformed\"", c + 1), ++animated) {
+      const std::string line = svg.substr(c, svg.find("</polyline>", c) - c);
+      const size_t anim = line.find("<animate attributeName=\"points\"");
+      ASSERT_NE(anim, std::string::npos) << "deformed line " << animated;
+      std::vector<std::string> keys;
+      std::istringstream values(Attribute(line.substr(anim), "values"));
+      for (std::string key; std::getline(values, key, ';');) keys.push_back(key);
+      ASSERT_EQ(keys.size(), 5u);
+      ASSERT_LT(animated, rest_lines.size());
+      EXPECT_EQ(keys[0], Attribute(line.substr(0, line.find('>')), "points"));
+      EXPECT_EQ(keys[1], rest_lines[animated]);
+      EXPECT_EQ(keys[3], keys[1]);
+      EXPECT_EQ(keys[4], keys[0]);
+      const std::vector<double> a = numbers(keys[0]), o = numbers(keys[1]), m = numbers(keys[2]);
+      ASSERT_EQ(a.size(), o.size());
+      ASSERT_EQ(m.size(), o.size());
+      for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i] + m[i], 2 * o[i], 0.21) << "coordinate " << i;
+    }
     double largest = 0.0;
     std::map<long, std::array<double, 3>> motion;
     for (size_t d = 0; d < r.dofs.size(); ++d)
