@@ -5,6 +5,7 @@
 
 #include "frfit/campaign/campaign_hdf5.h"
 #include "frfit/common/error.h"
+#include "frfit/io/ema_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 
 namespace frfit::campaign {
@@ -164,27 +165,6 @@ void ReadPoles(const Hdf5File& f, const std::string& g, EmaResult* r) {
   }
 }
 
-void WriteDropped(Hdf5File* f, const std::string& g, const EmaResult& r) {
-  const hsize_t n = r.dropped.size();
-  std::vector<double> freq, zeta, contribution;
-  std::vector<std::int64_t> stable;
-  std::vector<std::string> reason;
-  for (const EmaDropped& d : r.dropped) {
-    freq.push_back(d.frequency_hz);
-    zeta.push_back(d.damping_ratio);
-    contribution.push_back(d.contribution);
-    stable.push_back(d.stable_poles);
-    reason.push_back(ToString(d.reason));
-  }
-  f->CreateGroup(g + "/dropped");
-  if (n == 0) return;
-  f->WriteDoubles(g + "/dropped/frequency_hz", {n}, freq.data());
-  f->WriteDoubles(g + "/dropped/damping_ratio", {n}, zeta.data());
-  f->WriteDoubles(g + "/dropped/contribution", {n}, contribution.data());
-  f->WriteInts(g + "/dropped/stable_poles", {n}, stable.data());
-  f->WriteStrings(g + "/dropped/reason", reason);
-}
-
 }  // namespace
 
 void WriteEmaResult(const std::string& path, const EmaResult& r, const Campaign& geometry) {
@@ -219,7 +199,7 @@ void WriteEmaResult(const std::string& path, const EmaResult& r, const Campaign&
   WriteDofs(&f, g + "/dofs", r.dofs);
   WritePoles(&f, g, r);
   WriteModes(&f, g, r);
-  WriteDropped(&f, g, r);
+  if (!r.dropped.empty()) WriteEmaDropped(&f, g, r.dropped);  // absent when none
   WriteGeometry(&f, geometry);
   f.Save();
 }
@@ -254,20 +234,7 @@ EmaResult ReadEmaResult(const std::string& path, Campaign* geometry) {
   r.dofs = ReadDofs(f, g + "/dofs");
   ReadPoles(f, g, &r);
   ReadModes(f, g, &r);
-  if (f.Exists(g + "/dropped/frequency_hz")) {
-    std::vector<hsize_t> dims;
-    const auto freq = f.ReadDoubles(g + "/dropped/frequency_hz", 1, &dims);
-    const hsize_t n = freq.size();
-    const auto zeta = Doubles(f, g + "/dropped/damping_ratio", {n});
-    const auto contribution = Doubles(f, g + "/dropped/contribution", {n});
-    const auto stable = Ints(f, g + "/dropped/stable_poles", n);
-    const auto reason = f.ReadStrings(g + "/dropped/reason");
-    for (hsize_t k = 0; k < n && k < reason.size(); ++k)
-      r.dropped.push_back({freq[k], zeta[k], static_cast<int>(stable[k]),
-                           reason[k] == "few_stable_poles" ? EmaDropReason::kFewStablePoles
-                                                           : EmaDropReason::kContribution,
-                           contribution[k]});
-  }
+  r.dropped = ReadEmaDropped(f, g);
   if (geometry) ReadGeometry(f, geometry);
   return r;
 }

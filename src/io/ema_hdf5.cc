@@ -40,13 +40,14 @@ std::vector<double> Complex3(const std::vector<std::complex<double>>& values) {
   return out;
 }
 
-// The columns that are not modes (EmaResult::dropped), one row each; the reason as its name.
-void WriteDropped(Hdf5File* f, const std::string& g, const EmaResult& r) {
-  const hsize_t n = r.dropped.size();
+}  // namespace
+
+void WriteEmaDropped(Hdf5File* f, const std::string& g, const std::vector<EmaDropped>& dropped) {
+  const hsize_t n = dropped.size();
   std::vector<double> freq, zeta, contribution;
   std::vector<std::int64_t> stable;
   std::vector<std::string> reason;
-  for (const EmaDropped& d : r.dropped) {
+  for (const EmaDropped& d : dropped) {
     freq.push_back(d.frequency_hz);
     zeta.push_back(d.damping_ratio);
     contribution.push_back(d.contribution);
@@ -61,9 +62,9 @@ void WriteDropped(Hdf5File* f, const std::string& g, const EmaResult& r) {
   f->WriteStrings(g + "/dropped/reason", reason);
 }
 
-// Written by frfit ema since 2026-11; none in older files and in a fit result's EMA.
-void ReadDropped(const Hdf5File& f, const std::string& g, EmaResult* r) {
-  if (!f.Exists(g + "/dropped")) return;
+std::vector<EmaDropped> ReadEmaDropped(const Hdf5File& f, const std::string& g) {
+  std::vector<EmaDropped> out;
+  if (!f.Exists(g + "/dropped/frequency_hz")) return out;
   std::vector<hsize_t> dims;
   const std::vector<double> freq = f.ReadDoubles(g + "/dropped/frequency_hz", 1, &dims);
   const size_t n = freq.size();
@@ -81,11 +82,10 @@ void ReadDropped(const Hdf5File& f, const std::string& g, EmaResult* r) {
     else if (reason[k] != ToString(EmaDropReason::kContribution))
       throw Error(f.path(), g + "/dropped/reason",
                   "expected few_stable_poles or contribution, got '" + reason[k] + "'");
-    r->dropped.push_back(d);
+    out.push_back(d);
   }
+  return out;
 }
-
-}  // namespace
 
 void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool with_frfs) {
   f->CreateGroup(g);
@@ -165,7 +165,7 @@ void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool w
   f->WriteDoubles(g + "/modes/sensor_shape", {nm, 3, 2}, shapes.data());
   f->WriteDoubles(g + "/modes/residues", {nm, 3, 3, 2}, residues.data());
   if (!with_frfs) return;  // a fit result's reference modes: as before, without the dropped
-  WriteDropped(f, g, r);
+  WriteEmaDropped(f, g, r.dropped);
   const hsize_t lines = r.measured.frequency_hz.size();
   f->WriteDoubles(g + "/frequency_hz", {lines}, r.measured.frequency_hz.data());
   WriteFrfMatrix(f, g + "/measured_H", r.measured);
@@ -266,7 +266,7 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
     m.lowest_order = static_cast<int>(lowest[k]);
     r.modes.push_back(m);
   }
-  ReadDropped(f, g, &r);
+  r.dropped = ReadEmaDropped(f, g);
   if (f.Exists(g + "/frequency_hz")) {
     r.measured.frequency_hz = f.ReadDoubles(g + "/frequency_hz", 1, &dims);
     const size_t lines = r.measured.frequency_hz.size();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "frfit/io/hdf5_file.h"
 #include "frfit/modal/ema.h"
@@ -23,6 +24,13 @@ void WriteEmaGroup(Hdf5File* file, const std::string& group, const EmaResult& re
 // Reads what WriteEmaGroup wrote; FRFs when the group has them. Throws Error naming the file and
 // the object on a missing or inconsistent dataset.
 EmaResult ReadEmaGroup(const Hdf5File& file, const std::string& group);
+
+// The diagram's columns that are not modes (EmaResult::dropped) in <group>/dropped, one row each,
+// the reason by its name: written by frfit ema since 2026-11 (a campaign's EMA too). The reader
+// returns none where the group has no such rows (older files, a fit result's EMA) and throws
+// Error naming the file and the object on inconsistent rows or an unknown reason.
+void WriteEmaDropped(Hdf5File* file, const std::string& group, const std::vector<EmaDropped>& dropped);
+std::vector<EmaDropped> ReadEmaDropped(const Hdf5File& file, const std::string& group);
 
 // A file of kind "ema_result" holding one group "/ema" with FRFs; written atomically.
 void WriteEmaResult(const std::string& path, const EmaResult& result);
