@@ -40,6 +40,26 @@ nlohmann::ordered_json FileJson(const CsvTable& table, const std::string& path) 
           {"description", table.description()}};
 }
 
+// Writes `tables` into `dir` (created), each refused first when it would overwrite the input;
+// says each file on stderr and returns their --json entries.
+nlohmann::ordered_json WriteTables(const std::vector<CsvTable>& tables, const std::string& dir,
+                                   const std::string& in) {
+  std::vector<std::string> paths;
+  for (const CsvTable& t : tables) {
+    paths.push_back((std::filesystem::path(dir) / t.name()).string());
+    RequireNotAnInput("frfit export", "--csv", paths.back(), {in});
+  }
+  PrepareDirectory(dir);
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < tables.size(); ++i) {
+    WriteTextFileAtomically(paths[i], tables[i].ToText());
+    std::fprintf(stderr, "wrote %s: %zu rows (%s)\n", paths[i].c_str(), tables[i].rows(),
+                 tables[i].description().c_str());
+    files.push_back(FileJson(tables[i], paths[i]));
+  }
+  return files;
+}
+
 bool IsCampaignEma(const std::string& path) {
   try {
     const Hdf5File f(path, Hdf5File::Mode::kRead);
@@ -59,22 +79,8 @@ int ExportCampaignEma(const Args& args, const std::string& in) {
   nlohmann::ordered_json j = {{"input", in}, {"kind", "campaign_ema_result"}};
   if (args.Has("csv")) {
     const std::string dir = args.Get("csv");
-    const std::vector<CsvTable> tables = campaign::EmaTables(r, geometry);
-    std::vector<std::string> paths;
-    for (const CsvTable& t : tables) {
-      paths.push_back((std::filesystem::path(dir) / t.name()).string());
-      RequireNotAnInput("frfit export", "--csv", paths.back(), {in});
-    }
-    PrepareDirectory(dir);
-    nlohmann::ordered_json files = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < tables.size(); ++i) {
-      WriteTextFileAtomically(paths[i], tables[i].ToText());
-      std::fprintf(stderr, "wrote %s: %zu rows (%s)\n", paths[i].c_str(), tables[i].rows(),
-                   tables[i].description().c_str());
-      files.push_back(FileJson(tables[i], paths[i]));
-    }
     j["csv"] = dir;
-    j["files"] = files;
+    j["files"] = WriteTables(campaign::EmaTables(r, geometry), dir, in);
   }
   if (args.Has("uff")) {
     const std::string uff = args.Get("uff");
@@ -103,20 +109,7 @@ int RunExport(int argc, char** argv) {
   const std::string dir = args.Get("csv");
   // Everything is read and checked before the directory or any file is made.
   const ExportKind kind = DetectExportKind(in);
-  const std::vector<CsvTable> tables = ExportTables(in, kind);
-  std::vector<std::string> paths;
-  for (const CsvTable& t : tables) {
-    paths.push_back((std::filesystem::path(dir) / t.name()).string());
-    RequireNotAnInput("frfit export", "--csv", paths.back(), {in});
-  }
-  PrepareDirectory(dir);
-  nlohmann::ordered_json files = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < tables.size(); ++i) {
-    WriteTextFileAtomically(paths[i], tables[i].ToText());
-    std::fprintf(stderr, "wrote %s: %zu rows (%s)\n", paths[i].c_str(), tables[i].rows(),
-                 tables[i].description().c_str());
-    files.push_back(FileJson(tables[i], paths[i]));
-  }
+  const nlohmann::ordered_json files = WriteTables(ExportTables(in, kind), dir, in);
   if (args.Flag("json")) {
     const nlohmann::ordered_json j = {
         {"input", in}, {"kind", ToString(kind)}, {"csv", dir}, {"files", files}};
