@@ -62,6 +62,26 @@ ModalSet Synthesized(const Model& model, const std::string& posture,
   return set;
 }
 
+// ∂(modal residuals)/∂u_j by central differences at steps h and h/2, Richardson-extrapolated
+// (error O(h⁴)): shapes of close modes curve strongly, and the eigenvectors' rounding (about
+// 1e-10) rules out tiny h.
+std::vector<double> RichardsonDifferences(const ModalData& data, const ParameterMap& map,
+                                          const std::vector<double>& u, int j) {
+  auto central = [&](double h) {
+    std::vector<double> up = u, down = u;
+    up[j] += h, down[j] -= h;
+    const ModalEvaluation a = EvaluateModalData(data, map, up, false);
+    const ModalEvaluation b = EvaluateModalData(data, map, down, false);
+    std::vector<double> d(a.residuals.size());
+    for (size_t r = 0; r < d.size(); ++r) d[r] = (a.residuals[r] - b.residuals[r]) / (2 * h);
+    return d;
+  };
+  const std::vector<double> coarse = central(1e-3), fine = central(5e-4);
+  std::vector<double> out(coarse.size());
+  for (size_t r = 0; r < out.size(); ++r) out[r] = (4.0 * fine[r] - coarse[r]) / 3.0;
+  return out;
+}
+
 TEST(ModeShapeDerivatives, MatchCentralDifferences) {
   const Model model = LoadModel(kKuka);
   const Posture posture = Linearize(model, "milling");
@@ -104,21 +124,9 @@ TEST(ModalCost, JacobianMatchesCentralDifferences) {
   const ModalEvaluation e = EvaluateModalData(data, map, u, true);
   ASSERT_EQ(static_cast<int>(e.residuals.size()), ModalResidualCount(data));
   for (int j = 0; j < map.dim(); ++j) {
-    // Central differences at steps h and h/2, Richardson-extrapolated (error O(h⁴)): shapes of
-    // close modes curve strongly, and the eigenvectors' rounding (about 1e-10) rules out tiny h.
-    auto central = [&](double h) {
-      std::vector<double> up = u, down = u;
-      up[j] += h, down[j] -= h;
-      const ModalEvaluation a = EvaluateModalData(data, map, up, false);
-      const ModalEvaluation b = EvaluateModalData(data, map, down, false);
-      std::vector<double> d(a.residuals.size());
-      for (size_t r = 0; r < d.size(); ++r) d[r] = (a.residuals[r] - b.residuals[r]) / (2 * h);
-      return d;
-    };
-    const std::vector<double> coarse = central(1e-3), fine = central(5e-4);
+    const std::vector<double> fd = RichardsonDifferences(data, map, u, j);
     for (size_t r = 0; r < e.residuals.size(); ++r) {
-      const double fd = (4.0 * fine[r] - coarse[r]) / 3.0;
-      EXPECT_NEAR(e.jacobian(r, j), fd, 1e-4 * (std::abs(fd) + 1.0))
+      EXPECT_NEAR(e.jacobian(r, j), fd[r], 1e-4 * (std::abs(fd[r]) + 1.0))
           << "residual " << r << " (mode " << r / 8 << ", row " << r % 8 << ") u " << j;
     }
   }
@@ -146,19 +154,9 @@ TEST(ModalCost, JacobianTakesATiedParameterThroughItsTie) {
   const std::vector<double> u = map.ToU(model.InitialParameters());
   const ModalEvaluation e = EvaluateModalData(data, map, u, true);
   for (int j = 0; j < map.dim(); ++j) {
-    auto central = [&](double h) {
-      std::vector<double> up = u, down = u;
-      up[j] += h, down[j] -= h;
-      const ModalEvaluation a = EvaluateModalData(data, map, up, false);
-      const ModalEvaluation b = EvaluateModalData(data, map, down, false);
-      std::vector<double> d(a.residuals.size());
-      for (size_t r = 0; r < d.size(); ++r) d[r] = (a.residuals[r] - b.residuals[r]) / (2 * h);
-      return d;
-    };
-    const std::vector<double> coarse = central(1e-3), fine = central(5e-4);
+    const std::vector<double> fd = RichardsonDifferences(data, map, u, j);
     for (size_t r = 0; r < e.residuals.size(); ++r) {
-      const double fd = (4.0 * fine[r] - coarse[r]) / 3.0;
-      EXPECT_NEAR(e.jacobian(r, j), fd, 1e-4 * (std::abs(fd) + 1.0)) << "residual " << r << " u " << j;
+      EXPECT_NEAR(e.jacobian(r, j), fd[r], 1e-4 * (std::abs(fd[r]) + 1.0)) << "residual " << r << " u " << j;
     }
   }
 }
