@@ -10,7 +10,7 @@
 #           stopped after SANITIZER_SECONDS (default 300) and says so
 #   bench   gpu_evaluator_bench: cpu (2 threads) vs both cuda tiers, one robot to fleet scale
 #   torch   the PyTorch baseline (torch_baseline.py) on the fleet-scale batches, n = 3, 9, 18
-#           (TORCH_NS to choose)
+#           (TORCH_NS to choose; TORCH_PROBLEMS, default 1024, the batch's problems)
 #   fits    whole `frfit fit` runs of paper_3dof, kuka_kr90 and six_axis_18dof on cpu, cuda and
 #           auto, same seed: wall times, the backend auto chose, the parameters compared with ==
 #   fleet   BACKEND=cuda fleet_timings.sh 64, fleet_throughput.sh 1024 and fleet_warm_night.sh 1024
@@ -123,7 +123,7 @@ for stage in "${stages[@]}"; do
       ;;
     torch)
       for n in ${TORCH_NS:-3 9 18}; do
-        build/benchmarks/export_random_batch --n $n --problems 1024 --individuals 128 --postures 2 \
+        build/benchmarks/export_random_batch --n $n --problems "${TORCH_PROBLEMS:-1024}" --individuals 128 --postures 2 \
           --out "/tmp/frfit_batch_n$n.h5"
         python3 benchmarks/torch_baseline.py "/tmp/frfit_batch_n$n.h5" --chunk-mib 8192 --json | tee -a "$RESULTS_DIR/torch_baseline.jsonl"
         rm -f "/tmp/frfit_batch_n$n.h5"

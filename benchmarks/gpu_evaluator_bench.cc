@@ -93,6 +93,14 @@ void Sizes(benchmark::internal::Benchmark* b) {
       for (int lanes : {0, 1, 4, 8, 16, 32}) b->Args({n, s[0], s[1], s[2], kCudaDeterministic, lanes});
       b->Args({n, s[0], s[1], s[2], kCudaBatched, 0});
     }
+  // Reduced beam models (20-60 coordinates, buckets 48 and 64): an eighth of the fleet scale, so
+  // that one call at n = 60 stays near a second; no 4- or 8-lane tiles (a line's scratch, up to
+  // 61 KB, leaves one tile a block either way).
+  for (int n : {36, 60}) {
+    b->Args({n, 128, 128, 2, kCpu, 0});
+    for (int lanes : {0, 1, 16, 32}) b->Args({n, 128, 128, 2, kCudaDeterministic, lanes});
+    b->Args({n, 128, 128, 2, kCudaBatched, 0});
+  }
   b->ArgNames({"n", "problems", "individuals", "postures", "tier", "lanes"});
 }
 

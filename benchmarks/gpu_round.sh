@@ -6,7 +6,10 @@
 #      lanes (gpu_evaluator_ab.sh): what the changes since their commits cost or gained
 #   3. this build's lanes-per-line choices at n = 9 and 18, fleet scale, twice
 #   4. the warm 1024-robot night on the GPU with its stage times (fleet_warm_night.sh, no before)
-#   5. the PyTorch baseline at n = 9 and 18 (gpu_checks.sh torch)
+#   5. the PyTorch baseline at n = 9 and 18 (gpu_checks.sh torch; TORCH_NS, TORCH_PROBLEMS)
+#   sizes (not in the default STEPS): gpu_evaluator_bench at the fleet scale for n = 9 and 18 (cpu,
+#      default lanes, batched) and at an eighth of it for n = 36 and 60 (cpu, default, 1, 16 and
+#      32 lanes, batched): the reduced beam models' sizes
 # Usage (from the checkout, with gpu-bundle/ beside it):
 #   [STEPS="checks ab lanes night torch"] benchmarks/gpu_round.sh ARCHIVE [OTHER_BENCH ...]
 #   CHECKS (default "tests sanitizer fits") the gpu_checks.sh stages of step 1; SANITIZER_SECONDS
@@ -45,6 +48,13 @@ if has lanes; then
     benchmarks/gpu_evaluator_ab.sh build/benchmarks/gpu_evaluator_bench | tee "$R/lanes.txt"
   pack
 fi
+if has sizes; then
+  step sizes
+  build/benchmarks/gpu_evaluator_bench --benchmark_counters_tabular=true \
+    --benchmark_filter="n:(9|18)/problems:1024/individuals:128/postures:2/tier:[0-2]/lanes:0/|n:(36|60)/" \
+    --benchmark_out="$R/sizes.json" --benchmark_out_format=json 2>&1 | tee "$R/sizes.txt"
+  pack
+fi
 if has night; then
   step "warm night"
   BACKEND=cuda THREADS=${THREADS:-$(nproc)} BEFORE_N=0 timeout "${NIGHT_SECONDS:-150}" \
@@ -53,7 +63,7 @@ if has night; then
 fi
 if has torch; then
   step torch
-  TORCH_NS="9 18" benchmarks/gpu_checks.sh "$R/torch" torch 2>&1 | tail -4
+  TORCH_NS=${TORCH_NS:-9 18} benchmarks/gpu_checks.sh "$R/torch" torch 2>&1 | tail -4
   pack
 fi
 step done

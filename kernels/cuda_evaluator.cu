@@ -138,6 +138,12 @@ void LaunchTileLineCosts(int max_n, const double* resident, const DevicePosture*
         "configuring the tiled line-cost kernel");
   const LaunchShape shape = TileLineLaunch(kLanes, max_n, num_lines);
   if (shape.blocks > 0x7fffffffLL) ThrowCuda("line kernel", "too many lines for one launch");
+  // Past about 54 DOFs one line's scratch passes the 48 KB a block gets without opting in.
+  if (shape.shared_bytes > static_cast<size_t>(kTileSharedBytes))
+    Check(cudaFuncSetAttribute(LineCostTileKernel<kLanes>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(shape.shared_bytes)),
+          "configuring the tiled line-cost kernel's shared memory");
   LineCostTileKernel<kLanes>
       <<<static_cast<unsigned>(shape.blocks), shape.threads, shape.shared_bytes>>>(
           resident, postures, segments, line_starts, num_segments, num_lines, coefficients,
@@ -257,10 +263,6 @@ class CudaEvaluator final : public CudaEvaluatorBase {
       if (g.num_lines == 0) continue;
       const int ns = static_cast<int>(g.host_segments.size());
       const int lanes = lanes_per_line_ ? lanes_per_line_ : DefaultLanesPerLine(g.key);
-#define FRFIT_LAUNCH(CAP)                                                                     \
-  LaunchLineCosts<CAP>(resident(), device_postures(), g.segments.get(),                 \
-                       g.line_starts.get(), ns, g.num_lines, device_coefficients(), line_costs(), \
-                       line_status())
 #define FRFIT_LAUNCH_TILE(LANES)                                                              \
   LaunchTileLineCosts<LANES>(g.max_n, resident(), device_postures(), g.segments.get(),          \
                              g.line_starts.get(), ns, g.num_lines, device_coefficients(),     \
@@ -274,17 +276,14 @@ class CudaEvaluator final : public CudaEvaluatorBase {
       } else if (lanes == 32) {
         FRFIT_LAUNCH_TILE(32);
       } else {
-        switch (g.key) {
-          case 4: FRFIT_LAUNCH(4); break;
-          case 8: FRFIT_LAUNCH(8); break;
-          case 12: FRFIT_LAUNCH(12); break;
-          case 18: FRFIT_LAUNCH(18); break;
-          case 24: FRFIT_LAUNCH(24); break;
-          default: FRFIT_LAUNCH(32); break;
-        }
+        DispatchCapacity(g.key, [&](auto capacity) {
+          LaunchLineCosts<decltype(capacity)::value>(resident(), device_postures(), g.segments.get(),
+                                                   g.line_starts.get(), ns, g.num_lines,
+                                                   device_coefficients(), line_costs(),
+                                                   line_status());
+        });
       }
 #undef FRFIT_LAUNCH_TILE
-#undef FRFIT_LAUNCH
     }
   }
 

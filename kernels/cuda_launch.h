@@ -29,6 +29,10 @@ constexpr int kTileBlockThreads = 128;
 // Blocks of the tiled line kernel an SM must be able to hold by registers (its launch bounds).
 constexpr int kTileBlocksPerSm = 5;
 constexpr int kTileSharedBytes = 48 * 1024;
+// A slot larger than that (past about 54 DOFs) runs alone in its block, which the launch opts in
+// to up to this many bytes: the smallest opt-in limit of the GPUs this build loads on (compute
+// capability 8.6 and 8.9; 8.0 allows 163 KB, 9.0 227 KB). 64 DOFs need 69 704 B.
+constexpr int kTileSharedOptInBytes = 99 * 1024;
 // The batched tier's scratch bound per chunk: Z and X of every line of the chunk.
 constexpr size_t kBatchedChunkBytes = size_t{512} << 20;
 

@@ -100,19 +100,12 @@ void CudaEvaluatorBase::EvaluateNormalEquations(const NormalEquationsBatch& batc
     if (bucket.num_lines == 0) continue;
     const NormalSegment* segs = normal_segments_.get() + bucket.first_segment;
     const long long* starts = normal_line_starts_.get() + bucket.first_start;
-#define FRFIT_LAUNCH(CAP)                                                                  \
-  LaunchNormalLines<CAP>(resident(), device_postures(), segs, starts, bucket.num_segments, \
-                         bucket.num_lines, coefficients_.get(), sensitivities_.get(),      \
-                         line_terms_.get(), normal_line_status_.get())
-    switch (bucket.capacity) {
-      case 4: FRFIT_LAUNCH(4); break;
-      case 8: FRFIT_LAUNCH(8); break;
-      case 12: FRFIT_LAUNCH(12); break;
-      case 18: FRFIT_LAUNCH(18); break;
-      case 24: FRFIT_LAUNCH(24); break;
-      default: FRFIT_LAUNCH(32); break;
-    }
-#undef FRFIT_LAUNCH
+    DispatchCapacity(bucket.capacity, [&](auto capacity) {
+      LaunchNormalLines<decltype(capacity)::value>(
+          resident(), device_postures(), segs, starts, bucket.num_segments, bucket.num_lines,
+          coefficients_.get(), sensitivities_.get(), line_terms_.get(),
+          normal_line_status_.get());
+    });
   }
   const int count = static_cast<int>(tables.individuals.size());
   const long long out_offset = tables.num_out;

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "frfit/common/error.h"
@@ -70,9 +73,17 @@ struct NormalIndividual {
   long long out;  // offset of its NormalTermCount(dim) terms in the call's output
 };
 
-// The kCapacity buckets of kernels::LineCost, and the one a problem of n DOFs runs in.
-constexpr int kCapacityBuckets[] = {4, 8, 12, 18, 24, 32};
-constexpr int kNumCapacityBuckets = static_cast<int>(std::size(kCapacityBuckets));
+// The kCapacity buckets of kernels::LineCost, and the one a problem of n DOFs runs in. The
+// sequence instantiates the line kernels (DispatchCapacity); the array indexes the buckets.
+using CapacitySequence = std::integer_sequence<int, 4, 8, 12, 18, 24, 32, 48, 64>;
+template <int... C>
+constexpr std::array<int, sizeof...(C)> CapacityArray(std::integer_sequence<int, C...>) {
+  return {C...};
+}
+constexpr std::array<int, CapacitySequence::size()> kCapacityBuckets =
+    CapacityArray(CapacitySequence{});
+constexpr int kNumCapacityBuckets = static_cast<int>(kCapacityBuckets.size());
+static_assert(kCapacityBuckets.back() == kernels::kMaxDofs, "the last bucket holds every problem");
 // Index in kCapacityBuckets of the smallest bucket that holds n (the last one for larger n).
 inline int CapacityBucketIndex(int n) {
   int b = 0;
@@ -80,6 +91,29 @@ inline int CapacityBucketIndex(int n) {
   return b;
 }
 inline int CapacityBucket(int n) { return kCapacityBuckets[CapacityBucketIndex(n)]; }
+
+// launch(std::integral_constant<int, C>{}) for the bucket C equal to `capacity` (the largest
+// bucket for any other value): the one place a run-time bucket becomes a kernel's template
+// argument, for the cuda launches and their host emulation alike.
+template <typename Launch, int... C>
+decltype(auto) DispatchCapacityOver(int capacity, Launch&& launch,
+                                    std::integer_sequence<int, C...>) {
+  using Result = decltype(launch(std::integral_constant<int, kernels::kMaxDofs>{}));
+  if constexpr (std::is_void_v<Result>) {
+    if (!((capacity == C ? (launch(std::integral_constant<int, C>{}), true) : false) || ...))
+      launch(std::integral_constant<int, kernels::kMaxDofs>{});
+  } else {
+    Result result{};
+    if (!((capacity == C ? (result = launch(std::integral_constant<int, C>{}), true) : false) ||
+          ...))
+      result = launch(std::integral_constant<int, kernels::kMaxDofs>{});
+    return result;
+  }
+}
+template <typename Launch>
+decltype(auto) DispatchCapacity(int capacity, Launch&& launch) {
+  return DispatchCapacityOver(capacity, std::forward<Launch>(launch), CapacitySequence{});
+}
 
 // What SetProblems uploads once: every posture's arrays in one array of doubles, and the table
 // of their offsets.

@@ -26,7 +26,7 @@
 namespace frfit::kernels {
 
 // Largest number of elastic DOFs the per-line code handles (stack arrays are sized by it).
-constexpr int kMaxDofs = 32;
+constexpr int kMaxDofs = 64;
 // Largest number of fitted body masses (PostureArrays) the per-line derivatives handle.
 constexpr int kMaxMasses = 8;
 // Largest number of affine parts (PostureArrays) per posture the per-line derivatives handle.

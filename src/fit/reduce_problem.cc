@@ -62,7 +62,7 @@ bool ReduceProblem(const ReductionSettings& settings, const std::string& config_
                       model.name + "' has " + std::to_string(n));
     return false;
   }
-  const bool reduce = beams && (settings.mode == ReductionMode::kAlways || n > kernels::kMaxDofs);
+  const bool reduce = beams && (settings.mode == ReductionMode::kAlways || n > kReducePast);
   if (!reduce || problem->postures.empty()) return false;
   ReductionOptions options;
   options.krylov_orders = settings.krylov_orders;

@@ -12,8 +12,13 @@
 
 namespace frfit {
 
-// Reduces every posture of `problem` as `settings` ask (auto: when the model has more elastic
-// coordinates than the kernels hold; always: when it has beam coordinates; never: never, an Error
+// `auto` reduces a beam model past this many elastic coordinates. Below the kernels' capacity
+// (kernels::kMaxDofs, 64): a full solve's per-line cost grows as n³, and 32 is where a reduced
+// basis already pays (docs/reduction.md); fixed, so that no fit changes with the capacity.
+constexpr int kReducePast = 32;
+
+// Reduces every posture of `problem` as `settings` ask (auto: when the model has more than
+// kReducePast elastic coordinates; always: when it has beam coordinates; never: never, an Error
 // naming `config_source` past the kernels' capacity), every posture to the same size, at the
 // parameter samples of `map` (the initial point, and each free parameter at its two bounds with
 // the others initial), and sets `map`'s coefficient layout to match. Returns whether it reduced.

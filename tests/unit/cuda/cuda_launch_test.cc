@@ -246,7 +246,9 @@ void EmulateLineLaunch(const cuda::LineGroup& group, int lanes, const Batch& b,
   const LaunchShape shape = lanes == 1 ? cuda::ThreadPerItem(group.num_lines, cuda::kLineBlock)
                                        : cuda::TileLineLaunch(lanes, group.max_n, group.num_lines);
   f.Check(shape.threads >= lanes && shape.threads <= 1024 && shape.threads % lanes == 0 &&
-              shape.shared_bytes <= 48 * 1024 && shape.blocks <= 0x7fffffffLL,
+              (shape.shared_bytes <= 48 * 1024 ||
+               (shape.threads == lanes && shape.shared_bytes <= cuda::kTileSharedOptInBytes)) &&
+              shape.blocks <= 0x7fffffffLL,
           [&] {
             return launch + std::to_string(shape.blocks) + " blocks of " +
                    std::to_string(shape.threads) + " threads, " +
@@ -329,20 +331,9 @@ double OneThreadCost(const LineRef& r, const double* resident, const double* coe
 }
 double OneThreadCostIn(int capacity, const LineRef& r, const double* resident,
                        const double* coefficients, unsigned* status) {
-  switch (capacity) {
-    case 4:
-      return OneThreadCost<4>(r, resident, coefficients, status);
-    case 8:
-      return OneThreadCost<8>(r, resident, coefficients, status);
-    case 12:
-      return OneThreadCost<12>(r, resident, coefficients, status);
-    case 18:
-      return OneThreadCost<18>(r, resident, coefficients, status);
-    case 24:
-      return OneThreadCost<24>(r, resident, coefficients, status);
-    default:
-      return OneThreadCost<32>(r, resident, coefficients, status);
-  }
+  return cuda::DispatchCapacity(capacity, [&](auto cap) {
+    return OneThreadCost<decltype(cap)::value>(r, resident, coefficients, status);
+  });
 }
 
 struct CostRun {
@@ -571,20 +562,9 @@ void OneThreadNormal(const cuda::LineRefOf<cuda::NormalSegment>& r, const double
 void OneThreadNormalIn(int capacity, const cuda::LineRefOf<cuda::NormalSegment>& r,
                        const double* resident, const Batch& b, double* line_terms,
                        unsigned* status) {
-  switch (capacity) {
-    case 4:
-      return OneThreadNormal<4>(r, resident, b, line_terms, status);
-    case 8:
-      return OneThreadNormal<8>(r, resident, b, line_terms, status);
-    case 12:
-      return OneThreadNormal<12>(r, resident, b, line_terms, status);
-    case 18:
-      return OneThreadNormal<18>(r, resident, b, line_terms, status);
-    case 24:
-      return OneThreadNormal<24>(r, resident, b, line_terms, status);
-    default:
-      return OneThreadNormal<32>(r, resident, b, line_terms, status);
-  }
+  return cuda::DispatchCapacity(capacity, [&](auto cap) {
+    return OneThreadNormal<decltype(cap)::value>(r, resident, b, line_terms, status);
+  });
 }
 
 struct NormalRun {

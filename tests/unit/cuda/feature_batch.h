@@ -100,17 +100,18 @@ inline Batch MakeBatch(const std::vector<ProblemSpec>& specs, unsigned seed) {
 
 // n = 9, 10 and 12 in bucket 12 (slots sized by 12 while the bucket's first problem is 9), a
 // problem with no individuals, postures of 1 line, of no line, line counts that are no multiple
-// of any tile count, n = 1, 3, 18, 32, dims 1 to 3.
+// of any tile count, n = 1, 3, 18, 32, dims 1 to 3; n = 40 and 60 in the reduced beam models'
+// buckets (48, 64: a 60-DOF tile's scratch passes 48 KB of shared memory).
 inline std::vector<ProblemSpec> MixedSpecs() {
   return {{9, 5, {7, 150}, 2}, {12, 3, {1, 33}, 3}, {3, 0, {20}, 1},  {3, 4, {1}, 2},
           {10, 2, {0, 5}, 1},  {32, 2, {3, 40}, 2}, {18, 1, {17}, 3}, {1, 3, {2, 9}, 1},
-          {24, 2, {11}, 2},    {5, 2, {6, 0, 4}, 2}};
+          {24, 2, {11}, 2},    {5, 2, {6, 0, 4}, 2}, {40, 1, {7}, 1},  {60, 2, {5, 3}, 2}};
 }
 // Problems with affine parts of every target (8 parts on 3 coefficients, 4 on a mass-fitting
 // problem), in several buckets.
 inline std::vector<ProblemSpec> PartsSpecs() {
   return {{9, 3, {7, 20}, 3, 8}, {12, 2, {5, 11}, 4, 8}, {3, 2, {6}, 2, 5},
-          {18, 2, {9}, 2, 8},   {32, 1, {4, 3}, 3, 4}};
+          {18, 2, {9}, 2, 8},   {32, 1, {4, 3}, 3, 4}, {60, 1, {3}, 2, 8}};
 }
 // One bucket holding only n = 9 (slots smaller than the bucket's capacity would need).
 inline std::vector<ProblemSpec> NineOnlySpecs() { return {{9, 7, {150, 13}, 2}, {9, 0, {4}, 2}}; }

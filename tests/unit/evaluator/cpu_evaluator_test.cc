@@ -12,6 +12,7 @@
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/evaluator/packed_problem.h"
+#include "kernels/line_cost.h"
 #include "kernels/tree_sum.h"
 
 namespace frfit {
@@ -170,7 +171,7 @@ TEST(EvaluatorCpu, WrongSizesThrow) {
   }
   // Problems the per-line code cannot hold.
   PackedProblem big = RandomProblem(3, 1, 2, 0, 0, 1);
-  big.n = 33;
+  big.n = kernels::kMaxDofs + 1;
   EXPECT_THROW(evaluator->SetProblems({big}), Error);
   big.n = 0;
   EXPECT_THROW(evaluator->SetProblems({big}), Error);

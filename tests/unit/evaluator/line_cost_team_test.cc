@@ -134,7 +134,7 @@ class LineCostTeamTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::mt19937_64 rng(20261122);
-    const int ns[] = {1, 2, 3, 9, 18, 32};
+    const int ns[] = {1, 2, 3, 9, 18, 32, 60};
     for (int n : ns)
       for (int variant = 0; variant < 3; ++variant) {
         PackedProblem p = bench::RandomProblem(rng, n, 1);
