@@ -5,11 +5,16 @@
 #   2. the gpu_evaluator_bench builds OTHER_BENCH... and this build's, in turn, fleet scale, default
 #      lanes (gpu_evaluator_ab.sh): what the changes since their commits cost or gained
 #   3. this build's lanes-per-line choices at n = 9 and 18, fleet scale, twice
-#   4. the warm 1024-robot night on the GPU with its stage times (fleet_warm_night.sh, no before)
-#   5. the PyTorch baseline at n = 9 and 18 (gpu_checks.sh torch; TORCH_NS, TORCH_PROBLEMS)
 #   sizes (not in the default STEPS): gpu_evaluator_bench at the fleet scale for n = 9 and 18 (cpu,
 #      default lanes, batched) and at an eighth of it for n = 36 and 60 (cpu, default, 1, 16 and
 #      32 lanes, batched): the reduced beam models' sizes
+#   4. the PyTorch baseline at n = 9 and 18 (gpu_checks.sh torch; TORCH_NS, TORCH_PROBLEMS)
+#   5. the warm 1024-robot night on the GPU with its stage times (fleet_warm_night.sh, no before),
+#      last: bounded by NIGHT_SECONDS, it is the step a short lease can best lose
+# The round after the 64-DOF capacity (benchmarks/RESULTS.md, "Owed on a GPU"), from a bundle:
+#   STEPS="checks sizes torch night" SANITIZER_SECONDS=60 NIGHT_SECONDS=120 TORCH_NS="36 60" \
+#     TORCH_PROBLEMS=128 benchmarks/gpu_round.sh /tmp/round.tar.gz
+#   python3 benchmarks/gpu_sizes_table.py sizes.json torch/torch_baseline.jsonl
 # Usage (from the checkout, with gpu-bundle/ beside it):
 #   [STEPS="checks ab lanes night torch"] benchmarks/gpu_round.sh ARCHIVE [OTHER_BENCH ...]
 #   CHECKS (default "tests sanitizer fits") the gpu_checks.sh stages of step 1; SANITIZER_SECONDS
@@ -55,15 +60,15 @@ if has sizes; then
     --benchmark_out="$R/sizes.json" --benchmark_out_format=json 2>&1 | tee "$R/sizes.txt"
   pack
 fi
+if has torch; then
+  step torch
+  TORCH_NS=${TORCH_NS:-9 18} benchmarks/gpu_checks.sh "$R/torch" torch 2>&1 | tail -4
+  pack
+fi
 if has night; then
   step "warm night"
   BACKEND=cuda THREADS=${THREADS:-$(nproc)} BEFORE_N=0 timeout "${NIGHT_SECONDS:-150}" \
     benchmarks/fleet_warm_night.sh 1024 /tmp/gpu_round_night 2>&1 | tee "$R/warm_night.txt"
-  pack
-fi
-if has torch; then
-  step torch
-  TORCH_NS=${TORCH_NS:-9 18} benchmarks/gpu_checks.sh "$R/torch" torch 2>&1 | tail -4
   pack
 fi
 step done
