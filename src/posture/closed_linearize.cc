@@ -65,6 +65,21 @@ void AddBars(const Model& model, const std::vector<TransformJet>& jets, Posture*
   }
 }
 
+// ∂V_g/∂u of the beams' distributed weight through their frames, −gᵀ ∂T/∂u·∫ρA x̄ dx (their
+// lumped masses are bodies). Only its passive coordinates' share is used (the loops' forces λ),
+// and a passive coordinate moves a beam only through its frame.
+void AddBeamWeights(const Model& model, const std::vector<TransformJet>& jets,
+                    Eigen::VectorXd* gradient) {
+  for (const Beam& beam : model.beams) {
+    const double rho_a = beam.density_kg_m3 * beam.section.area_m2;
+    const Eigen::Vector4d first_moment(rho_a * beam.length_m * beam.length_m / 2.0, 0.0, 0.0,
+                                       rho_a * beam.length_m);
+    const TransformJet& jet = jets[beam.frame];
+    for (int k = 0; k < gradient->size(); ++k)
+      (*gradient)(k) -= model.gravity_m_s2.dot(jet.d[k].block<3, 4>(0, 0) * first_moment);
+  }
+}
+
 // Vᵀ A V.
 Eigen::MatrixXd Project(const Eigen::MatrixXd& V, const Eigen::MatrixXd& A) {
   const Eigen::MatrixXd P = V.transpose() * A * V;
@@ -87,10 +102,6 @@ Eigen::MatrixXd Curvature(const LoopEquations& eq, const Eigen::MatrixXd& V,
 }  // namespace
 
 Posture LinearizeClosed(const Model& model, const std::vector<double>& q, const std::string& name) {
-  if (!model.beams.empty())
-    throw Error(model.source, "closure",
-                "expected rigid links in a closed chain (beam bodies inside loops are not "
-                "supported yet)");
   if (static_cast<int>(q.size()) != model.num_coordinates())
     throw Error(model.source, "posture " + name,
                 "expected " + std::to_string(model.num_coordinates()) + " coordinates, got " +
@@ -114,6 +125,7 @@ Posture LinearizeClosed(const Model& model, const std::vector<double>& q, const 
     if (body.has_fitted_mass) fitted.push_back(per_kg);
   }
   AddBars(model, jets, &full, &gradient);
+  AddBeamWeights(tree, jets, &gradient);
 
   Posture posture;
   posture.name = name;
@@ -126,6 +138,10 @@ Posture LinearizeClosed(const Model& model, const std::vector<double>& q, const 
     part.mass = Project(V, part.mass);
     part.gravity = Project(V, part.gravity) + Curvature(eq, V, fitted[b], n);
     posture.mass_parts.push_back(std::move(part));
+  }
+  for (AffinePart part : full.affine_parts) {
+    part.matrix = Project(V, part.matrix);
+    posture.affine_parts.push_back(std::move(part));
   }
   posture.sensor_rotation = full.sensor_rotation;
   posture.sensor_position_m = full.sensor_position_m;

@@ -269,6 +269,8 @@ Embedding EmbeddingAt(const Model& model, const std::vector<double>& q, const st
   for (int c : model.closure.passive) coordinates.push_back(c);
   Embedding out;
   out.tree = DifferentiateBy(model, coordinates);
+  // The elastic DOFs keep their places, so the beams' DOF numbers hold in the tree.
+  out.tree.model.beams = model.beams;
   out.q = out.tree.Reorder(q);
   const int n = model.num_dofs();
   const int N = static_cast<int>(coordinates.size());
@@ -284,9 +286,19 @@ Embedding EmbeddingAt(const Model& model, const std::vector<double>& q, const st
                     "mechanism gains a degree of freedom here)");
   out.basis = Eigen::MatrixXd::Zero(N, n);
   out.basis.topRows(n).setIdentity();
+  const Eigen::MatrixXd Pz = eq.jacobian.leftCols(n);
   out.basis.bottomRows(N - n) =
-      -Eigen::JacobiSVD<Eigen::MatrixXd>(Pw, Eigen::ComputeThinU | Eigen::ComputeThinV)
-           .solve(eq.jacobian.leftCols(n));
+      -Eigen::JacobiSVD<Eigen::MatrixXd>(Pw, Eigen::ComputeThinU | Eigen::ComputeThinV).solve(Pz);
+  // The embedding needs every motion of the elastic DOFs to be closable by the passive
+  // coordinates (Φ_z in the range of Φ_w); otherwise the least-squares w(z) leaves the loops open
+  // to first order, and the model would silently be a different mechanism.
+  const double open = (Pw * out.basis.bottomRows(N - n) + Pz).norm();
+  if (open > 1e-8 * std::max(1.0, Pz.norm()))
+    throw Error(model.source, what,
+                "expected loops that the passive coordinates close for every motion of the "
+                "elastic DOFs, got loop equations that hold the elastic DOFs themselves (first-order "
+                "opening " + FormatDouble(open) + "; give the loop joint fewer equations — a bar "
+                "or spherical joint — or more passive coordinates)");
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The Delta robot of datasets/delta (a closed chain: posture/closure.h) against a computation
-// written here from the geometry alone: the arms' angles from the platform centre in
+// written from the geometry alone (delta_reference.h): the arms' angles from the platform centre in
 // closed form (each arm's circle meets the sphere of its parallelogram), the platform from the
 // three closure equations by this file's own Newton, and the 3-DOF Lagrangian in the arm
 // rotations — the mass matrix from the implicit Jacobian of the platform position, the gravity
@@ -20,88 +20,14 @@
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/kinematics.h"
 #include "frfit/posture/posture.h"
+#include "delta_reference.h"
 #include "test_support.h"
 
 namespace frfit {
 namespace {
 
 const std::string kDelta = std::string(FRFIT_SOURCE_DIR) + "/datasets/delta/";
-constexpr double kPi = 3.14159265358979323846;
-constexpr double kBase = 0.30, kArm = 0.75, kBar = 0.95, kPlatform = 0.10;
-constexpr double kArmMass = 4.0, kArmInertia = 0.75, kPlatformMass = 6.64, kG = 9.81;
-
-Eigen::Vector3d U(int i) {
-  const double phi = 2.0 * kPi * i / 3.0;
-  return {std::cos(phi), std::sin(phi), 0.0};
-}
-Eigen::Vector3d Elbow(int i, double angle) {
-  return kBase * U(i) + kArm * (std::cos(angle) * U(i) - std::sin(angle) * Eigen::Vector3d::UnitZ());
-}
-Eigen::Vector3d dElbow(int i, double angle) {
-  return kArm * (-std::sin(angle) * U(i) - std::cos(angle) * Eigen::Vector3d::UnitZ());
-}
-
-// The arm angle (below the horizontal) that reaches platform centre E with the elbow outward:
-// of the two solutions of |elbow(θ) − P_i| = L, the one whose elbow lies farther from the axis.
-double ArmAngle(int i, const Eigen::Vector3d& E) {
-  const Eigen::Vector3d w = E + kPlatform * U(i) - kBase * U(i);
-  const double wu = w.dot(U(i)), wz = w.z();
-  const double K = (kArm * kArm + w.squaredNorm() - kBar * kBar) / (2.0 * kArm);
-  const double R = std::hypot(wu, wz), alpha = std::atan2(wz, wu);
-  const double a = std::acos(K / R);
-  const double t1 = a - alpha, t2 = -a - alpha;
-  return Elbow(i, t1).dot(U(i)) > Elbow(i, t2).dot(U(i)) ? t1 : t2;
-}
-
-// The platform centre closing the three loops at arm angles t, by Newton from E0.
-Eigen::Vector3d Platform(const std::array<double, 3>& t, Eigen::Vector3d E) {
-  for (int it = 0; it < 50; ++it) {
-    Eigen::Vector3d f;
-    Eigen::Matrix3d J;
-    for (int i = 0; i < 3; ++i) {
-      const Eigen::Vector3d d = Elbow(i, t[i]) - E - kPlatform * U(i);
-      f(i) = d.squaredNorm() - kBar * kBar;
-      J.row(i) = -2.0 * d.transpose();
-    }
-    E -= J.partialPivLu().solve(f);
-    if (f.cwiseAbs().maxCoeff() < 1e-15) break;
-  }
-  return E;
-}
-
-struct Lagrangian {
-  Eigen::Matrix3d M, K_gravity;
-};
-
-Lagrangian Independent(const Eigen::Vector3d& E) {
-  std::array<double, 3> t;
-  for (int i = 0; i < 3; ++i) t[i] = ArmAngle(i, E);
-  // ∂E/∂a = −(∂f/∂E)⁻¹ ∂f/∂a with f_i = |elbow_i − E − 0.1 u_i|² − L².
-  Eigen::Matrix3d fE, fa = Eigen::Matrix3d::Zero();
-  for (int i = 0; i < 3; ++i) {
-    const Eigen::Vector3d d = Elbow(i, t[i]) - E - kPlatform * U(i);
-    fE.row(i) = -2.0 * d.transpose();
-    fa(i, i) = 2.0 * d.dot(dElbow(i, t[i]));
-  }
-  const Eigen::Matrix3d JE = -fE.inverse() * fa;
-  Lagrangian out;
-  out.M = kArmInertia * Eigen::Matrix3d::Identity() + kPlatformMass * JE.transpose() * JE;
-  // Potential m g z: the arms' analytically, the platform's by central differences of E_z(a).
-  auto platform_z = [&](const Eigen::Vector3d& a) {
-    std::array<double, 3> ta{t[0] + a(0), t[1] + a(1), t[2] + a(2)};
-    return Platform(ta, E).z();
-  };
-  const double h = 1e-4;
-  for (int p = 0; p < 3; ++p)
-    for (int r = 0; r < 3; ++r) {
-      Eigen::Vector3d ep = Eigen::Vector3d::Unit(p) * h, er = Eigen::Vector3d::Unit(r) * h;
-      const double d2 = (platform_z(ep + er) - platform_z(ep - er) - platform_z(-ep + er) +
-                         platform_z(-ep - er)) / (4.0 * h * h);
-      out.K_gravity(p, r) = kPlatformMass * kG * d2;
-    }
-  for (int i = 0; i < 3; ++i) out.K_gravity(i, i) += kArmMass * kG * 0.5 * kArm * std::sin(t[i]);
-  return out;
-}
+using namespace delta_reference;
 
 Eigen::VectorXd Frequencies(const Eigen::MatrixXd& K, const Eigen::MatrixXd& M) {
   Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(K, M);

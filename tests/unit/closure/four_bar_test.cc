@@ -1,7 +1,7 @@
 // A planar four-bar closed by a revolute loop joint (docs/model-format.md, "Closed chains"): its
-// one mode against the one-DOF Lagrangian in the crank angle written here — the rocker's angle
-// from the loop's closure by this file's Newton, gravity's stiffness and the mass from numerical
-// derivatives of the links' positions along the mechanism's motion.
+// one mode against the one-DOF Lagrangian in the crank angle of four_bar_reference.h — the
+// rocker's angle from the loop's closure by its own Newton, gravity's stiffness and the mass from
+// numerical derivatives of the links' positions along the mechanism's motion.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -11,11 +11,12 @@
 #include "frfit/common/error.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"
+#include "four_bar_reference.h"
 
 namespace frfit {
 namespace {
 
-constexpr double kCrank = 0.1, kCoupler = 0.35, kRocker = 0.25, kGround = 0.4;
+using namespace four_bar_reference;
 constexpr double m1 = 1.0, m2 = 2.0, m3 = 1.5, kG = 9.81;
 
 std::string Rod(const std::string& name, const std::string& frame, double m, double L) {
@@ -50,33 +51,6 @@ postures:
   p60: {th: 60}
 )";
 
-// The rocker's and the coupler's absolute angles at crank angle phi, by Newton from psi.
-void Close(double phi, double* psi, double* gamma) {
-  const Eigen::Vector2d C(kCrank * std::cos(phi), kCrank * std::sin(phi));
-  for (int it = 0; it < 50; ++it) {
-    const Eigen::Vector2d R(kGround + kRocker * std::cos(*psi), kRocker * std::sin(*psi));
-    const Eigen::Vector2d dR(-kRocker * std::sin(*psi), kRocker * std::cos(*psi));
-    const double f = (R - C).squaredNorm() - kCoupler * kCoupler;
-    *psi -= f / (2.0 * (R - C).dot(dR));
-    if (std::abs(f) < 1e-16) break;
-  }
-  const Eigen::Vector2d R(kGround + kRocker * std::cos(*psi), kRocker * std::sin(*psi));
-  *gamma = std::atan2(R.y() - C.y(), R.x() - C.x());
-}
-
-// Heights and coupler centre of the links at crank angle phi: {crank y, coupler x, coupler y,
-// rocker y, gamma, psi}.
-Eigen::Matrix<double, 6, 1> Links(double phi, double psi) {
-  double gamma;
-  Close(phi, &psi, &gamma);
-  Eigen::Matrix<double, 6, 1> out;
-  out << 0.5 * kCrank * std::sin(phi),
-      kCrank * std::cos(phi) + 0.5 * kCoupler * std::cos(gamma),
-      kCrank * std::sin(phi) + 0.5 * kCoupler * std::sin(gamma), 0.5 * kRocker * std::sin(psi),
-      gamma, psi;
-  return out;
-}
-
 TEST(FourBar, RevoluteLoopEqualsTheOneDofLagrangian) {
   const Model model = ParseModelText(kModel, "four_bar.yaml");
   const std::vector<double>& q = model.posture("p60").q;
@@ -91,19 +65,8 @@ TEST(FourBar, RevoluteLoopEqualsTheOneDofLagrangian) {
 
   const Posture posture = Linearize(model, "p60");
   ASSERT_EQ(posture.n, 1);
-  // Mass: Σ m v² + I ω² per unit crank rate, velocities by central differences.
-  const double h = 1e-6;
-  const Eigen::Matrix<double, 6, 1> d = (Links(phi + h, psi) - Links(phi - h, psi)) / (2.0 * h);
-  const double M = m1 * kCrank * kCrank / 3.0 + m2 * (d(1) * d(1) + d(2) * d(2)) +
-                   m2 * kCoupler * kCoupler / 12.0 * d(4) * d(4) +
-                   m3 * kRocker * kRocker / 3.0 * d(5) * d(5);
-  // Gravity: m g y summed, second derivative along the crank angle.
-  auto U = [&](double p) {
-    const Eigen::Matrix<double, 6, 1> l = Links(p, psi);
-    return kG * (m1 * l(0) + m2 * l(2) + m3 * l(3));
-  };
-  const double H = 1e-4;
-  const double K_gravity = (U(phi + H) - 2.0 * U(phi) + U(phi - H)) / (H * H);
+  const OneDof ref = Lagrangian(phi, psi, m1, m2, m3, kG);
+  const double M = ref.M, K_gravity = ref.K_gravity;
   EXPECT_NEAR(posture.mass(0, 0) / M, 1.0, 1e-8);
   EXPECT_NEAR(posture.gravity_stiffness(0, 0), K_gravity, 1e-6 * 500.0);
   const double k = 500.0;
