@@ -59,9 +59,10 @@ void EstimateError(const ParameterMap& map, ProblemPosture* pp) {
 }  // namespace
 
 int KeptCoordinates(const Model& model) {
-  int joints = 0;
-  while (joints < model.num_dofs() && model.dofs[joints].spring) ++joints;
-  return joints;
+  int kept = model.num_dofs();
+  for (const Beam& beam : model.beams)
+    if (beam.num_nodes() > 0) kept = std::min(kept, beam.first_dof);
+  return kept;
 }
 
 bool WillReduce(const ReductionSettings& settings, const std::string& config_source,

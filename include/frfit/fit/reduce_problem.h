@@ -35,7 +35,9 @@ std::vector<SetReduction> Reductions(const Problem& problem);
 // {set: {full_n, reduced_n, modes, corrections, max_relative_error, seconds: {basis, error}}}.
 nlohmann::ordered_json ReductionsToJson(const std::vector<SetReduction>& reductions);
 
-// The joints' coordinates (those with springs) that a reduction keeps: Model::dofs' first ones.
+// The coordinates a reduction keeps: every DOF before the beams' (Model::dofs' first ones) — the
+// joints' with their springs and a free base's six without, whose rigid-body motions the
+// reduction's constraint modes then carry exactly (the beams fixed to it: K_bb stays definite).
 int KeptCoordinates(const Model& model);
 
 }  // namespace frfit
