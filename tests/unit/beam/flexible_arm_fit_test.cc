@@ -16,6 +16,8 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fit/fit.h"
+#include "frfit/fleet/fleet_manifest.h"
+#include "frfit/fleet/fleet_run.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/reduce_problem.h"
 #include "frfit/frf/synthesize.h"
@@ -32,8 +34,9 @@ class FlexibleArmFit : public test::TempDirTest {};
 
 // The library's Fit reduces a beam model itself (fit/reduce_problem.h), on copies: a fit through
 // it on the unreduced problem gives `frfit fit`'s bits — parameters, cost, evaluations and the
-// reduction it reports — and leaves the caller's problem and map as they were.
-TEST_F(FlexibleArmFit, LibraryFitReducesAsTheCliDoes) {
+// reduction it reports — and leaves the caller's problem and map as they were; and the fleet,
+// which drives its runs without Fit, reduces its robots the same way.
+TEST_F(FlexibleArmFit, LibraryAndFleetReduceAsTheCliDoes) {
   const test::CliResult r =
       Run({"fit", "--model", kArm + "model.yaml", "--frf", kArm + "frf_straight_inertance.h5",
            "--config", kArm + "fit.yaml", "--backend", "cpu", "--threads", "2", "--seed", "3",
@@ -63,6 +66,31 @@ TEST_F(FlexibleArmFit, LibraryFitReducesAsTheCliDoes) {
   EXPECT_EQ(reduction.max_relative_error, reported["max_relative_error"].get<double>());
   EXPECT_EQ(problem.postures.front().reduction, nullptr);
   EXPECT_EQ(map.reduced_size(), 0);
+
+  // A fleet of this one robot reduces it as well: `frfit fit` with the robot's seed gives its bits.
+  const std::string manifest = Path("fleet.yaml");
+  std::ofstream(manifest) << "format: frfit-fleet-1\nmodel: " << kArm << "model.yaml\nconfig: "
+                          << kArm << "fit.yaml\nseed: 5\nrobots:\n  - {name: arm, frf: [" << kArm
+                          << "frf_straight_inertance.h5]}\n";
+  FleetRunOptions fleet;
+  fleet.manifest = manifest;
+  fleet.out = Path("runs");
+  fleet.run_id = "night";
+  fleet.evaluator.backend = BackendType::kCpu;
+  fleet.evaluator.threads = 2;
+  RunFleet(fleet);
+  std::ifstream summary_file(Path("runs/night/summary.json"));
+  const auto robot = nlohmann::json::parse(summary_file)["robots"][0];
+  ASSERT_EQ(robot["status"], "ok") << robot.dump();
+  const test::CliResult alone =
+      Run({"fit", "--model", kArm + "model.yaml", "--frf", kArm + "frf_straight_inertance.h5",
+           "--config", kArm + "fit.yaml", "--backend", "cpu", "--threads", "2", "--seed",
+           std::to_string(LoadFleetManifest(manifest).robots[0].seed), "--json"});
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const auto cli = nlohmann::json::parse(alone.out);
+  EXPECT_EQ(robot["cost"].get<double>(), cli["cost"].get<double>());
+  for (const auto& [name, value] : cli["parameters"].items())
+    EXPECT_EQ(robot["parameters"][name].get<double>(), value.get<double>()) << name;
 }
 
 TEST_F(FlexibleArmFit, RecoversTheTruthThroughTheReduction) {
