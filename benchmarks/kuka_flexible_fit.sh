@@ -8,12 +8,17 @@
 # reduction (its errors — the reduced FRFs against the full model's, relative, over the band —
 # and the wall time of its basis and of that error check), and the CPU-time ratio per round.
 #
-#   benchmarks/kuka_flexible_fit.sh [build-dir] [seed] [rounds]
+# With `noise` (REL:FLOOR, e.g. 0.03:0.001: impact-test noise, docs/noise.md) both models' FRFs
+# are simulated with that noise (draw seed 7) instead: neither fit can then end as an exact fit,
+# which on noise-free data only the rigid one, fitted to its own model's FRFs, can.
+#
+#   benchmarks/kuka_flexible_fit.sh [build-dir] [seed] [rounds] [noise]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-build}"
 seed="${2:-1}"
 rounds="${3:-3}"
+noise="${4:-}"
 cli="$build/frfit"
 [[ -x "$cli" ]] || cli="$root/$build/frfit"
 [[ -x "$cli" ]] || { echo "error: $build/frfit not found (build it first)" >&2; exit 1; }
@@ -22,11 +27,17 @@ trap 'rm -rf "$tmp"' EXIT
 data="$root/datasets/kuka_kr90"
 params="$data/params_from34.yaml"
 
+noisy=()
+[[ -n "$noise" ]] && noisy=(--noise "$noise" --seed 7)
 for posture in milling reach folded; do
   "$cli" simulate --model "$data/model_flexible.yaml" --posture "$posture" --params "$params" \
-    --band 0.2:30:0.2 --format inertance --out "$tmp/flex_$posture.h5" >/dev/null
+    --band 0.2:30:0.2 --format inertance "${noisy[@]}" --out "$tmp/flex_$posture.h5" >/dev/null
+  [[ -n "$noise" ]] && "$cli" simulate --model "$data/model.yaml" --posture "$posture" \
+    --params "$params" --band 0.2:30:0.2 --format inertance "${noisy[@]}" \
+    --out "$tmp/rigid_$posture.h5" >/dev/null
 done
 rigid_frf="$data/frf_milling_inertance.h5,$data/frf_reach_inertance.h5,$data/frf_folded_inertance.h5"
+[[ -n "$noise" ]] && rigid_frf="$tmp/rigid_milling.h5,$tmp/rigid_reach.h5,$tmp/rigid_folded.h5"
 flex_frf="$tmp/flex_milling.h5,$tmp/flex_reach.h5,$tmp/flex_folded.h5"
 
 fit() {  # name model frf config
