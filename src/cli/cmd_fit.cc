@@ -174,25 +174,12 @@ void PrintFitText(const FitResult& result, const std::string& evaluator, const s
   if (!out_path.empty()) std::printf("\nwrote %s\n", out_path.c_str());
 }
 
-// Per set: the full and reduced coordinate counts and the reduction's largest relative FRF error
-// in the band at the parameter samples (fit/reduce_problem.h).
-nlohmann::ordered_json ReductionJson(const Problem& problem) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const ProblemPosture& pp : problem.postures)
-    out[SetName(pp)] = {{"full_n", pp.posture.n},
-                        {"reduced_n", pp.reduction->posture.n},
-                        {"modes", pp.reduction->modes},
-                        {"corrections", pp.reduction->corrections},
-                        {"max_relative_error", pp.reduction_error}};
-  return out;
-}
-
-void PrintReductionText(const Problem& problem) {
+void PrintReductionText(const std::vector<SetReduction>& reductions) {
   std::printf("\nreduction (docs/reduction.md): largest relative FRF error in the band at the "
               "parameter samples\n");
-  for (const ProblemPosture& pp : problem.postures)
-    std::printf("  %-24s %d -> %d coordinates, error %.3g\n", SetName(pp).c_str(), pp.posture.n,
-                pp.reduction->posture.n, pp.reduction_error);
+  for (const SetReduction& r : reductions)
+    std::printf("  %-24s %d -> %d coordinates, error %.3g\n", r.set.c_str(), r.full_n,
+                r.reduced_n, r.max_relative_error);
 }
 
 }  // namespace
@@ -220,8 +207,8 @@ int RunFit(int argc, char** argv) {
   if (args.Has("static")) AddStaticTests(LoadStaticTests(args.Get("static")), &problem);
   // Measured modes (frfit ema results) beside or instead of them (docs/fit-config.md, "Modal data").
   if (args.Has("modes")) AddModes(args.GetList("modes"), options, &problem);
-  // Beam models past the kernels' size are fitted on a reduced basis (docs/reduction.md).
-  const bool reduced = ReduceProblem(options.reduction, config_source, &map, &problem);
+  // Beam models past the kernels' size are fitted on a reduced basis (docs/reduction.md): Fit
+  // reduces them.
 
   const bool quiet = args.Flag("quiet") || args.Flag("json");
   std::string evaluator_description;
@@ -259,11 +246,11 @@ int RunFit(int argc, char** argv) {
   if (args.Flag("json")) {
     nlohmann::ordered_json j = FitResultToJson(result);
     if (!paths.out.empty()) j["out"] = paths.out;
-    if (reduced) j["reduction"] = ReductionJson(problem);
+    if (!result.reductions.empty()) j["reduction"] = ReductionsToJson(result.reductions);
     std::printf("%s\n", j.dump().c_str());
   } else {
     PrintFitText(result, evaluator_description, paths.out);
-    if (reduced) PrintReductionText(problem);
+    if (!result.reductions.empty()) PrintReductionText(result.reductions);
   }
   return 0;
 }

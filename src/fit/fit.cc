@@ -7,13 +7,17 @@
 #include "frfit/common/warning.h"
 
 #include "frfit/fit/fit_passes.h"
+#include "frfit/fit/reduce_problem.h"
 
 namespace frfit {
 
-FitResult Fit(const Problem& problem, const ParameterMap& map, const FitOptions& options,
-              const FitRunSettings& settings) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Fit on a problem that is reduced already where it needs to be.
+FitResult FitAsGiven(const Problem& problem, const ParameterMap& map, const FitOptions& options,
+                     const FitRunSettings& settings, Clock::time_point start) {
   const PackedProblem packed = PackForPass(problem, map, 0, {});
   BackendChoice choice;
   // The evaluator comes back with `packed` set as its problem (auto timed a call with it).
@@ -42,6 +46,22 @@ FitResult Fit(const Problem& problem, const ParameterMap& map, const FitOptions&
   return FinishFit(problem, map, *run, options, ToString(settings.evaluator.backend),
                    ToString(evaluator->backend()),
                    std::chrono::duration<double>(Clock::now() - start).count());
+}
+
+}  // namespace
+
+FitResult Fit(const Problem& problem, const ParameterMap& map, const FitOptions& options,
+              const FitRunSettings& settings) {
+  const auto start = Clock::now();
+  // A beam model is reduced here, on copies (the caller's problem and map stay as given), so that
+  // every caller fits it on the same basis (fit/reduce_problem.h).
+  if (WillReduce(options.reduction, map.source(), problem)) {
+    Problem reduced = problem;
+    ParameterMap reduced_map = map;
+    ReduceProblem(options.reduction, map.source(), &reduced_map, &reduced);
+    return FitAsGiven(reduced, reduced_map, options, settings, start);
+  }
+  return FitAsGiven(problem, map, options, settings, start);
 }
 
 void WarnAboutResult(const FitResult& result, const std::string& what) {
@@ -76,6 +96,7 @@ FitResult FinishFit(const Problem& problem, const ParameterMap& map, const FitRu
   result.backend_given = backend_given;
   result.backend_used = backend_used;
   result.wall_seconds = wall_seconds;
+  result.reductions = Reductions(problem);
   return result;
 }
 

@@ -13,7 +13,7 @@ namespace frfit {
 
 ParameterMap::ParameterMap(const Model& model, const ParameterOptions& options,
                            const std::string& source)
-    : model_(&model) {
+    : model_(&model), source_(source) {
   auto require_known = [&](const std::string& name, const std::string& field) {
     const int index = model.FindParameter(name);
     if (index < 0) {

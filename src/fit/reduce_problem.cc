@@ -1,12 +1,19 @@
 #include "frfit/fit/reduce_problem.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "frfit/common/error.h"
 #include "kernels/line_cost.h"
 
 namespace frfit {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
 
 // The coefficient sets the basis must hold at: the initial point first (the constraint modes are
 // taken there), then each free parameter at its lower and upper bound, the others initial.
@@ -33,25 +40,34 @@ void ReducePosture(const ReductionOptions& options, int joints, const ParameterM
                    ProblemPosture* pp) {
   const MeasurementPoints points = PointsOf(*pp);
   const std::vector<JointCoefficients> samples = Samples(map, pp->posture.q);
+  const auto start = Clock::now();
   auto reduction = std::make_shared<Reduction>(
       Reduce(pp->posture, joints, samples, {points.excitation_basis, points.response_basis},
              options, pp->source));
-  std::vector<double> lines = pp->measured.frequency_hz;
-  pp->reduction_error = ReductionError(pp->posture, *reduction, samples, lines);
   pp->reduction = std::move(reduction);
+  pp->basis_seconds += Seconds(start);  // both passes of a padded posture
+}
+
+// ReductionError over the set's lines at the samples the basis was built at.
+void EstimateError(const ParameterMap& map, ProblemPosture* pp) {
+  const auto start = Clock::now();
+  pp->reduction_error = ReductionError(pp->posture, *pp->reduction, Samples(map, pp->posture.q),
+                                       pp->measured.frequency_hz);
+  pp->error_seconds = Seconds(start);
 }
 
 }  // namespace
 
 int KeptCoordinates(const Model& model) {
-  int joints = 0;
-  while (joints < model.num_dofs() && model.dofs[joints].spring) ++joints;
-  return joints;
+  int kept = model.num_dofs();
+  for (const Beam& beam : model.beams)
+    if (beam.num_nodes() > 0) kept = std::min(kept, beam.first_dof);
+  return kept;
 }
 
-bool ReduceProblem(const ReductionSettings& settings, const std::string& config_source,
-                   ParameterMap* map, Problem* problem) {
-  const Model& model = *problem->model;
+bool WillReduce(const ReductionSettings& settings, const std::string& config_source,
+                const Problem& problem) {
+  const Model& model = *problem.model;
   const int n = model.num_dofs(), joints = KeptCoordinates(model);
   const bool beams = joints < n;
   if (settings.mode == ReductionMode::kNever) {
@@ -63,7 +79,16 @@ bool ReduceProblem(const ReductionSettings& settings, const std::string& config_
     return false;
   }
   const bool reduce = beams && (settings.mode == ReductionMode::kAlways || n > kReducePast);
-  if (!reduce || problem->postures.empty()) return false;
+  // A problem its caller reduced already is fitted as it is.
+  const bool reduced = std::any_of(problem.postures.begin(), problem.postures.end(),
+                                   [](const ProblemPosture& pp) { return pp.reduction != nullptr; });
+  return reduce && !reduced && !problem.postures.empty();
+}
+
+bool ReduceProblem(const ReductionSettings& settings, const std::string& config_source,
+                   ParameterMap* map, Problem* problem) {
+  if (!WillReduce(settings, config_source, *problem)) return false;
+  const int joints = KeptCoordinates(*problem->model);
   ReductionOptions options;
   options.krylov_orders = settings.krylov_orders;
   options.modes_up_to_hz =
@@ -87,8 +112,31 @@ bool ReduceProblem(const ReductionSettings& settings, const std::string& config_
                       " coordinates, the same at every posture, got " +
                       std::to_string(pp.reduction->posture.n) + " at " + SetName(pp) +
                       " (lower modes_up_to_hz or krylov_orders)");
+  for (ProblemPosture& pp : problem->postures) EstimateError(*map, &pp);
   map->UseReducedLayout(joints, size);
   return true;
+}
+
+std::vector<SetReduction> Reductions(const Problem& problem) {
+  std::vector<SetReduction> out;
+  for (const ProblemPosture& pp : problem.postures)
+    if (pp.reduction)
+      out.push_back({SetName(pp), pp.posture.n, pp.reduction->posture.n, pp.reduction->modes,
+                     pp.reduction->corrections, pp.reduction_error, pp.basis_seconds,
+                     pp.error_seconds});
+  return out;
+}
+
+nlohmann::ordered_json ReductionsToJson(const std::vector<SetReduction>& reductions) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const SetReduction& r : reductions)
+    out[r.set] = {{"full_n", r.full_n},
+                  {"reduced_n", r.reduced_n},
+                  {"modes", r.modes},
+                  {"corrections", r.corrections},
+                  {"max_relative_error", r.max_relative_error},
+                  {"seconds", {{"basis", r.basis_seconds}, {"error", r.error_seconds}}}};
+  return out;
 }
 
 }  // namespace frfit

@@ -81,6 +81,7 @@ struct Passes {
 
 void MakeColdMap(FleetRobotFit& r) {
   r.cold_map = std::make_unique<ParameterMap>(*r.model, r.cold_options.parameters, r.config_source);
+  r.cold_map->UseReducedLayout(r.map->reduced_joints(), r.map->reduced_size());  // as the problem
 }
 
 // The runs as the checkpoint left them; the fallback robots it names are checked against the

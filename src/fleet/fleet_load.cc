@@ -10,6 +10,7 @@
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
 #include "frfit/fit/load_problem.h"
+#include "frfit/fit/reduce_problem.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/output_path.h"
 #include "frfit/model/model_yaml.h"
@@ -58,6 +59,11 @@ void LoadRobotData(const FleetManifest& manifest, const FleetRobot& robot, Fleet
   }
   r->map = std::make_unique<ParameterMap>(model, r->options.parameters, r->config_source);
   r->problem = LoadRobotProblem(*r, robot.frf);
+  // A beam model is reduced as Fit reduces it for `frfit fit` with the robot's configuration: at
+  // that configuration's parameter samples (the search box, which holds a warm start's point too).
+  ParameterMap cold(model, r->cold_options.parameters, r->config_source);
+  if (ReduceProblem(r->cold_options.reduction, r->config_source, &cold, &r->problem))
+    r->map->UseReducedLayout(cold.reduced_joints(), cold.reduced_size());
   if (r->previous && manifest.warm_start.method == WarmStartMethod::kLevenbergMarquardt &&
       manifest.warm_start.short_path) {
     // The map's initial point is the previous result (clipped to the bounds).

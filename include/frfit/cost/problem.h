@@ -46,6 +46,7 @@ struct ProblemPosture {
   std::shared_ptr<const Reduction> reduction;
   bool assess_on_full = false;  // reduction.assess_on: full
   double reduction_error = 0.0;  // ReductionError at the parameter samples, over the set's lines
+  double basis_seconds = 0.0, error_seconds = 0.0;  // wall time of Reduce and of ReductionError
 };
 
 struct Problem {

@@ -48,6 +48,15 @@ inline constexpr const char* kModalDataColumns =
     "frequency_hz, frequency_sigma_hz, model_frequency_hz, frequency_residual, damping_residual, "
     "mac, shape_residual, cost";
 
+// One FRF set's reduction (docs/reduction.md): its full and reduced coordinates and the reduced
+// FRFs' largest relative error against the full model's over its lines, at the parameter samples.
+struct SetReduction {
+  std::string set;  // SetName
+  int full_n = 0, reduced_n = 0, modes = 0, corrections = 0;
+  double max_relative_error = 0.0;
+  double basis_seconds = 0.0, error_seconds = 0.0;  // wall time of the basis, of the error check
+};
+
 struct FitResult {
   std::string frfit_version = FRFIT_VERSION;
   std::string model_name;
@@ -95,6 +104,8 @@ struct FitResult {
   ModelCheck model_check;
   // The configured constraints at the fitted point (fit/constraints.h); empty without any.
   std::vector<ConstraintStatus> constraints;
+  // The sets fitted on a reduced basis (fit/reduce_problem.h); empty when none was reduced.
+  std::vector<SetReduction> reductions;
 };
 
 // Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture and

@@ -21,6 +21,7 @@ class ParameterMap {
 
   int dim() const { return static_cast<int>(free_.size()); }
   const Model& model() const { return *model_; }
+  const std::string& source() const { return source_; }  // the fit configuration, for errors
   const std::vector<int>& free_indices() const { return free_; }  // into Model::parameters
   const std::vector<Bounds>& bounds() const { return bounds_; }   // per model parameter, effective
   const ParameterSpace& space() const { return space_; }
@@ -49,6 +50,7 @@ class ParameterMap {
   // they are. size 0: the full layout (the default).
   void UseReducedLayout(int joints, int size);
   int reduced_size() const { return reduced_size_; }
+  int reduced_joints() const { return reduced_joints_; }
 
   // d(physical value)/du of each free parameter at u (ParameterSpace::Slope).
   std::vector<double> Slopes(std::span<const double> u) const;
@@ -87,6 +89,7 @@ class ParameterMap {
 
  private:
   const Model* model_;
+  std::string source_;
   std::vector<int> free_;
   std::vector<Bounds> bounds_;
   std::vector<double> template_;  // fixed values in place, free ones overwritten per point

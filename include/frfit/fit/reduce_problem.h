@@ -1,13 +1,17 @@
 // Reduction in the fit path (docs/reduction.md): a posture with beam coordinates is reduced to a
 // small basis (posture/reduction.h) before it is packed for the evaluators, whose per-line solve
-// holds at most kernels::kMaxDofs coordinates. Models without beams are never reduced, and every
-// result of theirs keeps its bits.
+// holds at most kernels::kMaxDofs coordinates. Fit (fit/fit.h) and the fleet call it, so that
+// `frfit fit`, the Python module and `frfit fleet` reduce a model the same way. Models without
+// beams are never reduced, and every result of theirs keeps its bits.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_options.h"
+#include "frfit/fit/fit_result.h"
 #include "frfit/fit/parameter_map.h"
 
 namespace frfit {
@@ -25,7 +29,20 @@ constexpr int kReducePast = 32;
 bool ReduceProblem(const ReductionSettings& settings, const std::string& config_source,
                    ParameterMap* map, Problem* problem);
 
-// The joints' coordinates (those with springs) that a reduction keeps: Model::dofs' first ones.
+// Whether ReduceProblem would reduce `problem` (false when a posture of it is reduced already),
+// with its Error for `reduction.mode: never` past the kernels' capacity.
+bool WillReduce(const ReductionSettings& settings, const std::string& config_source,
+                const Problem& problem);
+
+// Each reduced set of `problem`, for FitResult::reductions.
+std::vector<SetReduction> Reductions(const Problem& problem);
+// The `reduction` object of `frfit fit --json`:
+// {set: {full_n, reduced_n, modes, corrections, max_relative_error, seconds: {basis, error}}}.
+nlohmann::ordered_json ReductionsToJson(const std::vector<SetReduction>& reductions);
+
+// The coordinates a reduction keeps: every DOF before the beams' (Model::dofs' first ones) — the
+// joints' with their springs and a free base's six without, whose rigid-body motions the
+// reduction's constraint modes then carry exactly (the beams fixed to it: K_bb stays definite).
 int KeptCoordinates(const Model& model);
 
 }  // namespace frfit

@@ -59,10 +59,18 @@ Eigen::MatrixXd ReducedPointBasis(const Reduction& reduction, const Eigen::Matri
 // zeros to r; α, masses and part coefficients as they are.
 JointCoefficients ReducedCoefficients(const JointCoefficients& c, int joints, int r);
 
+// How ReductionError solves the full model. kSchur: the beams' block by a sparse LU once per line
+// for every sample that shares it, each sample's joints' Schur complement (the dense LU's solution
+// up to rounding; a line where forming the complement would cancel falls back to the dense LU);
+// kDense: a dense LU of all n coordinates per sample and line — the exact check of kSchur, at n³
+// per sample and line.
+enum class FullSolve { kSchur, kDense };
+
 // The largest relative receptance error ‖H_full − H_reduced‖_F / ‖H_full‖_F over the lines
 // `frequency_hz` and the coefficient sets `samples`, at the sensor.
 double ReductionError(const Posture& full, const Reduction& reduction,
                       const std::vector<JointCoefficients>& samples,
-                      const std::vector<double>& frequency_hz);
+                      const std::vector<double>& frequency_hz,
+                      FullSolve solve = FullSolve::kSchur);
 
 }  // namespace frfit

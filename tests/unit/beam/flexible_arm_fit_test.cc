@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "frfit/common/error.h"
+#include "frfit/fit/fit.h"
+#include "frfit/fleet/fleet_manifest.h"
+#include "frfit/fleet/fleet_run.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/reduce_problem.h"
 #include "frfit/frf/synthesize.h"
@@ -28,6 +31,67 @@ namespace {
 const std::string kArm = std::string(FRFIT_SOURCE_DIR) + "/datasets/flexible_arm/";
 
 class FlexibleArmFit : public test::TempDirTest {};
+
+// The library's Fit reduces a beam model itself (fit/reduce_problem.h), on copies: a fit through
+// it on the unreduced problem gives `frfit fit`'s bits — parameters, cost, evaluations and the
+// reduction it reports — and leaves the caller's problem and map as they were; and the fleet,
+// which drives its runs without Fit, reduces its robots the same way.
+TEST_F(FlexibleArmFit, LibraryAndFleetReduceAsTheCliDoes) {
+  const test::CliResult r =
+      Run({"fit", "--model", kArm + "model.yaml", "--frf", kArm + "frf_straight_inertance.h5",
+           "--config", kArm + "fit.yaml", "--backend", "cpu", "--threads", "2", "--seed", "3",
+           "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  const auto model = std::make_shared<const Model>(LoadModel(kArm + "model.yaml"));
+  const FitOptions options = LoadFitOptions(kArm + "fit.yaml");
+  const ParameterMap map(*model, options.parameters, kArm + "fit.yaml");
+  const Problem problem =
+      LoadProblem(model, {kArm + "frf_straight_inertance.h5"}, options, kArm + "fit.yaml");
+  FitRunSettings settings;
+  settings.seed = 3;
+  settings.evaluator.backend = BackendType::kCpu;
+  settings.evaluator.threads = 2;
+  const FitResult result = Fit(problem, map, options, settings);
+  for (size_t i = 0; i < result.parameters.size(); ++i)
+    EXPECT_EQ(result.parameters[i], json["parameters"][result.parameter_names[i]].get<double>())
+        << result.parameter_names[i];
+  EXPECT_EQ(result.cost, json["cost"].get<double>());
+  EXPECT_EQ(result.evaluations, json["evaluations"].get<std::int64_t>());
+  ASSERT_EQ(result.reductions.size(), 1u);
+  const SetReduction& reduction = result.reductions.front();
+  const auto& reported = json["reduction"][reduction.set];
+  EXPECT_EQ(reduction.full_n, 121);
+  EXPECT_EQ(reduction.reduced_n, reported["reduced_n"].get<int>());
+  EXPECT_EQ(reduction.max_relative_error, reported["max_relative_error"].get<double>());
+  EXPECT_EQ(problem.postures.front().reduction, nullptr);
+  EXPECT_EQ(map.reduced_size(), 0);
+
+  // A fleet of this one robot reduces it as well: `frfit fit` with the robot's seed gives its bits.
+  const std::string manifest = Path("fleet.yaml");
+  std::ofstream(manifest) << "format: frfit-fleet-1\nmodel: " << kArm << "model.yaml\nconfig: "
+                          << kArm << "fit.yaml\nseed: 5\nrobots:\n  - {name: arm, frf: [" << kArm
+                          << "frf_straight_inertance.h5]}\n";
+  FleetRunOptions fleet;
+  fleet.manifest = manifest;
+  fleet.out = Path("runs");
+  fleet.run_id = "night";
+  fleet.evaluator.backend = BackendType::kCpu;
+  fleet.evaluator.threads = 2;
+  RunFleet(fleet);
+  std::ifstream summary_file(Path("runs/night/summary.json"));
+  const auto robot = nlohmann::json::parse(summary_file)["robots"][0];
+  ASSERT_EQ(robot["status"], "ok") << robot.dump();
+  const test::CliResult alone =
+      Run({"fit", "--model", kArm + "model.yaml", "--frf", kArm + "frf_straight_inertance.h5",
+           "--config", kArm + "fit.yaml", "--backend", "cpu", "--threads", "2", "--seed",
+           std::to_string(LoadFleetManifest(manifest).robots[0].seed), "--json"});
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  const auto cli = nlohmann::json::parse(alone.out);
+  EXPECT_EQ(robot["cost"].get<double>(), cli["cost"].get<double>());
+  for (const auto& [name, value] : cli["parameters"].items())
+    EXPECT_EQ(robot["parameters"][name].get<double>(), value.get<double>()) << name;
+}
 
 TEST_F(FlexibleArmFit, RecoversTheTruthThroughTheReduction) {
   const test::CliResult r =

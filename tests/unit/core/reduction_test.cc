@@ -137,5 +137,45 @@ TEST(Reduction, PadsToARequestedSizeWithFurtherModes) {
   EXPECT_EQ(Reduce(beam.posture, kJoints, BoxSamples(beam), {}, options, "t").posture.n, found + 3);
 }
 
+// ReductionError's default full solve (a sparse LU of the beams' block once per line, each
+// sample's joints' Schur complement) against its dense LU of all coordinates per sample and line,
+// on the KUKA with two 20-element beams (255 coordinates; the arm's beam carries the forearm's):
+// line by line and sample by sample — samples that share the beams' block (springs and dampers
+// moved) and lines where Z_bb is singular (an undamped fixed-interface beam mode, where the
+// complement would cancel all its digits and the samples fall back to the dense LU). The
+// reduction keeps no static corrections, so the error (1e-3 to 1e-1) stands far above the full
+// solves' rounding.
+TEST(Reduction, SparseSchurFullSolveEqualsTheDenseLu) {
+  const Model model =
+      LoadModel(std::string(FRFIT_SOURCE_DIR) + "/datasets/kuka_kr90/model_flexible.yaml");
+  const Posture full = Linearize(model, "milling");
+  int joints = 0;
+  while (model.dofs[joints].spring) ++joints;
+  ASSERT_EQ(joints, 9);
+  std::vector<double> p = model.InitialParameters();
+  std::vector<JointCoefficients> samples = {Coefficients(model, p, full.q)};
+  for (int i = 0; i < 2 * joints; ++i) p[i] *= (i % 3 == 0) ? 0.3 : 3.0;
+  samples.push_back(Coefficients(model, p, full.q));
+  ReductionOptions options;
+  options.modes_up_to_hz = 60.0;
+  options.krylov_orders = 0;
+  const Reduction r = Reduce(full, joints, {samples.front()}, {}, options, "test");
+  // The beams' fixed-interface frequencies, from a dense eigensolution written here.
+  const Eigen::MatrixXd k = TangentStiffness(full, samples.front()).real();
+  const Eigen::MatrixXd m = MassMatrix(full, samples.front());
+  const int nb = full.n - joints;
+  const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(
+      k.bottomRightCorner(nb, nb), m.bottomRightCorner(nb, nb));
+  std::vector<double> lines = {0.2, 3.7, 11.0, 19.5, 30.0};
+  for (int i = 0; i < 3; ++i) lines.push_back(std::sqrt(eig.eigenvalues()(i)) / (2 * M_PI));
+  for (double f : lines)
+    for (const JointCoefficients& c : samples) {
+      const double sparse = ReductionError(full, r, {c}, {f});
+      const double dense = ReductionError(full, r, {c}, {f}, FullSolve::kDense);
+      EXPECT_GT(dense, 1e-7) << f << " Hz";
+      EXPECT_NEAR(sparse / dense, 1.0, 1e-6) << f << " Hz";
+    }
+}
+
 }  // namespace
 }  // namespace frfit
