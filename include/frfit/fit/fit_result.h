@@ -18,6 +18,7 @@
 #include "frfit/fit/model_check.h"
 #include "frfit/fit/modal_comparison.h"
 #include "frfit/fit/parameter_map.h"
+#include "frfit/fit/regularization.h"
 
 namespace frfit {
 
@@ -95,6 +96,8 @@ struct FitResult {
   ModelCheck model_check;
   // The configured constraints at the fitted point (fit/constraints.h); empty without any.
   std::vector<ConstraintStatus> constraints;
+  // The regularisation (fit/regularization.h): its weight and curve; enabled false without one.
+  RegularizationSummary regularization;
 };
 
 // Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture and
