@@ -53,7 +53,7 @@ std::string RegularizationCurvePlot(const RegularizationSummary& r) {
     const std::string xs = Coord(sx(std::pow(10.0, t)));
     s << "<line class=\"grid\" x1=\"" << xs << "\" x2=\"" << xs << "\" y1=\"" << top << "\" y2=\""
       << top + ph << "\"/><text class=\"" << kAxes << "\" x=\"" << xs << "\" y=\"" << top + ph + 14
-      << "\" text-anchor=\"middle\">" << Num(std::pow(10.0, t), 6) << "</text>";
+      << "\" text-anchor=\"middle\">" << Num(std::pow(10.0, t), 3) << "</text>";
   }
   for (double t : NiceTicks(y0, y1, 6)) {
     const std::string ys = Coord(sy(std::pow(10.0, t)));
