@@ -113,6 +113,15 @@ TEST_F(RegularizationFit, AutoReportsItsWeightAndCurve) {
   const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
   EXPECT_NE(html.find("id=\"regularization-curve\""), std::string::npos);
   EXPECT_NE(html.find("class=\"gcv-choice\""), std::string::npos);
+  // The CSV export carries the curve: one row per weight, then the one used.
+  ASSERT_EQ(Run({"export", Path("auto.h5"), "--csv", Path("csv")}).status, 0);
+  std::ifstream csv(Path("csv/regularization.csv"));
+  std::string line;
+  int rows = 0, used = 0;
+  while (std::getline(csv, line))
+    if (!line.empty() && line[0] != '#') ++rows, used += line.find(",used") != std::string::npos;
+  EXPECT_EQ(rows, 1 + 97 + 1);  // header, the curve, the weight used
+  EXPECT_EQ(used, 1);
   const test::CliResult text = Run({"fit", "--model", kPaper + "model.yaml", "--frf", Path("noisy.h5"),
                                     "--config", Path("auto.yaml"), "--seed", "1"});
   EXPECT_NE(text.out.find("regularization toward the nominal"), std::string::npos) << text.out;
