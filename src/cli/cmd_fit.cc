@@ -163,6 +163,7 @@ void PrintFitText(const FitResult& result, const std::string& evaluator, const s
               TerminationMeaning(result.termination).c_str());
   PrintParameterTable(result);
   PrintConstraints(result.constraints);
+  PrintRegularization(result.regularization);
   PrintRefinement(result);
   PrintIdentifiability(result.identifiability);
   PrintModelCheck(result.model_check);

@@ -61,6 +61,21 @@ void PrintConstraints(const std::vector<ConstraintStatus>& constraints) {
                                                : "");
 }
 
+void PrintRegularization(const RegularizationSummary& r) {
+  if (!r.enabled) return;
+  const WeightCurvePoint& chosen = r.curve.points.at(r.curve.chosen);
+  std::printf("\n  regularization toward the %s (docs/fit-config.md, \"Regularization\"): weight %.4g",
+              ToString(r.toward).c_str(), r.weight);
+  if (r.toward == RegularizationTarget::kNominal)
+    std::printf(" (a prior of relative 1 sigma %.3g)", 1.0 / std::sqrt(r.weight));
+  if (r.automatic)
+    std::printf(", chosen by GCV in %d fit%s\n", r.fits, r.fits == 1 ? "" : "s");
+  else
+    std::printf(", as given; GCV at the fit would choose %.4g\n", chosen.weight);
+  std::printf("    at the weight: residual norm %.6g, regularization norm %.4g\n",
+              r.at_weight.residual_norm, r.at_weight.regularization_norm);
+}
+
 void PrintRefinement(const FitResult& result) {
   if (result.start_costs.empty()) return;
   const int starts = static_cast<int>(result.start_costs.size());

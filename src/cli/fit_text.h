@@ -9,6 +9,8 @@ namespace frfit::cli {
 
 void PrintParameterTable(const FitResult& result);
 void PrintConstraints(const std::vector<ConstraintStatus>& constraints);
+// The regularisation's weight (and how it was chosen); nothing without one.
+void PrintRegularization(const RegularizationSummary& regularization);
 void PrintRefinement(const FitResult& result);
 void PrintIdentifiability(const Identifiability& id);
 void PrintModelCheck(const ModelCheck& check);

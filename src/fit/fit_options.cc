@@ -196,6 +196,32 @@ void ParsePriors(const YamlReader& r, const YAML::Node& node, ParameterOptions* 
   }
 }
 
+// `regularization: {toward: nominal|prior, weight: auto|number}`.
+void ParseRegularization(const YamlReader& r, const YAML::Node& node, ParameterOptions* p) {
+  const std::string path = "regularization";
+  r.RequireMap(node, path, {"toward", "weight"});
+  RegularizationOptions& g = p->regularization;
+  g.enabled = true;
+  if (r.Has(node, "toward")) {
+    const std::string t = r.String(node["toward"], JoinPath(path, "toward"));
+    if (t == "nominal") g.toward = RegularizationTarget::kNominal;
+    else if (t == "prior") g.toward = RegularizationTarget::kPrior;
+    else r.Fail(node["toward"], JoinPath(path, "toward"), "expected nominal or prior, got '" + t + "'");
+  }
+  const YAML::Node weight = r.Child(node, "weight", path);
+  if (weight.IsScalar() && weight.Scalar() == "auto") {
+    g.automatic = true;
+    return;
+  }
+  double value = 0.0;
+  if (!weight.IsScalar() || !YAML::convert<double>::decode(weight, value) ||
+      !std::isfinite(value) || !(value > 0.0))
+    r.Fail(weight, JoinPath(path, "weight"),
+           "expected auto or a finite number > 0, got '" +
+               (weight.IsScalar() ? weight.Scalar() : std::string("a ") + (weight.IsMap() ? "mapping" : "sequence")) + "'");
+  g.weight = value;
+}
+
 void ParseGa(const YamlReader& r, const YAML::Node& node, GaOptions* g) {
   const std::string path = "genetic_algorithm";
   r.RequireMap(node, path, {"population_size", "generations", "elite_count", "crossover_fraction",
@@ -318,13 +344,15 @@ FitOptions ParseFitOptions(const YAML::Node& root, const std::string& source) {
   r.RequireMap(root, "",
                {"format", "description", "cost", "parameters", "genetic_algorithm", "nelder_mead",
                 "levenberg_marquardt", "fitter", "postures", "prior", "reduction", "modes",
-                "constraints"});
+                "constraints", "regularization"});
   const std::string format = r.String(r.Child(root, "format", ""), "format");
   if (format != "frfit-fit-1") r.Fail(root["format"], "format", "expected frfit-fit-1, got '" + format + "'");
   if (r.Has(root, "cost")) ParseCost(r, root["cost"], &options.cost);
   if (r.Has(root, "parameters")) ParseParameters(r, root["parameters"], &options.parameters);
   if (r.Has(root, "prior")) ParsePriors(r, root["prior"], &options.parameters);
   if (r.Has(root, "constraints")) ParseConstraints(r, root["constraints"], &options.parameters);
+  if (r.Has(root, "regularization"))
+    ParseRegularization(r, root["regularization"], &options.parameters);
   if (r.Has(root, "genetic_algorithm")) ParseGa(r, root["genetic_algorithm"], &options.genetic_algorithm);
   if (r.Has(root, "nelder_mead")) ParseNm(r, root["nelder_mead"], &options.nelder_mead);
   if (r.Has(root, "levenberg_marquardt"))
@@ -402,6 +430,10 @@ bool FromString(const std::string& text, Refinement* refinement) {
   return true;
 }
 
+std::string ToString(RegularizationTarget target) {
+  return target == RegularizationTarget::kPrior ? "prior" : "nominal";
+}
+
 std::string ToString(RestartMode mode) { return mode == RestartMode::kSeeded ? "seeded" : "independent"; }
 bool FromString(const std::string& text, RestartMode* mode) {
   if (text == "seeded") *mode = RestartMode::kSeeded;
@@ -435,6 +467,22 @@ bool FitOptions::IsValid(std::string* error) const {
   if (!parameters.priors.empty() && cost.weights.mode != WeightMode::kNoise)
     return (error ? *error = "prior: expected cost.weights.mode noise (a prior is weighed "
                              "against the noise; other weights are emphasis, not variances)"
+                  : inner),
+           false;
+  const RegularizationOptions& g = parameters.regularization;
+  if (g.enabled && cost.weights.mode != WeightMode::kNoise)
+    return (error ? *error = "regularization: expected cost.weights.mode noise (its weight is "
+                             "weighed against the noise; other weights are emphasis)"
+                  : inner),
+           false;
+  if (g.enabled && g.toward == RegularizationTarget::kPrior && parameters.priors.empty())
+    return (error ? *error = "regularization.toward: expected nominal (toward prior needs a "
+                             "prior: block)"
+                  : inner),
+           false;
+  if (g.enabled && g.toward == RegularizationTarget::kNominal && !parameters.priors.empty())
+    return (error ? *error = "regularization.toward: expected prior (a prior: block is given; "
+                             "toward nominal would add a second prior)"
                   : inner),
            false;
   return true;
@@ -529,6 +577,14 @@ std::string FitOptionsToYaml(const FitOptions& o) {
         out << YAML::Key << "std" << YAML::Value << prior.std;
       out << YAML::EndMap;
     }
+    out << YAML::EndMap;
+  }
+  if (p.regularization.enabled) {  // only when given, as the prior
+    out << YAML::Key << "regularization" << YAML::Value << YAML::Flow << YAML::BeginMap
+        << YAML::Key << "toward" << YAML::Value << ToString(p.regularization.toward)
+        << YAML::Key << "weight" << YAML::Value;
+    if (p.regularization.automatic) out << "auto";
+    else out << p.regularization.weight;
     out << YAML::EndMap;
   }
   // Only when not the defaults: configurations without a `modes:` block keep their text.

@@ -9,6 +9,7 @@
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/constraints_io.h"
 #include "frfit/fit/identifiability_io.h"
+#include "frfit/fit/regularization_io.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/mode_uncertainty.h"
 #include "frfit/fit/model_check_io.h"
@@ -375,6 +376,7 @@ std::string FitResultImage(const std::string& path, const FitResult& r) {
     WriteScalar(&f, "/summary/cycles", r.cycles);
     WriteIdentifiability(&f, "/identifiability", r.identifiability);
     if (!r.constraints.empty()) WriteConstraints(&f, r.constraints);
+    if (r.regularization.enabled) WriteRegularization(&f, r.regularization);
     WriteModelCheck(&f, "/model_check", r.model_check);
     f.CreateGroup("/history");
     std::vector<std::int64_t> cycle, phase, step, evaluations;
@@ -553,6 +555,7 @@ nlohmann::ordered_json FitResultToJson(const FitResult& r) {
   j["identifiability"] = IdentifiabilityToJson(r.identifiability);
   j["model_check"] = ModelCheckToJson(r.model_check);
   if (!r.constraints.empty()) j["constraints"] = ConstraintsToJson(r.constraints);
+  if (r.regularization.enabled) j["regularization"] = RegularizationToJson(r.regularization);
   for (const PostureResult& p : r.postures)
     j["postures"].push_back({{"name", p.name},
                              {"frf_file", p.frf_source},

@@ -83,6 +83,35 @@ ParameterMap::ParameterMap(const Model& model, const ParameterOptions& options,
     if (priors_.empty()) priors_.assign(free_.size(), Prior{0.0, 0.0, std::nan("")});
     priors_[at - free_.begin()] = Prior{prior.mean, prior.Std(), std::nan("")};
   }
+  ApplyRegularization(options);
+}
+
+void ParameterMap::ApplyRegularization(const ParameterOptions& options) {
+  const RegularizationOptions& g = options.regularization;
+  if (!g.enabled) return;
+  if (g.toward == RegularizationTarget::kPrior) {
+    regularization_basis_ = priors_;
+  } else {
+    // Relative deviations from the nominal; a nominal of 0 has no size, its bounds' span does.
+    for (int index : free_) {
+      const double c = template_[index];
+      const double s = c != 0.0 ? std::abs(c) : bounds_[index].max - bounds_[index].min;
+      regularization_basis_.push_back(Prior{c, s, std::nan("")});
+    }
+  }
+  // auto: toward prior starts from the prior itself (λ = 1), toward nominal from none; the fit
+  // chooses (fit/regularization.h).
+  if (!g.automatic) priors_ = RegularizationPriors(g.weight);
+}
+
+std::vector<Prior> ParameterMap::RegularizationPriors(double weight) const {
+  std::vector<Prior> priors = regularization_basis_;
+  for (Prior& p : priors) p.std /= std::sqrt(weight);
+  return priors;
+}
+
+void ParameterMap::SetInitial(std::span<const double> u) {
+  for (int i = 0; i < dim(); ++i) template_[free_[i]] = space_.ToPhysical(i, u[i]);
 }
 
 std::vector<double> ParameterMap::Physical(std::span<const double> u) const {

@@ -57,6 +57,11 @@ void LoadRobotData(const FleetManifest& manifest, const FleetRobot& robot, Fleet
     out->warm_start_method = ToString(manifest.warm_start.method);
     out->previous_cost = r->previous->cost;
   }
+  // A fleet drives its fits together, without the refits of `weight: auto`, and a warm start moves
+  // the nominal (the initial values) to the previous night's result: neither fits a regularisation.
+  if (r->options.parameters.regularization.enabled)
+    throw Error(r->config_source, "regularization",
+                "expected no regularization block in a fleet's fit configuration (frfit fit takes it)");
   r->map = std::make_unique<ParameterMap>(model, r->options.parameters, r->config_source);
   r->problem = LoadRobotProblem(*r, robot.frf);
   // A beam model is reduced as Fit reduces it for `frfit fit` with the robot's configuration: at

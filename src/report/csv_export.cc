@@ -350,6 +350,32 @@ CsvTable ConstraintTable(const std::vector<ConstraintStatus>& constraints) {
   return t;
 }
 
+// The regularisation weight's curve at the fitted point (fit/regularization.h).
+CsvTable RegularizationTable(const RegularizationSummary& r) {
+  std::vector<double> weight, residual, norm, gcv;
+  std::vector<std::string> mark;
+  for (size_t i = 0; i < r.curve.points.size(); ++i) {
+    const WeightCurvePoint& p = r.curve.points[i];
+    weight.push_back(p.weight), residual.push_back(p.residual_norm);
+    norm.push_back(p.regularization_norm), gcv.push_back(p.gcv);
+    mark.push_back(static_cast<int>(i) == r.curve.chosen ? "gcv_minimum" : "");
+  }
+  weight.push_back(r.at_weight.weight), residual.push_back(r.at_weight.residual_norm);
+  norm.push_back(r.at_weight.regularization_norm), gcv.push_back(r.at_weight.gcv);
+  mark.push_back("used");
+  CsvTable t("regularization.csv",
+             "one row per weight scanned at the fitted point, then the weight the fit used "
+             "(toward the " + ToString(r.toward) + ", weight " + (r.automatic ? "auto" : "given") +
+             "): the linearised residual norm, the regularisation norm of the scaled parameters "
+             "and the GCV function; point marks the GCV minimum and the weight used");
+  t.AddNumberColumn("weight", weight);
+  t.AddNumberColumn("residual_norm", residual);
+  t.AddNumberColumn("regularization_norm", norm);
+  t.AddNumberColumn("gcv", gcv);
+  t.AddColumn("point", mark);
+  return t;
+}
+
 // Correlation and covariance of the free parameters, the singular values and weak directions.
 void AddIdentifiabilityTables(const Identifiability& id, std::vector<CsvTable>* tables) {
   if (id.has_prior) tables->push_back(PriorTable(id));
@@ -468,6 +494,7 @@ std::vector<CsvTable> FitResultTables(const ReportData& d) {
   }
   if (d.has_identifiability) AddIdentifiabilityTables(d.identifiability, &tables);
   if (!d.constraints.empty()) tables.push_back(ConstraintTable(d.constraints));
+  if (d.regularization.enabled) tables.push_back(RegularizationTable(d.regularization));
   if (!d.static_tests.empty()) tables.push_back(StaticTestTable(d));
   // Posture names that differ only in characters a file name drops ("a b", "a_b") get "_2", ….
   std::set<std::string> used;

@@ -499,6 +499,15 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
          "10&#160;%) named by their main parameters; the correlation matrix from blue (&#8722;1) "
          "through white (0) to red (+1). <b>at min/max</b>: within 1&#160;% of a bound.</p>\n"
       << IdentifiabilityHtml(d.identifiability) << "\n</section>\n";
+  if (d.regularization.enabled)
+    s << "<section id=\"regularization\">\n<h2>Regularization</h2>\n<p class=\"note\">Tikhonov "
+         "toward the " << ToString(d.regularization.toward) << " with weight "
+      << Num(d.regularization.weight, 4)
+      << (d.regularization.automatic ? " chosen by generalised cross-validation" : " as given")
+      << " (docs/fit-config.md, \"Regularization\"). The curve: each weight's residual norm "
+         "and regularisation norm of the problem linearised at the fitted point; red marks the "
+         "GCV minimum there, black the weight used.</p>\n"
+      << RegularizationCurvePlot(d.regularization) << "\n</section>\n";
   if (d.has_model_check)
     s << "<section id=\"model-check\">\n<h2>Model check</h2>\n<p class=\"note\">Does the fitted "
          "model explain the measured FRFs as well as their noise allows (docs/noise.md)? The "

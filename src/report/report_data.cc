@@ -8,6 +8,7 @@
 #include "frfit/common/error.h"
 #include "frfit/fit/constraints_io.h"
 #include "frfit/fit/identifiability_io.h"
+#include "frfit/fit/regularization_io.h"
 #include "frfit/fit/modal_comparison.h"
 #include "frfit/fit/model_check_io.h"
 #include "frfit/io/ema_hdf5.h"
@@ -224,6 +225,7 @@ ReportData ReadReportData(const std::string& path) {
   d.has_identifiability = f.Exists("/identifiability");
   if (d.has_identifiability) d.identifiability = ReadIdentifiability(f, "/identifiability");
   if (f.Exists("/constraints")) d.constraints = ReadConstraints(f);
+  d.regularization = ReadRegularization(f);
   d.has_model_check = f.Exists("/model_check");
   if (d.has_model_check) d.model_check = ReadModelCheck(f, "/model_check");
   if (f.Exists("/static_tests")) d.static_tests = ReadStaticTests(f);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frfit/fit/identifiability.h"
+#include "frfit/fit/regularization.h"
 #include "frfit/report/report_data.h"
 
 namespace frfit::html {
@@ -31,6 +32,9 @@ std::string HistoryPlot(const ReportData& data);
 std::string MacMap(const ReportModalComparison& modal, const std::string& name);
 // The free parameters' correlation matrix, blue −1 to red +1, with its colour bar.
 std::string CorrelationMap(const Identifiability& id);
+// The regularisation weights' L-curve at the fitted point, the GCV choice and the weight used
+// marked (regularization_plot.cc).
+std::string RegularizationCurvePlot(const RegularizationSummary& regularization);
 // The colour of a correlation (exposed for the tests that check the map's reading).
 std::string CorrelationColour(double rho);
 

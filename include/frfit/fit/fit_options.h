@@ -33,6 +33,19 @@ struct Prior {
   double Std() const { return std == std ? std : std_relative * (mean < 0 ? -mean : mean); }
 };
 
+// Tikhonov regularisation (`regularization:`, docs/fit-config.md): ½λ Σ_j ((θ_j − c_j)/s_j)²
+// added to the cost, toward the nominal (c the effective initial value, s = |c|: deviations are
+// relative) or toward the prior (c the prior's mean, s its 1σ: λ = 1 is the prior itself). A
+// number is the weight λ; automatic picks it by generalised cross-validation (fit/regularization.h).
+enum class RegularizationTarget { kNominal, kPrior };
+std::string ToString(RegularizationTarget target);
+struct RegularizationOptions {
+  bool enabled = false;
+  RegularizationTarget toward = RegularizationTarget::kNominal;
+  bool automatic = false;
+  double weight = 0.0;  // λ when not automatic
+};
+
 struct ParameterOptions {
   std::vector<std::string> free;           // empty: every parameter not in `fixed`
   std::map<std::string, double> fixed;     // held at these values
@@ -41,6 +54,7 @@ struct ParameterOptions {
   std::map<std::string, Prior> priors;     // per free parameter; empty: a plain least-squares fit
   // Linear constraints between parameters, as written (fit/constraints.h); checked when parsed.
   std::vector<std::string> constraints;
+  RegularizationOptions regularization;  // the fit configuration's `regularization:` block
 };
 
 // How the GA of cycles 2, 3, ... starts (paper Fig. 2 and docs/decisions.md):

@@ -18,6 +18,7 @@
 #include "frfit/fit/model_check.h"
 #include "frfit/fit/modal_comparison.h"
 #include "frfit/fit/parameter_map.h"
+#include "frfit/fit/regularization.h"
 
 namespace frfit {
 
@@ -106,6 +107,8 @@ struct FitResult {
   std::vector<ConstraintStatus> constraints;
   // The sets fitted on a reduced basis (fit/reduce_problem.h); empty when none was reduced.
   std::vector<SetReduction> reductions;
+  // The regularisation (fit/regularization.h): its weight and curve; enabled false without one.
+  RegularizationSummary regularization;
 };
 
 // Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture and

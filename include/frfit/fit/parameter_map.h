@@ -57,6 +57,17 @@ class ParameterMap {
   // The prior of each free parameter (map order), std resolved; std 0 where it has none. Empty
   // when the fit has no prior (fit/prior.h).
   const std::vector<Prior>& priors() const { return priors_; }
+  // With a `regularization:` block (fit/regularization.h): each free parameter's centre c_j (mean)
+  // and scale s_j (std; 0: not regularised), map order; empty without one. A given weight λ makes
+  // the priors N(c_j, s_j²/λ) at construction; with `auto` the fit sets them (SetPriors).
+  const std::vector<Prior>& regularization_basis() const { return regularization_basis_; }
+  // The priors of weight λ on that basis (std s_j/√λ; std 0 stays 0).
+  std::vector<Prior> RegularizationPriors(double weight) const;
+  // Replaces the priors (map order, std resolved; empty: none): how a fit with `weight: auto`
+  // tries its weights.
+  void SetPriors(std::vector<Prior> priors) { priors_ = std::move(priors); }
+  // Makes u the initial point (InitialU): a refit starts where the previous fit ended.
+  void SetInitial(std::span<const double> u);
 
   // Constraints (fit/constraints.h). An equality ties one parameter to the others: it leaves the
   // search, its value θ = constant + Σᵢ coefficient[i]·θ(u_i) over the free parameters (map
@@ -95,6 +106,7 @@ class ParameterMap {
   std::vector<double> template_;  // fixed values in place, free ones overwritten per point
   ParameterSpace space_;
   std::vector<Prior> priors_;
+  std::vector<Prior> regularization_basis_;
   std::vector<LinearConstraint> constraints_;
   std::vector<Tied> tied_;
   std::vector<Inequality> inequalities_;
@@ -103,6 +115,8 @@ class ParameterMap {
   // Reads options.constraints: ties the equalities' parameters (removing them from free_) and
   // keeps the inequalities over the remaining free parameters. Before space_ is built.
   void ApplyConstraints(const ParameterOptions& options, const std::string& source);
+  // Builds regularization_basis_ from options.regularization (after the priors).
+  void ApplyRegularization(const ParameterOptions& options);
 };
 
 }  // namespace frfit

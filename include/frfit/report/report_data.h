@@ -13,6 +13,7 @@
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/constraints.h"
 #include "frfit/fit/identifiability.h"
+#include "frfit/fit/regularization.h"
 #include "frfit/fit/model_check.h"
 
 namespace frfit {
@@ -94,6 +95,7 @@ struct ReportData {
   ModelCheck model_check;
   std::vector<StaticTestResult> static_tests;  // frfit fit --static; empty without
   std::vector<ConstraintStatus> constraints;    // the fit's constraints; empty without
+  RegularizationSummary regularization;         // enabled false without a regularization: block
 };
 
 // Reads a fit result file completely. Throws Error naming `path` (and the object) when the file is

@@ -552,6 +552,27 @@ TEST_F(FleetTest, FleetSkipsBadRobotsAndRefusesToReuseARunId) {
   }
 }
 
+// A fit configuration with a regularization block: every robot is skipped with one line saying
+// why (a warm start would move its nominal; the auto weight's refits are frfit fit's).
+TEST_F(FleetTest, FleetRefusesARegularizationBlock) {
+  const std::string text = std::string(R"(format: frfit-fit-1
+cost: {band_hz: [0.2, 30], weights: {mode: noise}}
+genetic_algorithm: {population_size: 16, generations: 0}
+regularization: {weight: auto}
+)");
+  const std::string manifest = Generate("fleet", 1, text.c_str());
+  FleetRunOptions o;
+  o.manifest = manifest;
+  o.out = Path("runs");
+  o.run_id = "n1";
+  const FleetReport report = RunFleet(o);
+  EXPECT_EQ(report.ok(), 0);
+  const nlohmann::json summary = ReadJson(Path("runs/n1/summary.json"));
+  const std::string reason = RobotOf(summary, "robot_000")["reason"];
+  EXPECT_NE(reason.find("regularization: expected no regularization block"), std::string::npos)
+      << reason;
+}
+
 // A resumed run whose directory holds an input under an output's name (here a robot's FRF file
 // named like its result) is refused before any work, and the input is left as it was.
 TEST_F(FleetTest, FleetRefusesARunDirectoryWhoseOutputWouldOverwriteAnInput) {
