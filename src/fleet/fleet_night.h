@@ -56,6 +56,10 @@ struct FleetRobotFit {
   // frequencies and the drift both read, so each posture's modes are analysed once.
   Identifiability identifiability;
   std::vector<std::vector<Mode>> modes;
+  // Per posture of the problem, its modes' frequency 1σ (Hz) as the fit's result propagated them
+  // from `identifiability`; empty for a posture whose result was assessed on another (a reduced
+  // or static one): the drift propagates those itself.
+  std::vector<std::vector<double>> mode_sigma_hz;
 };
 
 struct FleetNight {
