@@ -46,6 +46,9 @@ struct FleetRobotFit {
   // full_search_reason says why the previous result was not enough to start from.
   bool short_path = false;
   std::string full_search_reason;
+  // A short path's search weighs the problem at the previous result (LoadRobotData); these are
+  // the problem's configured weights per posture, which a cold refit searches with.
+  std::vector<std::vector<double>> configured_weights;
   std::unique_ptr<FitRun> run;
   // The second pass, when the warm result is not trusted (fallback_reason says why).
   std::string fallback_reason;
