@@ -5,7 +5,8 @@
 #     (wall and CPU time), with its evaluations, LM evaluations, rounds and starts per robot;
 #   - NEW with `warm_start: {short_path: false}` (the full search), and
 #     benchmarks/short_path_vs_full.py on the last NEW run against it.
-# Usage: benchmarks/fleet_short_path.sh WORK OLD_FRFIT [NEW_FRFIT=build/frfit] [ROUNDS=2] [THREADS=2]
+# With OLDER=BINARY a third binary runs first in each round (an earlier base: older1, older2, ...).
+# Usage: [OLDER=FRFIT] benchmarks/fleet_short_path.sh WORK OLD_FRFIT [NEW_FRFIT=build/frfit] [ROUNDS=2] [THREADS=2]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=$1
@@ -46,6 +47,7 @@ PY
 }
 rm -rf "$WORK/ab"
 for ((k = 1; k <= ROUNDS; ++k)); do
+  [[ -n "${OLDER:-}" ]] && run "$OLDER" "older$k" "$MANIFEST"
   run "$OLD" "old$k" "$MANIFEST"
   run "$NEW" "new$k" "$MANIFEST"
 done

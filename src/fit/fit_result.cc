@@ -326,6 +326,7 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
         SetModeSigmas(sigmas[p], &c.modal);
         break;
       }
+  r.mode_sigmas = std::move(sigmas);
   return r;
 }
 

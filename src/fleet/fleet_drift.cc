@@ -94,6 +94,7 @@ std::vector<double> ModeFrequencySigmas(const Posture& posture, const Model& mod
 
 void ComputeDrift(const Problem& problem, const Model& model, const std::vector<double>& current,
                   const std::vector<std::vector<Mode>>& current_modes,
+                  const std::vector<std::vector<double>>& current_sigma_hz,
                   const Identifiability& current_id, double cost, const PreviousNight& previous,
                   const FleetDrift& rule, double poor_baseline_factor, FleetRobotOutcome* out) {
   const Identifiability none;
@@ -107,8 +108,11 @@ void ComputeDrift(const Problem& problem, const Model& model, const std::vector<
     const std::vector<Mode>& now_modes = current_modes[p];
     const std::vector<Mode> before_modes = ModesBelow(pp.posture, model, previous.parameters, max_hz);
     const std::vector<double> now = FrequenciesOf(now_modes);
+    const bool given = p < current_sigma_hz.size() && current_sigma_hz[p].size() >= now.size();
     const std::vector<double> now_sigma =
-        ModeFrequencySigmas(pp.posture, model, current, now.size(), current_id);
+        given ? std::vector<double>(current_sigma_hz[p].begin(),
+                                    current_sigma_hz[p].begin() + now.size())
+              : ModeFrequencySigmas(pp.posture, model, current, now.size(), current_id);
     const std::vector<double> before = FrequenciesOf(before_modes);
     const std::vector<double> before_sigma =
         previous.has_identifiability

@@ -36,13 +36,16 @@ std::vector<double> ModeFrequencySigmas(const Posture& posture, const Model& mod
 // Fills out->drift_parameters and out->drift_frequencies (and has_drift): every parameter of the
 // model, and every mode of the previous parameters per posture of the problem against the nearest
 // current mode. `current_modes` are ModesBelow(posture, model, current, the posture's highest
-// line) per posture of the problem (the caller has them already: each analysis is done once).
+// line) per posture of the problem (the caller has them already: each analysis is done once);
+// `current_sigma_hz` their frequency 1σ per posture where the caller has them (the fit's result
+// propagated them from `current_id`), an empty list where the drift propagates them itself.
 // `current_id` is tonight's identifiability report at `current`, whose fit has `cost`. When the
 // previous result's cost is above `poor_baseline_factor` × `cost`, the previous night fitted its
 // data far worse than tonight (a local minimum, a bad measurement): nothing is flagged and
 // out->drift_note says why.
 void ComputeDrift(const Problem& problem, const Model& model, const std::vector<double>& current,
                   const std::vector<std::vector<Mode>>& current_modes,
+                  const std::vector<std::vector<double>>& current_sigma_hz,
                   const Identifiability& current_id, double cost, const PreviousNight& previous,
                   const FleetDrift& rule, double poor_baseline_factor, FleetRobotOutcome* out);
 

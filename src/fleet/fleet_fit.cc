@@ -79,9 +79,15 @@ struct Passes {
   std::vector<FitRun*> active;                    // the runs of the current pass
 };
 
+// The cold refit's map, and the robot's problem as configured: a short path searched on the
+// previous result's weights without the peak emphasis (LoadRobotData); the cold search has the
+// configuration's.
 void MakeColdMap(FleetRobotFit& r) {
   r.cold_map = std::make_unique<ParameterMap>(*r.model, r.cold_options.parameters, r.config_source);
   r.cold_map->UseReducedLayout(r.map->reduced_joints(), r.map->reduced_size());  // as the problem
+  r.problem.cost = r.cold_options.cost;
+  for (size_t q = 0; q < r.configured_weights.size(); ++q)
+    r.problem.postures[q].weights = r.configured_weights[q];
 }
 
 // The runs as the checkpoint left them; the fallback robots it names are checked against the

@@ -9,6 +9,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/reduce_problem.h"
 #include "frfit/io/frf_hdf5.h"
@@ -75,8 +76,16 @@ void LoadRobotData(const FleetManifest& manifest, const FleetRobot& robot, Fleet
     r->full_search_reason =
         ShortPathRefusal(r->problem, *r->map, r->map->InitialU(), *r->previous);
     r->short_path = r->full_search_reason.empty();
-    if (r->short_path)
+    if (r->short_path) {
       r->options = ShortPathOptions(r->options, manifest.warm_start, r->config_source);
+      // The search on the cost the previous result is the minimum of: its night's last pass,
+      // noise weights at the model at that point, no peak emphasis (ShortPathOptions); the
+      // configured weights are kept for a cold refit (MakeColdMap).
+      r->problem.cost = r->options.cost;
+      for (const ProblemPosture& pp : r->problem.postures)
+        r->configured_weights.push_back(pp.weights);
+      r->problem = WithNoiseWeightsAt(r->problem, *r->map, r->map->InitialU());
+    }
     out->warm_path = r->short_path ? "short" : "full";
     out->warm_path_reason = r->full_search_reason;
   }

@@ -46,6 +46,9 @@ struct FleetRobotFit {
   // full_search_reason says why the previous result was not enough to start from.
   bool short_path = false;
   std::string full_search_reason;
+  // A short path's search weighs the problem at the previous result (LoadRobotData); these are
+  // the problem's configured weights per posture, which a cold refit searches with.
+  std::vector<std::vector<double>> configured_weights;
   std::unique_ptr<FitRun> run;
   // The second pass, when the warm result is not trusted (fallback_reason says why).
   std::string fallback_reason;
@@ -56,6 +59,10 @@ struct FleetRobotFit {
   // frequencies and the drift both read, so each posture's modes are analysed once.
   Identifiability identifiability;
   std::vector<std::vector<Mode>> modes;
+  // Per posture of the problem, its modes' frequency 1σ (Hz) as the fit's result propagated them
+  // from `identifiability`; empty for a posture whose result was assessed on another (a reduced
+  // or static one): the drift propagates those itself.
+  std::vector<std::vector<double>> mode_sigma_hz;
 };
 
 struct FleetNight {

@@ -23,6 +23,23 @@ bool KeepsColdRun(const FleetRobotFit& r) {
              r.run->best_cost() * (1.0 + r.options.levenberg_marquardt.agreement_tolerance);
 }
 
+// The result's mode 1σ (one list per FRF set) as frequencies per posture of the problem, where
+// they were propagated on the posture the drift reads (the full one): the same numbers the
+// drift's own propagation gives, not computed twice.
+std::vector<std::vector<double>> ModeSigmasByPosture(
+    const Problem& problem, const std::vector<std::vector<ModeSigma>>& by_set) {
+  std::vector<std::vector<double>> out(problem.postures.size());
+  size_t set = 0;
+  for (size_t p = 0; p < problem.postures.size() && set < by_set.size(); ++p) {
+    const ProblemPosture& pp = problem.postures[p];
+    if (pp.is_static) continue;
+    const std::vector<ModeSigma>& sigmas = by_set[set++];
+    if (pp.reduction != nullptr && !pp.assess_on_full) continue;
+    for (const ModeSigma& s : sigmas) out[p].push_back(s.frequency_hz);
+  }
+  return out;
+}
+
 void WriteRobotResult(const FleetNight& night, FleetRobotFit* r, FleetRobotOutcome* out,
                       FleetFileWriter* writer) {
   const bool cold = KeepsColdRun(*r);
@@ -62,6 +79,7 @@ void WriteRobotResult(const FleetNight& night, FleetRobotFit* r, FleetRobotOutco
         ModesBelow(pp.posture, *r->model, result.parameters, pp.measured.frequency_hz.back()));
     out->modal_frequencies_hz.emplace_back(pp.posture.name, FrequenciesOf(r->modes.back()));
   }
+  r->mode_sigma_hz = ModeSigmasByPosture(r->problem, result.mode_sigmas);
   r->identifiability = std::move(result.identifiability);
 }
 
@@ -82,8 +100,8 @@ void AssessDrift(FleetNight* night) {
     const FleetRobotFit& r = *night->ready[k];
     if (!r.previous) return;
     FleetRobotOutcome& out = night->report.robots[r.index];
-    ComputeDrift(r.problem, *r.model, out.parameters, r.modes, r.identifiability, out.cost,
-                 *r.previous, manifest.drift, manifest.warm_start.max_cost_over_previous, &out);
+    ComputeDrift(r.problem, *r.model, out.parameters, r.modes, r.mode_sigma_hz, r.identifiability,
+                 out.cost, *r.previous, manifest.drift, manifest.warm_start.max_cost_over_previous, &out);
   });
 }
 

@@ -69,6 +69,12 @@ FitOptions ShortPathOptions(const FitOptions& warm_options, const FleetWarmStart
   o.genetic_algorithm.init_spread = kShortPathSpread;
   o.levenberg_marquardt.starts = 1;
   o.levenberg_marquardt.sigma_step = warm.sigma_step;
+  // The search on the passes' own cost: the previous result is the minimum of plain noise
+  // weights (its night's last pass), not of the search's peak emphasis, whose minimum lies
+  // elsewhere along the flat damping directions — a search under it walked there and the passes
+  // walked back, most of a short path's iterations (docs/decisions.md, "Which cost the short
+  // search runs on").
+  o.cost.weights.search_peak_gain = 1.0;
   std::string error;
   if (!o.IsValid(&error)) throw Error(source, "warm_start", error);
   return o;

@@ -46,7 +46,8 @@ FitOptions WarmStartOptions(const FitOptions& base, const Model& model,
 // with one start, the previous point (the population's other point lies within 1e-9 of it in u,
 // and the starts count it as the same), and every Levenberg–Marquardt run — the search's and each
 // reweighting pass's — stopping once the Gauss–Newton step left is below warm.sigma_step of every
-// parameter's 1σ (LevenbergMarquardtOptions::sigma_step).
+// parameter's 1σ (LevenbergMarquardtOptions::sigma_step); the search without the peak emphasis
+// (the loader also weighs its problem at the previous result: the cost that result minimises).
 inline constexpr double kShortPathSpread = 1e-9;
 FitOptions ShortPathOptions(const FitOptions& warm_options, const FleetWarmStart& warm,
                             const std::string& source);

@@ -17,6 +17,7 @@
 #include "frfit/fit/modal_cost.h"
 #include "frfit/fit/model_check.h"
 #include "frfit/fit/modal_comparison.h"
+#include "frfit/fit/mode_uncertainty.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/fit/regularization.h"
 
@@ -101,6 +102,10 @@ struct FitResult {
   double modal_shape_variance_ratio = 1.0;
   // How well the data determine the free parameters, at the fitted point (docs/identifiability.md).
   Identifiability identifiability;
+  // Every mode's 1σ per FRF set (postures' order), propagated from `identifiability` on the set's
+  // host posture (fit/host_posture.h): the modal comparisons' σ, kept whole for a caller that
+  // reports the modes' 1σ too (the fleet's drift) instead of propagating them again.
+  std::vector<std::vector<ModeSigma>> mode_sigmas;
   // Whether the model explains the data as well as their noise allows (docs/noise.md).
   ModelCheck model_check;
   // The configured constraints at the fitted point (fit/constraints.h); empty without any.

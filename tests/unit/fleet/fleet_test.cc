@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "frfit/common/error.h"
+#include "frfit/fit/fit_options.h"
+#include "frfit/fit/fit_passes.h"
 #include "frfit/fit/fit_result.h"
 #include "frfit/fleet/fleet_generator.h"
 #include "frfit/fleet/fleet_manifest.h"
@@ -904,6 +906,47 @@ TEST_F(FleetTest, FleetShortPathForUnchangedRobotsFullSearchForAChangedOne) {
   // Deterministic: the same inputs give the same bits (another thread count included).
   for (const char* name : {"robot_000", "robot_001", "robot_002"})
     ExpectSameRobot("short", "again", name);
+}
+
+// Night 1's own data again, with night 1's results as `previous`: each result is the minimum of
+// the cost its night's last pass ended on, so the short path — searching on that cost (noise
+// weights at the model at the previous result, no peak emphasis) — finds the Gauss–Newton step
+// below sigma_step at its first point in every least-squares run: the search's and each
+// reweighting pass's. A search under the peak emphasis walks off to that cost's own minimum and
+// the passes walk back: dozens of evaluations instead.
+TEST_F(FleetTest, FleetShortPathOnUnchangedDataStopsAtThePreviousResult) {
+  TwoNights(3, 11, 0.02);
+  std::string manifest = ReadText(Path("night1/fleet.yaml"));
+  for (const char* name : {"robot_000", "robot_001", "robot_002"}) {
+    const std::string frf = std::string("  - name: ") + name + "\n";
+    const size_t at = manifest.find(frf);
+    ASSERT_NE(at, std::string::npos) << manifest;
+    const size_t line_end = manifest.find('\n', manifest.find("    frf:", at));
+    manifest.insert(line_end + 1, std::string("    previous: '../runs/night1/") + name + ".h5'\n");
+  }
+  const std::string again = Path("night1/fleet_again.yaml");
+  std::ofstream(again) << manifest;
+  const FleetReport night = Fleet(again, "again");
+  ASSERT_EQ(night.ok(), 3);
+  EXPECT_EQ(night.fell_back(), 0);
+  const nlohmann::json summary = ReadJson(Path("runs/again/summary.json"));
+  EXPECT_EQ(summary["robots_short_path"], 3);
+  const FitOptions config = LoadFitOptions(kRoot + "/datasets/kuka_kr90/fit.yaml");
+  // The initial population (the previous point and one within 1e-9 of it), then one evaluation
+  // per least-squares run: the search and the reweighting passes.
+  const long long expected = 2 + 1 + RefinementPasses(config.cost);
+  for (const char* name : {"robot_000", "robot_001", "robot_002"}) {
+    const nlohmann::json& r = RobotOf(summary, name);
+    EXPECT_EQ(r["path"], "short") << name;
+    EXPECT_EQ(r["evaluations"].get<long long>(), expected) << name;
+    EXPECT_FALSE(r["drift"]["flagged"].get<bool>()) << name;
+    const FitResult previous =
+        ReadFitResultSummary(Path(std::string("runs/night1/") + name + ".h5"));
+    for (const ParameterIdentifiability& p : previous.identifiability.per_parameter) {
+      const double moved = r["parameters"][p.name].get<double>() - p.value;
+      EXPECT_LE(std::fabs(moved), 0.05 * p.std_absolute) << name << " " << p.name;
+    }
+  }
 }
 
 // Night 2 of three robots where robot_001's previous result does not describe its data: every
