@@ -5,7 +5,7 @@
 #include "common.h"
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit::python {

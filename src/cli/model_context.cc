@@ -1,7 +1,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit::cli {

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/fit_result.h"
-#include "frfit/fit/model_check.h"
+#include "frfit/results/fit_result.h"
+#include "frfit/results/model_check.h"
 #include "frfit/fleet/fleet_run.h"
 
 namespace frfit {

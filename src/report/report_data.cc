@@ -7,9 +7,9 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fit/constraints_io.h"
-#include "frfit/fit/identifiability_io.h"
-#include "frfit/fit/modal_comparison.h"
-#include "frfit/fit/model_check_io.h"
+#include "frfit/results/identifiability_io.h"
+#include "frfit/results/modal_comparison.h"
+#include "frfit/results/model_check_io.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/report/report_data.h"
 
 namespace frfit::html {

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/time_hdf5.h"

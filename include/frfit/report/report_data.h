@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/fit/constraints.h"
-#include "frfit/fit/identifiability.h"
-#include "frfit/fit/model_check.h"
+#include "frfit/results/identifiability.h"
+#include "frfit/results/model_check.h"
 
 namespace frfit {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "test_support.h"
 
 namespace frfit {

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/fleet/fleet_generator.h"
 #include "frfit/fleet/fleet_manifest.h"
 #include "frfit/fleet/fleet_run.h"

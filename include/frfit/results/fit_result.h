@@ -13,10 +13,10 @@
 #include "frfit/cost/problem.h"
 #include "frfit/fit/constraints.h"
 #include "frfit/fit/fit_run.h"
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/fit/modal_cost.h"
-#include "frfit/fit/model_check.h"
-#include "frfit/fit/modal_comparison.h"
+#include "frfit/results/model_check.h"
+#include "frfit/results/modal_comparison.h"
 #include "frfit/fit/parameter_map.h"
 
 namespace frfit {

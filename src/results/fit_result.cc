@@ -1,4 +1,4 @@
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 
 #include <charconv>
 #include <cmath>
@@ -8,10 +8,10 @@
 #include "frfit/cost/static_sets.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/constraints_io.h"
-#include "frfit/fit/identifiability_io.h"
+#include "frfit/results/identifiability_io.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/mode_uncertainty.h"
-#include "frfit/fit/model_check_io.h"
+#include "frfit/results/mode_uncertainty.h"
+#include "frfit/results/model_check_io.h"
 #include "frfit/fit/fit_passes.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/ema_hdf5.h"

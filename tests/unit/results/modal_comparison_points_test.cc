@@ -15,7 +15,7 @@
 
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/modal_comparison.h"
+#include "frfit/results/modal_comparison.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
