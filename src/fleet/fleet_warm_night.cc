@@ -15,7 +15,7 @@ namespace frfit {
 // report. (Three reads before, each opening the file, under the HDF5 lock that a night's loading
 // takes one robot at a time.)
 PreviousNight ReadPreviousNight(const std::string& path, const Model& model) {
-  FitResult summary = ReadFitResultSummary(path);
+  FitResult summary = ReadFitResult(path, FitResultSections::kSummary);
   PreviousNight night;
   night.parameters = ParametersFromResult(summary, model, path);
   night.cost = summary.cost;

@@ -122,7 +122,7 @@ TEST_F(Hdf5Damaged, ResultSeedThatIsNoNumberIsRefused) {
       f.SetAttribute("/", "seed", seed);
       f.Save();
     }
-    ExpectRefused([&] { ReadFitResultSummary(path); },
+    ExpectRefused([&] { ReadFitResult(path); },
                   "result.h5: /@seed: expected an unsigned 64-bit integer, got '" + std::string(seed) + "'");
   }
 }
