@@ -15,7 +15,7 @@ A calibrated σ puts 95 % of |z| below 2 with a median |z| of 0.67.
 
   python3 benchmarks/mode_sigma_calibration.py [--family 3dof|kuka] [--trials N] [--build build]
 
-Needs numpy and h5py (pip); not used by any test (tests/unit/fit/mode_uncertainty_test.cc checks
+Needs numpy and h5py (pip); not used by any test (tests/unit/results/mode_uncertainty_test.cc checks
 the 3dof case with 20 trials).
 """
 import argparse

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/frf/frf_set.h"
 #include "frfit/model/model.h"
 

@@ -12,10 +12,10 @@
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit.h"
 #include "frfit/fit/constraints_io.h"
-#include "frfit/fit/identifiability_io.h"
+#include "frfit/results/identifiability_io.h"
 #include "frfit/cost/static_sets.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/model_check_io.h"
+#include "frfit/results/model_check_io.h"
 
 namespace frfit::python {
 

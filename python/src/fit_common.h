@@ -8,7 +8,7 @@
 #include "frfit/cost/problem.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit_options.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 
 namespace frfit::python {
 

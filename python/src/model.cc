@@ -3,7 +3,7 @@
 
 #include "common.h"
 #include "frfit/common/error.h"
-#include "frfit/fit/mode_uncertainty.h"
+#include "frfit/results/mode_uncertainty.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"

@@ -5,7 +5,7 @@
 #include "common.h"
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit::python {
@@ -75,8 +75,13 @@ std::vector<double> ParametersArg(const Model& model, const py::object& params,
     const std::string path = py::str(py::module_::import("os").attr("fspath")(params));
     described = path;
     const bool hdf5 = path.size() > 3 && path.compare(path.size() - 3, 3, ".h5") == 0;
-    values = hdf5 ? ParametersFromResult(path, model) : LoadParameters(path, model);
-    if (hdf5 && identifiability) *identifiability = ReadFitResultSummary(path).identifiability;
+    if (hdf5) {
+      FitResult result = ReadFitResult(path, FitResultSections::kSummary);
+      values = ParametersFromResult(result, model, path);
+      if (identifiability) *identifiability = std::move(result.identifiability);
+    } else {
+      values = LoadParameters(path, model);
+    }
   } else if (py::isinstance<py::dict>(params)) {
     described = "parameters given";
     for (const auto& [key, value] : params.cast<py::dict>()) {

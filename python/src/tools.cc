@@ -6,15 +6,14 @@
 #include "common.h"
 #include "fit_common.h"
 #include "frfit/common/error.h"
-#include "frfit/fit/identifiability_io.h"
+#include "frfit/results/identifiability_io.h"
 #include "frfit/fit/parameter_map.h"
-#include "frfit/fit/posture_design.h"
+#include "frfit/results/posture_design.h"
 #include "frfit/fleet/fleet_run.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/modal/ema.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"
-#include "frfit/report/report_data.h"
 #include "frfit/report/result_problem.h"
 
 namespace frfit::python {
@@ -158,12 +157,12 @@ py::dict Design(const std::shared_ptr<Model>& model_arg, const py::object& resul
     source = "FitResult";
   } else {
     source = py::str(py::module_::import("os").attr("fspath")(result));
-    const ReportData data = ReadReportData(source);
-    if (data.model != model->name)
-      throw Error(source, "@model", "the result is of model '" + data.model + "', model is '" + model->name + "'");
+    const FitResult data = ReadFitResult(source);
+    if (data.model_name != model->name)
+      throw Error(source, "@model", "the result is of model '" + data.model_name + "', model is '" + model->name + "'");
     options = ParseFitOptionsText(data.settings_yaml, source + " (settings_yaml)");
     problem = ProblemFromResult(data, model, options);
-    fitted_values = ParametersFromResult(source, *model);
+    fitted_values = ParametersFromResult(data, *model, source);
   }
   const ParameterMap map(*model, options.parameters, source + " (settings)");
   const std::vector<double> u = map.ToU(fitted_values);

@@ -11,13 +11,12 @@
 #include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/fit/fit_options.h"
-#include "frfit/fit/fit_result.h"
-#include "frfit/fit/identifiability_io.h"
+#include "frfit/results/fit_result.h"
+#include "frfit/results/identifiability_io.h"
 #include "frfit/deflection/static_tests.h"
-#include "frfit/fit/posture_design.h"
+#include "frfit/results/posture_design.h"
 #include "frfit/fleet/fleet_generator.h"
 #include "frfit/model/model_yaml.h"
-#include "frfit/report/report_data.h"
 #include "frfit/report/result_problem.h"
 
 namespace frfit::cli {
@@ -219,15 +218,15 @@ int RunDesign(int argc, char** argv) {
                   {"json", "progress"});
   auto model = std::make_shared<const Model>(LoadModel(args.Get("model")));
   const std::string result_path = args.Get("result");
-  const ReportData data = ReadReportData(result_path);
-  if (data.model != model->name)
+  const FitResult data = ReadFitResult(result_path);
+  if (data.model_name != model->name)
     throw Error(result_path, "@model",
-                "the result is of model '" + data.model + "', --model is '" + model->name + "'");
+                "the result is of model '" + data.model_name + "', --model is '" + model->name + "'");
   const FitOptions options =
       ParseFitOptionsText(data.settings_yaml, result_path + " (settings_yaml)");
   const ParameterMap map(*model, options.parameters, result_path + " (settings_yaml)");
   const Problem problem = ProblemFromResult(data, model, options);
-  const std::vector<double> u = map.ToU(ParametersFromResult(result_path, *model));
+  const std::vector<double> u = map.ToU(ParametersFromResult(data, *model, result_path));
 
   const std::vector<DesignCandidate> sets = GatherCandidates(args, *model, problem);
   ProgressMeter meter("frfit design", "candidates", ProgressWanted(args));

@@ -18,6 +18,7 @@
 #include "frfit/model/model_yaml.h"
 #include "frfit/predict/cut_config.h"
 #include "frfit/predict/posture_map.h"
+#include "frfit/results/fit_result.h"
 
 namespace frfit::cli {
 namespace {
@@ -95,11 +96,8 @@ void AddMeasuredPostures(const ModelContext& ctx, const std::vector<GridAxis>& a
                          PostureMapFile* map) {
   const std::string& source = ctx.parameters_source;
   if (source.size() < 3 || source.compare(source.size() - 3, 3, ".h5") != 0) return;
-  const Hdf5File f(source, Hdf5File::Mode::kRead);
-  if (!f.Exists("/postures")) return;
-  for (const std::string& group : f.Children("/postures")) {
-    const std::string g = "/postures/" + group;
-    const std::string name = f.HasAttribute(g, "posture") ? f.GetAttribute(g, "posture") : group;
+  for (const PostureResult& set : ReadFitResult(source).postures) {
+    const std::string& name = set.measured.posture;
     if (std::find(map->measured_postures.begin(), map->measured_postures.end(), name) !=
         map->measured_postures.end())
       continue;

@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
-#include "frfit/fit/mode_uncertainty.h"
+#include "frfit/results/mode_uncertainty.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 

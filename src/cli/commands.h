@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/modal/ema.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/model.h"

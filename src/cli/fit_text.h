@@ -3,7 +3,7 @@
 // model check and the modal comparisons.
 #pragma once
 
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 
 namespace frfit::cli {
 

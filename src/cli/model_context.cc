@@ -1,7 +1,7 @@
 #include "args.h"
 #include "commands.h"
 #include "frfit/common/error.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit::cli {
@@ -27,8 +27,13 @@ ModelContext LoadModelContext(const Args& args) {
     // A fit result (.h5) or a YAML parameter file.
     const std::string& source = ctx.parameters_source;
     const bool hdf5 = source.size() > 3 && source.compare(source.size() - 3, 3, ".h5") == 0;
-    ctx.parameters = hdf5 ? ParametersFromResult(source, ctx.model) : LoadParameters(source, ctx.model);
-    if (hdf5) ctx.identifiability = ReadFitResultSummary(source).identifiability;
+    if (hdf5) {
+      FitResult result = ReadFitResult(source, FitResultSections::kSummary);
+      ctx.parameters = ParametersFromResult(result, ctx.model, source);
+      ctx.identifiability = std::move(result.identifiability);
+    } else {
+      ctx.parameters = LoadParameters(source, ctx.model);
+    }
   } else {
     ctx.parameters_source = "initial values of the model";
     ctx.parameters = ctx.model.InitialParameters();

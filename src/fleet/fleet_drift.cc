@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/mode_uncertainty.h"
+#include "frfit/results/mode_uncertainty.h"
 #include "frfit/modal/modal.h"
 #include "frfit/modal/mode_pairing.h"
 #include "frfit/model/joint_coefficients.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "frfit/cost/problem.h"
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/fleet/fleet_manifest.h"
 #include "frfit/fleet/fleet_run.h"
 #include "frfit/modal/modal.h"

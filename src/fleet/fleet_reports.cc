@@ -9,7 +9,6 @@
 #include "frfit/io/atomic_file.h"
 #include "frfit/report/fleet_index.h"
 #include "frfit/report/html_report.h"
-#include "frfit/report/report_data.h"
 #include "src/fleet/fleet_drift.h"
 #include "src/fleet/fleet_file_writer.h"
 #include "src/fleet/fleet_night.h"
@@ -46,10 +45,10 @@ std::vector<FleetIndexRun::Night> PreviousNights(const FleetManifest& manifest,
 // rendered beside the other threads and written in the background. It lies next to the index.
 void WriteRobotReport(const FleetNight& night, const FleetRobotOutcome& r,
                       FleetFileWriter* writer) {
-  ReportData data;
+  FitResult data;
   {
     const std::lock_guard<std::mutex> lock(Hdf5Lock());
-    data = ReadReportData(r.result_file);
+    data = ReadFitResult(r.result_file);
   }
   writer->Write((night.run_dir / (r.name + ".html")).string(),
                 RenderReportHtml(data, {"index.html", "fleet index"}));

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/fit_result.h"
-#include "frfit/fit/model_check.h"
+#include "frfit/results/fit_result.h"
+#include "frfit/results/model_check.h"
 #include "frfit/fleet/fleet_run.h"
 
 namespace frfit {
@@ -15,7 +15,7 @@ namespace frfit {
 // report. (Three reads before, each opening the file, under the HDF5 lock that a night's loading
 // takes one robot at a time.)
 PreviousNight ReadPreviousNight(const std::string& path, const Model& model) {
-  FitResult summary = ReadFitResultSummary(path);
+  FitResult summary = ReadFitResult(path, FitResultSections::kSummary);
   PreviousNight night;
   night.parameters = ParametersFromResult(summary, model, path);
   night.cost = summary.cost;

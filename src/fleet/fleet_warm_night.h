@@ -12,7 +12,7 @@
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/fit_run.h"
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/fleet/fleet_manifest.h"
 #include "frfit/model/model.h"

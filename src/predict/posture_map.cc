@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "frfit/fit/mode_uncertainty.h"
+#include "frfit/results/mode_uncertainty.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/posture/posture.h"

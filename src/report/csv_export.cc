@@ -11,7 +11,7 @@
 #include <set>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/modal_comparison.h"
+#include "frfit/results/modal_comparison.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/hdf5_file.h"
@@ -148,7 +148,7 @@ std::vector<CsvTable> FrfSetTables(const FrfSet& set) {
 namespace {
 
 // Every model parameter: fitted value, 1σ where it was fitted, start, bounds.
-CsvTable ParameterTable(const ReportData& d) {
+CsvTable ParameterTable(const FitResult& d) {
   std::map<std::string, const ParameterIdentifiability*> fitted;
   for (const ParameterIdentifiability& q : d.identifiability.per_parameter) fitted[q.name] = &q;
   for (const ParameterIdentifiability& q : d.identifiability.tied) fitted[q.name] = &q;
@@ -168,12 +168,12 @@ CsvTable ParameterTable(const ReportData& d) {
              "where not fitted), sigma_relative = sigma/|value|");
   t.AddColumn("name", d.parameter_names);
   t.AddColumn("unit", d.parameter_units);
-  t.AddNumberColumn("value", d.values);
+  t.AddNumberColumn("value", d.parameters);
   t.AddNumberColumn("sigma", sigma);
   t.AddNumberColumn("sigma_relative", sigma_relative);
-  t.AddNumberColumn("initial", d.initial);
-  t.AddNumberColumn("lower", d.min);
-  t.AddNumberColumn("upper", d.max);
+  t.AddNumberColumn("initial", d.initial_parameters);
+  t.AddNumberColumn("lower", d.lower);
+  t.AddNumberColumn("upper", d.upper);
   t.AddColumn("free", free);
   t.AddColumn("at_bound", at_bound);
   return t;
@@ -192,9 +192,9 @@ struct ModeRows {
   std::vector<std::string> label, mode;
   std::vector<double> column[kModeColumns];
 
-  void Add(const std::string& name, const ReportModalComparison& c) {
-    for (size_t m = 0; m < c.modes.size(); ++m) {
-      const ReportModalRow& r = c.modes[m];
+  void Add(const std::string& name, const ModalComparison& c) {
+    for (size_t m = 0; m < c.rows.size(); ++m) {
+      const ModalComparisonRow& r = c.rows[m];
       label.push_back(name);
       mode.push_back(std::to_string(m + 1));
       const double v[kModeColumns] = {r.reference_frequency_hz, r.reference_damping_ratio,
@@ -210,12 +210,12 @@ struct ModeRows {
 };
 
 // The modal comparison of every posture, one row per reference mode, columns as stored.
-CsvTable ModeTable(const ReportData& d) {
+CsvTable ModeTable(const FitResult& d) {
   CsvTable t("modes.csv",
              "one row per reference mode and posture: reference and fitted mode (damping as a "
              "ratio), errors in percent, MAC, the fitted mode's 1σ; empty where not paired");
   ModeRows rows;
-  for (const ReportPosture& p : d.postures) rows.Add(p.name, p);
+  for (const PostureResult& p : d.postures) rows.Add(p.name, p.modal);
   t.AddColumn("posture", rows.label);
   t.AddColumn("mode", rows.mode);
   rows.AddValueColumns(&t);
@@ -224,15 +224,15 @@ CsvTable ModeTable(const ReportData& d) {
 
 // Each posture's modes over all its points (/modal_comparison_points), as modes.csv, with the
 // response points in stacking order.
-CsvTable ModePointsTable(const ReportData& d) {
+CsvTable ModePointsTable(const FitResult& d) {
   CsvTable t("modes_points.csv",
              "one row per reference mode of each posture measured at two or more response "
              "points: the modal comparison with shapes stacked over the points (in the order "
              "given), columns as modes.csv");
   ModeRows rows;
   std::vector<std::string> points;
-  for (const ReportModalComparisonPoints& c : d.modal_comparison_points) {
-    rows.Add(c.posture, c);
+  for (const ModalComparisonPoints& c : d.modal_comparison_points) {
+    rows.Add(c.posture, c.modal);
     points.resize(rows.label.size(), PointsAttribute(c.points));
   }
   t.AddColumn("posture", rows.label);
@@ -247,16 +247,16 @@ struct MacRows {
   std::vector<std::string> label, reference, fitted;
   std::vector<double> reference_hz, fitted_hz, mac;
 
-  void Add(const std::string& name, const ReportModalComparison& c) {
-    const size_t nf = c.mac_fitted_hz.size();
-    for (size_t r = 0; r < c.modes.size() && !c.mac.empty(); ++r)
+  void Add(const std::string& name, const ModalComparison& c) {
+    const size_t nf = c.mac_fitted_frequency_hz.size();
+    for (size_t r = 0; r < c.rows.size() && c.mac.size() != 0; ++r)
       for (size_t f = 0; f < nf; ++f) {
         label.push_back(name);
         reference.push_back(std::to_string(r + 1));
         fitted.push_back(std::to_string(f + 1));
-        reference_hz.push_back(c.modes[r].reference_frequency_hz);
-        fitted_hz.push_back(c.mac_fitted_hz[f]);
-        mac.push_back(c.mac[r * nf + f]);
+        reference_hz.push_back(c.rows[r].reference_frequency_hz);
+        fitted_hz.push_back(c.mac_fitted_frequency_hz[f]);
+        mac.push_back(c.mac(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(f)));
       }
   }
   CsvTable Table(const std::string& name, const std::string& description) const {
@@ -271,17 +271,17 @@ struct MacRows {
   }
 };
 
-CsvTable MacTable(const ReportData& d) {
+CsvTable MacTable(const FitResult& d) {
   MacRows rows;
-  for (const ReportPosture& p : d.postures) rows.Add(p.name, p);
+  for (const PostureResult& p : d.postures) rows.Add(p.name, p.modal);
   return rows.Table("mac.csv",
                     "one row per posture, reference mode and fitted mode in the band: their MAC "
                     "(reference_mode numbers the rows of modes.csv)");
 }
 
-CsvTable MacPointsTable(const ReportData& d) {
+CsvTable MacPointsTable(const FitResult& d) {
   MacRows rows;
-  for (const ReportModalComparisonPoints& c : d.modal_comparison_points) rows.Add(c.posture, c);
+  for (const ModalComparisonPoints& c : d.modal_comparison_points) rows.Add(c.posture, c.modal);
   return rows.Table("mac_points.csv",
                     "one row per posture, reference mode and fitted mode in the band: their MAC "
                     "over all the posture's response points (reference_mode numbers its rows of "
@@ -429,15 +429,15 @@ void AddIdentifiabilityTables(const Identifiability& id, std::vector<CsvTable>* 
 }
 
 // One posture's measured and fitted FRFs, entry by entry.
-CsvTable PostureFrfTable(const ReportPosture& p, const std::string& file_name) {
+CsvTable PostureFrfTable(const PostureResult& p, const std::string& file_name) {
   CsvTable t(file_name,
              "posture " + p.name + ": one row per frequency line the fit used; measured and "
-             "fitted H_ij, " + p.format + " in " + p.units);
-  t.AddNumberColumn("frequency_hz", p.frequency_hz);
+             "fitted H_ij, " + ToString(p.measured.format) + " in " + UnitsOf(p.measured.format));
+  t.AddNumberColumn("frequency_hz", p.measured.frequency_hz);
   for (int e = 0; e < 9; ++e) {
-    if (!p.present[e]) continue;
-    AddComplex(&t, EntryColumn(e) + "_measured", p.measured, e);
-    AddComplex(&t, EntryColumn(e) + "_fitted", p.fitted, e);
+    if (!p.measured.present[e]) continue;
+    AddComplex(&t, EntryColumn(e) + "_measured", p.measured.H, e);
+    AddComplex(&t, EntryColumn(e) + "_fitted", p.fitted.H, e);
   }
   return t;
 }
@@ -445,7 +445,7 @@ CsvTable PostureFrfTable(const ReportPosture& p, const std::string& file_name) {
 }  // namespace
 
 // The static deflection tests (frfit fit --static): one row per test, in its frames' axes.
-CsvTable StaticTestTable(const ReportData& d) {
+CsvTable StaticTestTable(const FitResult& d) {
   CsvTable t("static_tests.csv",
              "one row per static deflection test: force (N, force frame's axes), measured and "
              "fitted displacement with its 1σ (m, displacement frame's axes), chi2 of the three "
@@ -478,18 +478,18 @@ CsvTable StaticTestTable(const ReportData& d) {
   return t;
 }
 
-std::vector<CsvTable> FitResultTables(const ReportData& d) {
+std::vector<CsvTable> FitResultTables(const FitResult& d) {
   std::vector<CsvTable> tables;
   tables.push_back(ParameterTable(d));
   tables.push_back(ModeTable(d));
   bool any_mac = false;
-  for (const ReportPosture& p : d.postures) any_mac = any_mac || !p.mac_fitted_hz.empty();
+  for (const PostureResult& p : d.postures) any_mac = any_mac || !p.modal.mac_fitted_frequency_hz.empty();
   if (any_mac) tables.push_back(MacTable(d));
   if (!d.modal_comparison_points.empty()) {
     tables.push_back(ModePointsTable(d));
     bool any_points_mac = false;
-    for (const ReportModalComparisonPoints& c : d.modal_comparison_points)
-      any_points_mac = any_points_mac || !c.mac_fitted_hz.empty();
+    for (const ModalComparisonPoints& c : d.modal_comparison_points)
+      any_points_mac = any_points_mac || !c.modal.mac_fitted_frequency_hz.empty();
     if (any_points_mac) tables.push_back(MacPointsTable(d));
   }
   if (d.has_identifiability) AddIdentifiabilityTables(d.identifiability, &tables);
@@ -498,7 +498,7 @@ std::vector<CsvTable> FitResultTables(const ReportData& d) {
   if (!d.static_tests.empty()) tables.push_back(StaticTestTable(d));
   // Posture names that differ only in characters a file name drops ("a b", "a_b") get "_2", ….
   std::set<std::string> used;
-  for (const ReportPosture& p : d.postures) {
+  for (const PostureResult& p : d.postures) {
     const std::string stem = "frf_" + FileNamePart(p.name);
     std::string name = stem + ".csv";
     for (int n = 2; !used.insert(name).second; ++n) name = stem + "_" + std::to_string(n) + ".csv";
@@ -597,7 +597,7 @@ std::vector<CsvTable> ExportTables(const std::string& path, ExportKind kind) {
     case ExportKind::kFrfSet:
       return FrfSetTables(ReadFrfSet(path));
     case ExportKind::kFitResult:
-      return FitResultTables(ReadReportData(path));
+      return FitResultTables(ReadFitResult(path));
     case ExportKind::kEmaResult:
       return EmaResultTables(ReadEmaResult(path));
     case ExportKind::kPostureMap:

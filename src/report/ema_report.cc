@@ -190,12 +190,13 @@ std::string EmaModesTableHtml(const EmaResult& r) {
   return s.str();
 }
 
-std::string EmaReferenceHtml(const ReportPosture& p) {
-  if (!p.ema) return "";
-  const std::vector<double> sum = SummedMagnitude(p.present, p.measured);
+std::string EmaReferenceHtml(const PostureResult& p) {
+  if (!p.modal.ema) return "";
+  const std::vector<double> sum = SummedMagnitude(p.measured.present, p.measured.H);
   return "<h3>Stabilisation diagram of the reference modes</h3>\n" +
-         StabilisationDiagramSvg(*p.ema, p.frequency_hz, sum, "stabilisation-" + p.name) + "\n" +
-         EmaModesTableHtml(*p.ema);
+         StabilisationDiagramSvg(*p.modal.ema, p.measured.frequency_hz, sum,
+                                 "stabilisation-" + p.name) +
+         "\n" + EmaModesTableHtml(*p.modal.ema);
 }
 
 std::string RenderEmaReportHtml(const EmaResult& r, const std::string& result_path) {
@@ -226,14 +227,14 @@ std::string RenderEmaReportHtml(const EmaResult& r, const std::string& result_pa
     << "\n</section>\n<section id=\"modes\">\n<h2>Modes</h2>\n"
     << EmaModesTableHtml(r) << "\n</section>\n";
   if (r.measured.num_lines() > 0 && r.synthesized.H.size() == r.measured.H.size()) {
-    ReportPosture p;
+    PostureResult p;
     p.name = r.measured.posture;
-    p.units = UnitsOf(r.measured.format);
-    p.frequency_hz = r.measured.frequency_hz;
-    p.measured = r.measured.H;
-    p.fitted = r.synthesized.H;
+    p.measured.format = r.measured.format;
+    p.measured.frequency_hz = r.measured.frequency_hz;
+    p.measured.H = r.measured.H;
+    p.measured.present = r.measured.present;
+    p.fitted.H = r.synthesized.H;
     p.weights.assign(r.measured.H.size(), 1.0);
-    p.present = r.measured.present;
     s << "<section id=\"frfs\">\n<h2>Measured FRFs and the modal model</h2>\n<p "
          "class=\"note\">Solid blue: "
          "measured; dashed red: the modal model of the modes above (residues and residual terms by "

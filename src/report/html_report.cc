@@ -22,15 +22,15 @@ namespace {
 using namespace html;
 
 // `name` as MacMap's.
-std::string ModalTable(const ReportModalComparison& p, const std::string& name) {
+std::string ModalTable(const ModalComparison& p, const std::string& name) {
   std::ostringstream s;
   s << "<table class=\"modal-table\" id=\"modal-" << IdPart(name) << "\"><thead><tr><th>mode</th>"
        "<th>f<sub>ref</sub> [Hz]</th><th>f<sub>fit</sub> &#177; 1&#963; [Hz]</th><th>error [%]</th>"
        "<th>&#950;<sub>ref</sub> [%]</th><th>&#950;<sub>fit</sub> &#177; 1&#963; [%]</th>"
        "<th>error [%]</th><th>MAC</th>"
        "</tr></thead><tbody>";
-  for (size_t k = 0; k < p.modes.size(); ++k) {
-    const ReportModalRow& m = p.modes[k];
+  for (size_t k = 0; k < p.rows.size(); ++k) {
+    const ModalComparisonRow& m = p.rows[k];
     auto cell = [](double v, const std::string& text) {
       return "<td class=\"num\" data-value=\"" + Exact(v) + "\">" + text + "</td>";
     };
@@ -52,8 +52,8 @@ std::string ModalTable(const ReportModalComparison& p, const std::string& name) 
       << cell(m.damping_error_percent, Fixed(m.damping_error_percent, 2)) << cell(m.mac, Fixed(m.mac, 3))
       << "</tr>";
   }
-  if (p.modes.empty()) s << "<tr><td colspan=\"8\">no modes in the band</td></tr>";
-  for (double f : p.unpaired_fitted_hz)
+  if (p.rows.empty()) s << "<tr><td colspan=\"8\">no modes in the band</td></tr>";
+  for (double f : p.unpaired_fitted_frequency_hz)
     s << "<tr class=\"modal-row unpaired-fitted\"><td>&#8212;</td><td></td><td class=\"num\">"
       << Fixed(f, 3) << "</td><td colspan=\"5\">fitted mode no reference mode pairs with</td></tr>";
   s << "</tbody></table>";
@@ -61,7 +61,7 @@ std::string ModalTable(const ReportModalComparison& p, const std::string& name) 
 }
 
 // A posture's modes with their shapes over every response point its sets measured.
-std::string PointsSection(const ReportModalComparisonPoints& c) {
+std::string PointsSection(const ModalComparisonPoints& c) {
   std::string points;
   for (const std::string& p : c.points) points += (points.empty() ? "" : ", ") + HtmlEscape(p);
   std::ostringstream s;
@@ -71,9 +71,9 @@ std::string PointsSection(const ReportModalComparisonPoints& c) {
        "in its frame's axes: <span class=\"points-list\">" << points << "</span>. One point's three "
        "components cannot tell every pair of modes apart; the MAC over all points can, so here a "
        "pale cell off the diagonal is a real difference between two modes. Reference modes: "
-    << HtmlEscape(c.modal_reference) << ". Pairs, errors and the map read as in each set's modal "
-       "comparison.</p>\n<div class=\"modal-block\">" << ModalTable(c, "points-" + c.posture)
-    << MacMap(c, "points-" + c.posture) << "</div>\n</section>\n";
+    << HtmlEscape(c.modal.reference) << ". Pairs, errors and the map read as in each set's modal "
+       "comparison.</p>\n<div class=\"modal-block\">" << ModalTable(c.modal, "points-" + c.posture)
+    << MacMap(c.modal, "points-" + c.posture) << "</div>\n</section>\n";
   return s.str();
 }
 
@@ -139,31 +139,31 @@ std::string BoundBar(double initial, double value, double lo, double hi) {
 // A parameter's bound flag in the report: the fit's own (identifiability, BoundFlagAt with the
 // parameter's real scale), so the report, the CLI and the JSON flag the same parameters; for a
 // result without identifiability, BoundFlagAt on a log scale where both bounds are positive.
-BoundFlag ReportBoundFlag(const ReportData& d, size_t k) {
+BoundFlag ReportBoundFlag(const FitResult& d, size_t k) {
   if (d.has_identifiability)
     for (const ParameterIdentifiability& q : d.identifiability.per_parameter)
       if (q.name == d.parameter_names[k]) return q.at_bound;
-  const bool log = d.min[k] > 0 && d.max[k] > 0;
-  return BoundFlagAt({d.parameter_names[k], d.min[k], d.max[k],
+  const bool log = d.lower[k] > 0 && d.upper[k] > 0;
+  return BoundFlagAt({d.parameter_names[k], d.lower[k], d.upper[k],
                       log ? ParameterScale::kLog : ParameterScale::kLinear},
-                     d.values[k]);
+                     d.parameters[k]);
 }
 
 // A parameter's 1σ relative to its value from the identifiability report; NaN without one.
-double RelativeSigma(const ReportData& d, size_t k) {
+double RelativeSigma(const FitResult& d, size_t k) {
   for (const ParameterIdentifiability& q : d.identifiability.per_parameter)
     if (q.name == d.parameter_names[k]) return q.std_relative;
   return NAN;
 }
 
-std::string ParameterTable(const ReportData& d) {
+std::string ParameterTable(const FitResult& d) {
   std::ostringstream s;
   s << "<table class=\"parameter-table\" id=\"parameters-table\"><thead><tr><th>parameter</th><th>unit</th>"
        "<th>initial</th><th>fitted</th><th title=\"1σ relative to the fitted value "
        "(identifiability)\">&#177;1&#963; [%]</th><th>min</th><th>max</th><th>fitted / initial</th>"
        "<th title=\"position between min and max (log scale when both are positive): hollow initial, "
        "filled fitted\">in bounds</th><th>flag</th></tr></thead><tbody>";
-  for (size_t k = 0; k < d.values.size(); ++k) {
+  for (size_t k = 0; k < d.parameters.size(); ++k) {
     std::string flag, cls;
     if (!d.free[k]) flag = "fixed", cls = "flag-fixed";
     else if (const BoundFlag b = ReportBoundFlag(d, k); b != BoundFlag::kNone)
@@ -172,12 +172,12 @@ std::string ParameterTable(const ReportData& d) {
     const double sigma = d.free[k] ? RelativeSigma(d, k) : NAN;
     s << "<tr class=\"parameter-row" << (cls.empty() ? "" : " " + cls) << "\" data-name=\""
       << HtmlEscape(d.parameter_names[k]) << "\"><td class=\"pname\">" << HtmlEscape(d.parameter_names[k])
-      << "</td><td>" << HtmlEscape(d.parameter_units[k]) << "</td>" << cell(d.initial[k]) << cell(d.values[k])
+      << "</td><td>" << HtmlEscape(d.parameter_units[k]) << "</td>" << cell(d.initial_parameters[k]) << cell(d.parameters[k])
       << "<td class=\"num parameter-sigma\" data-value=\"" << Exact(sigma) << "\">"
       << (std::isfinite(sigma) ? (sigma > 10 ? "&gt;1000" : Num(100 * sigma, 3)) : "&#8212;")
-      << "</td>" << cell(d.min[k]) << cell(d.max[k]) << "<td class=\"num\">"
-      << (d.initial[k] != 0.0 ? Num(d.values[k] / d.initial[k], 4) : std::string("&#8212;")) << "</td><td>"
-      << BoundBar(d.initial[k], d.values[k], d.min[k], d.max[k]) << "</td><td class=\"flag\">" << flag
+      << "</td>" << cell(d.lower[k]) << cell(d.upper[k]) << "<td class=\"num\">"
+      << (d.initial_parameters[k] != 0.0 ? Num(d.parameters[k] / d.initial_parameters[k], 4) : std::string("&#8212;")) << "</td><td>"
+      << BoundBar(d.initial_parameters[k], d.parameters[k], d.lower[k], d.upper[k]) << "</td><td class=\"flag\">" << flag
       << "</td></tr>";
   }
   s << "</tbody></table>";
@@ -298,11 +298,11 @@ std::string StageSeconds(double s) { return Num(s, 3) + " s"; }
 
 // The stages that ran (evaluations > 0) with their evaluation time, and the rest of the wall
 // time (reading, linearising, the model check, the reference modes) that no stage counts.
-std::string WallTimeStages(const ReportData& d) {
+std::string WallTimeStages(const FitResult& d) {
   const std::pair<const char*, std::pair<double, double>> stages[] = {
-      {"genetic algorithm", {d.ga_evaluations, d.ga_seconds}},
-      {"Nelder-Mead", {d.nm_evaluations, d.nm_seconds}},
-      {"Levenberg-Marquardt", {d.lm_evaluations, d.lm_seconds}}};
+      {"genetic algorithm", {static_cast<double>(d.ga_evaluations), d.ga_seconds}},
+      {"Nelder-Mead", {static_cast<double>(d.nm_evaluations), d.nm_seconds}},
+      {"Levenberg-Marquardt", {static_cast<double>(d.lm_evaluations), d.lm_seconds}}};
   std::string text;
   double staged = 0.0;
   for (const auto& [name, stage] : stages) {
@@ -376,12 +376,12 @@ std::string HtmlEscape(std::string_view text) {
   return out;
 }
 
-std::string RenderFrfGrid(const ReportPosture& p) {
+std::string RenderFrfGrid(const PostureResult& p) {
   std::ostringstream s;
   s << "<div class=\"frf-grid\">\n";
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
-      if (p.present[3 * i + j]) s << "<figure class=\"frf-cell\">" << FrfPlot(p, i, j) << "</figure>\n";
+      if (p.measured.present[3 * i + j]) s << "<figure class=\"frf-cell\">" << FrfPlot(p, i, j) << "</figure>\n";
       else
         s << "<div class=\"frf-absent\">H<sub>" << kAxisNames[i] << kAxisNames[j] << "</sub> not measured</div>\n";
     }
@@ -391,9 +391,9 @@ std::string RenderFrfGrid(const ReportPosture& p) {
 
 std::string ReportStyle() { return kStyle; }
 
-std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
+std::string RenderReportHtml(const FitResult& d, const ReportBackLink& back) {
   std::ostringstream s;
-  const std::string model = HtmlEscape(d.model);
+  const std::string model = HtmlEscape(d.model_name);
   s << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     << "<title>frfit fit report: " << model << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
@@ -402,13 +402,13 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
       << HtmlEscape(back.text) << "</a></nav>\n";
   s << "<header id=\"summary\">\n<h1>Fit report: " << model << "</h1>\n";
   std::string frf_files;
-  for (const ReportPosture& p : d.postures)
-    frf_files += (frf_files.empty() ? "" : "<br>") + HtmlEscape(p.frf_file) + " <span class=\"note\">(posture " +
+  for (const PostureResult& p : d.postures)
+    frf_files += (frf_files.empty() ? "" : "<br>") + HtmlEscape(p.frf_source) + " <span class=\"note\">(posture " +
                  HtmlEscape(p.name) + ")</span>";
   s << "<table class=\"summary\">" << Row("model", model)
     << Row("model file", HtmlEscape(d.model_file))
     << Row("FRF files", frf_files.empty() ? "&#8212;" : frf_files)
-    << Row("result file", HtmlEscape(d.result_file)) << Row("seed", HtmlEscape(d.seed))
+    << Row("result file", HtmlEscape(d.file)) << Row("seed", HtmlEscape(std::to_string(d.seed)))
     << Row("backend", HtmlEscape(d.backend_used) + " <span class=\"note\">(asked: " +
                           HtmlEscape(d.backend_given) + ")</span>")
     << Row("frfit version", HtmlEscape(d.frfit_version))
@@ -417,17 +417,17 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
     << "<tr><th>cost</th><td id=\"summary-cost\" data-value=\"" << Exact(d.cost) << "\">"
     << Sci(d.cost) << " <span class=\"note\">(best of the initial population: "
     << Sci(d.initial_population_best_cost) << ")</span></td></tr>"
-    << Row("evaluations", Num(d.evaluations, 12) + " <span class=\"note\">(genetic algorithm " +
-                              Num(d.ga_evaluations, 12) + ", Nelder-Mead " +
-                              Num(d.nm_evaluations, 12) + ", Levenberg-Marquardt " +
-                              Num(d.lm_evaluations, 12) + ")</span>")
+    << Row("evaluations", Num(static_cast<double>(d.evaluations), 12) + " <span class=\"note\">(genetic algorithm " +
+                              Num(static_cast<double>(d.ga_evaluations), 12) + ", Nelder-Mead " +
+                              Num(static_cast<double>(d.nm_evaluations), 12) + ", Levenberg-Marquardt " +
+                              Num(static_cast<double>(d.lm_evaluations), 12) + ")</span>")
     << Row("cycles", Num(d.cycles, 6))
     << Row("wall time", Seconds(d.wall_seconds) + WallTimeStages(d))
     << "</table>\n";
   s << "<nav>";
-  for (const ReportPosture& p : d.postures)
+  for (const PostureResult& p : d.postures)
     s << "<a href=\"#posture-" << IdPart(p.name) << "\">posture " << HtmlEscape(p.name) << "</a>";
-  for (const ReportModalComparisonPoints& c : d.modal_comparison_points)
+  for (const ModalComparisonPoints& c : d.modal_comparison_points)
     s << "<a href=\"#points-" << IdPart(c.posture) << "\">modes of " << HtmlEscape(c.posture)
       << " over all points</a>";
   s << "<a href=\"#history\">cost history</a><a href=\"#parameters\">parameters</a>"
@@ -436,18 +436,18 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
     << "<a href=\"#settings\">settings</a><a "
        "href=\"#provenance\">provenance</a></nav>\n</header>\n";
 
-  for (const ReportPosture& p : d.postures) {
+  for (const PostureResult& p : d.postures) {
     s << "<section class=\"posture\" id=\"posture-" << IdPart(p.name) << "\">\n<h2>Posture " << HtmlEscape(p.name)
-      << "</h2>\n<p class=\"posture-meta\">" << HtmlEscape(p.frf_file) << " &#183; " << HtmlEscape(p.format) << " ["
-      << HtmlEscape(p.units) << "] &#183; " << p.num_lines() << " lines";
-    if (p.num_lines() > 0)
-      s << " from " << Num(p.frequency_hz.front(), 6) << " to " << Num(p.frequency_hz.back(), 6) << " Hz";
+      << "</h2>\n<p class=\"posture-meta\">" << HtmlEscape(p.frf_source) << " &#183; " << HtmlEscape(ToString(p.measured.format)) << " ["
+      << HtmlEscape(UnitsOf(p.measured.format)) << "] &#183; " << p.measured.num_lines() << " lines";
+    if (p.measured.num_lines() > 0)
+      s << " from " << Num(p.measured.frequency_hz.front(), 6) << " to " << Num(p.measured.frequency_hz.back(), 6) << " Hz";
     s << " &#183; " << p.dropped_hz.size() << " dropped &#183; posture cost <span class=\"posture-cost\" data-value=\""
       << Exact(p.cost) << "\">" << Sci(p.cost) << "</span></p>\n";
     s << FrfLegend(p) << "\n" << RenderFrfGrid(p);
     // A noise model the file gave (measured data: coherence or variance) draws the residual in its
     // units; one estimated from the FRFs (synthetic sets, imports without one) keeps dB / degrees.
-    if (p.noise_variance.empty() || p.noise_source == "estimated")
+    if (p.measured.noise_variance.empty() || p.measured.noise_source == "estimated")
       s << "\n<h3>Residual</h3>\n<p class=\"note\">Magnitude error "
            "20&#183;log<sub>10</sub>(|H<sub>fit</sub>| / |H<sub>measured</sub>|) and phase error "
            "arg(H<sub>fit</sub> / H<sub>measured</sub>) of every measured entry at every fitted line: "
@@ -457,24 +457,24 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
     else  // measured data: in units of the noise, per entry, the model check's bands shaded
       s << "\n<h3>Residual</h3>\n<p class=\"note\">|H<sub>fit</sub> &#8722; H<sub>measured</sub>| "
            "of every measured entry at every fitted line in units of that line's noise &#963; (noise "
-           "model: " << HtmlEscape(p.noise_source) << "): where the model explains the data it "
+           "model: " << HtmlEscape(p.measured.noise_source) << "): where the model explains the data it "
            "scatters around 1 (dashed), the noise's rms, on every entry alike. Shaded: the bands the "
            "model check names as structured residual"
         << (d.has_model_check ? "" : " (this result has no model check)") << ".</p>\n"
         << StandardizedResidualPlot(p, d.model_check.bands) << "\n";
-    s << "<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal_reference)
+    s << "<h3>Modal comparison</h3>\n<p class=\"note\">Reference modes: " << HtmlEscape(p.modal.reference)
       << ". The reference modes are paired one to one with the fitted modes (least total frequency "
          "difference and 1 &#8722; MAC); a mode no partner is left for says <i>unpaired</i>. Errors are "
          "100&#183;(fitted &#8722; "
          "reference)/reference. The MAC map compares every reference mode with every fitted mode in the "
          "band; the pairs of the table are outlined. A good fit is a dark outlined diagonal, pale "
          "elsewhere; n/a where the reference has no mode shapes.</p>\n"
-      << "<div class=\"modal-block\">" << ModalTable(p, p.name) << MacMap(p, p.name) << "</div>\n";
-    if (p.ema) s << EmaReferenceHtml(p) << "\n";
+      << "<div class=\"modal-block\">" << ModalTable(p.modal, p.name) << MacMap(p.modal, p.name) << "</div>\n";
+    if (p.modal.ema) s << EmaReferenceHtml(p) << "\n";
     s << "</section>\n";
   }
 
-  for (const ReportModalComparisonPoints& c : d.modal_comparison_points) s << PointsSection(c);
+  for (const ModalComparisonPoints& c : d.modal_comparison_points) s << PointsSection(c);
 
   s << "<section id=\"history\">\n<h2>Cost history</h2>\n<p class=\"note\">Best cost so far "
        "against evaluations (log scale); blue stretches are genetic-algorithm generations (a dot "
@@ -517,27 +517,26 @@ std::string RenderReportHtml(const ReportData& d, const ReportBackLink& back) {
   s << "<section id=\"settings\">\n<h2>Settings</h2>\n<pre class=\"settings\">" << HtmlEscape(d.settings_yaml)
     << "</pre>\n</section>\n";
   s << "<section id=\"provenance\">\n<h2>Provenance</h2>\n<table class=\"summary\">"
-    << Row("result file", HtmlEscape(d.result_file)) << Row("model", model)
+    << Row("result file", HtmlEscape(d.file)) << Row("model", model)
     << Row("model file", HtmlEscape(d.model_file)) << Row("frfit version", HtmlEscape(d.frfit_version))
-    << Row("seed", HtmlEscape(d.seed)) << Row("backend asked / used", HtmlEscape(d.backend_given) + " / " +
+    << Row("seed", HtmlEscape(std::to_string(d.seed))) << Row("backend asked / used", HtmlEscape(d.backend_given) + " / " +
                                                                          HtmlEscape(d.backend_used));
-  for (const ReportPosture& p : d.postures) {
+  for (const PostureResult& p : d.postures) {
     std::string dropped;
     for (size_t k = 0; k < p.dropped_hz.size() && k < 20; ++k) dropped += (k ? ", " : "") + Num(p.dropped_hz[k], 6);
     if (p.dropped_hz.size() > 20) dropped += ", &#8230;";
     s << Row("posture " + HtmlEscape(p.name),
-             "FRF file " + HtmlEscape(p.frf_file) + "; format " + HtmlEscape(p.format) + " [" + HtmlEscape(p.units) +
-                 "]; modal reference: " + HtmlEscape(p.modal_reference) + "; dropped lines [Hz]: " +
+             "FRF file " + HtmlEscape(p.frf_source) + "; format " + HtmlEscape(ToString(p.measured.format)) + " [" + HtmlEscape(UnitsOf(p.measured.format)) +
+                 "]; modal reference: " + HtmlEscape(p.modal.reference) + "; dropped lines [Hz]: " +
                  (dropped.empty() ? "none" : dropped));
   }
   s << "</table>\n</section>\n<footer>Written by frfit " << HtmlEscape(d.frfit_version)
-    << " <code>report</code> from " << HtmlEscape(d.result_file) << ".</footer>\n</body>\n</html>\n";
+    << " <code>report</code> from " << HtmlEscape(d.file) << ".</footer>\n</body>\n</html>\n";
   return s.str();
 }
 
 void WriteReport(const std::string& result_path, const std::string& html_path) {
-  const ReportData data = ReadReportData(result_path);
-  WriteTextFileAtomically(html_path, RenderReportHtml(data));
+  WriteTextFileAtomically(html_path, RenderReportHtml(ReadFitResult(result_path)));
 }
 
 }  // namespace frfit

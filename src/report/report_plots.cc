@@ -17,7 +17,7 @@ namespace frfit::html {
 // Contiguous runs of lines whose weight exceeds the entry's smallest weight, as shaded bands.
 // Noise weights (the default) differ on every line: shading "above the base" would cover the whole
 // band and say nothing. Peak weights take a few levels (base, peak, 0 for dropped lines).
-bool ShadesWeights(const ReportPosture& p) {
+bool ShadesWeights(const PostureResult& p) {
   std::vector<double> levels;
   for (double w : p.weights) {
     if (std::find(levels.begin(), levels.end(), w) == levels.end()) levels.push_back(w);
@@ -26,9 +26,9 @@ bool ShadesWeights(const ReportPosture& p) {
   return true;
 }
 
-static std::string WeightBands(const ReportPosture& p, int entry, const Scale& sx, double top, double height) {
+static std::string WeightBands(const PostureResult& p, int entry, const Scale& sx, double top, double height) {
   if (!ShadesWeights(p)) return "";
-  const int n = p.num_lines();
+  const int n = p.measured.num_lines();
   double base = INFINITY, peak = -INFINITY;
   for (int k = 0; k < n; ++k) {
     base = std::min(base, p.weights[k * 9 + entry]);
@@ -42,8 +42,8 @@ static std::string WeightBands(const ReportPosture& p, int entry, const Scale& s
     double w = 0.0;
     while (end + 1 < n && p.weights[(end + 1) * 9 + entry] > base) ++end;
     for (int j = k; j <= end; ++j) w = std::max(w, p.weights[j * 9 + entry]);
-    const double f0 = k > 0 ? 0.5 * (p.frequency_hz[k - 1] + p.frequency_hz[k]) : p.frequency_hz[k];
-    const double f1 = end + 1 < n ? 0.5 * (p.frequency_hz[end] + p.frequency_hz[end + 1]) : p.frequency_hz[end];
+    const double f0 = k > 0 ? 0.5 * (p.measured.frequency_hz[k - 1] + p.measured.frequency_hz[k]) : p.measured.frequency_hz[k];
+    const double f1 = end + 1 < n ? 0.5 * (p.measured.frequency_hz[end] + p.measured.frequency_hz[end + 1]) : p.measured.frequency_hz[end];
     const double x0 = sx(f0), x1 = std::max(sx(f1), x0 + 1.0);
     out += "<rect class=\"weight-band\" x=\"" + Coord(x0) + "\" y=\"" + Coord(top) + "\" width=\"" +
            Coord(x1 - x0) + "\" height=\"" + Coord(height) + "\"><title>weight " + Num(w, 4) +
@@ -55,8 +55,8 @@ static std::string WeightBands(const ReportPosture& p, int entry, const Scale& s
 }
 
 // One FRF entry: log magnitude over phase, measured and fitted, weight bands shaded.
-std::string FrfPlot(const ReportPosture& p, int i, int j) {
-  const int entry = 3 * i + j, n = p.num_lines();
+std::string FrfPlot(const PostureResult& p, int i, int j) {
+  const int entry = 3 * i + j, n = p.measured.num_lines();
   const double W = 420, H = 318, left = 56, right = 10, top = 24;
   const double mag_h = 168, gap = 10, phase_h = 82;
   const double plot_w = W - left - right;
@@ -64,7 +64,7 @@ std::string FrfPlot(const ReportPosture& p, int i, int j) {
   std::vector<double> mm(n), mf(n), pm(n), pf(n);
   double lo = INFINITY, hi = -INFINITY;
   for (int k = 0; k < n; ++k) {
-    const auto m = p.measured[k * 9 + entry], f = p.fitted[k * 9 + entry];
+    const auto m = p.measured.H[k * 9 + entry], f = p.fitted.H[k * 9 + entry];
     mm[k] = std::abs(m), mf[k] = std::abs(f);
     pm[k] = std::arg(m) * 180.0 / std::numbers::pi, pf[k] = std::arg(f) * 180.0 / std::numbers::pi;
     for (double v : {mm[k], mf[k]})
@@ -76,7 +76,7 @@ std::string FrfPlot(const ReportPosture& p, int i, int j) {
   int dlo = std::isfinite(lo) ? static_cast<int>(std::floor(std::log10(lo) + 1e-9)) : dhi - 1;
   dlo = std::max(dlo, dhi - 7);  // at most seven decades; lower values sit on the bottom edge
   if (dlo >= dhi) dlo = dhi - 1;
-  const double f0 = n ? p.frequency_hz.front() : 0.0, f1 = n > 1 ? p.frequency_hz.back() : f0 + 1.0;
+  const double f0 = n ? p.measured.frequency_hz.front() : 0.0, f1 = n > 1 ? p.measured.frequency_hz.back() : f0 + 1.0;
   const Scale sx{f0, f1, left, left + plot_w};
   const Scale sm{static_cast<double>(dlo), static_cast<double>(dhi), mag_top + mag_h, mag_top, true};
   const Scale sp{-180.0, 180.0, phase_top + phase_h, phase_top};
@@ -117,21 +117,21 @@ std::string FrfPlot(const ReportPosture& p, int i, int j) {
       << "\" text-anchor=\"end\">" << deg << "</text>";
   }
   s << "<text class=\"" << kAxes << "\" transform=\"translate(12," << mag_top + mag_h / 2
-    << ") rotate(-90)\" text-anchor=\"middle\">|H| [" << HtmlEscape(p.units) << "]</text>";
+    << ") rotate(-90)\" text-anchor=\"middle\">|H| [" << HtmlEscape(UnitsOf(p.measured.format)) << "]</text>";
   s << "<text class=\"" << kAxes << "\" transform=\"translate(12," << phase_top + phase_h / 2
     << ") rotate(-90)\" text-anchor=\"middle\">phase [&#176;]</text>";
   // Curves: magnitude in log space, phase broken at wraps.
   std::vector<double> lmm(n), lmf(n);
   for (int k = 0; k < n; ++k) lmm[k] = mm[k], lmf[k] = mf[k];
-  s << "<path class=\"measured\" d=\"" << Path(p.frequency_hz, lmm, sx, sm) << "\"/>";
-  s << "<path class=\"fitted\" d=\"" << Path(p.frequency_hz, lmf, sx, sm) << "\"/>";
-  s << "<path class=\"measured\" d=\"" << Path(p.frequency_hz, pm, sx, sp, 180.0) << "\"/>";
-  s << "<path class=\"fitted\" d=\"" << Path(p.frequency_hz, pf, sx, sp, 180.0) << "\"/>";
+  s << "<path class=\"measured\" d=\"" << Path(p.measured.frequency_hz, lmm, sx, sm) << "\"/>";
+  s << "<path class=\"fitted\" d=\"" << Path(p.measured.frequency_hz, lmf, sx, sm) << "\"/>";
+  s << "<path class=\"measured\" d=\"" << Path(p.measured.frequency_hz, pm, sx, sp, 180.0) << "\"/>";
+  s << "<path class=\"fitted\" d=\"" << Path(p.measured.frequency_hz, pf, sx, sp, 180.0) << "\"/>";
   s << "</svg>";
   return s.str();
 }
 
-std::string FrfLegend(const ReportPosture& p) {
+std::string FrfLegend(const PostureResult& p) {
   const std::vector<LegendItem> items = {
       {std::string("<line x1=\"0\" x2=\"24\" y1=\"6\" y2=\"6\" stroke=\"") + kMeasuredColour +
            "\" stroke-width=\"2\"/>",
@@ -160,25 +160,25 @@ std::string FrfLegend(const ReportPosture& p) {
 // (|H|² ≥ 10σ²): a line under the floor has an error of tens of dB that is the noise's, not the
 // model's, and would hide the structured misfit behind it. Those lines are still drawn, clipped at
 // the panels' edges.
-static bool ClearOfNoise(const ReportPosture& p, int line, int entry) {
-  if (p.noise_variance.empty()) return true;
+static bool ClearOfNoise(const PostureResult& p, int line, int entry) {
+  if (p.measured.noise_variance.empty()) return true;
   const size_t i = static_cast<size_t>(line) * 9 + entry;
-  return std::norm(p.measured[i]) >= 10.0 * p.noise_variance[i];
+  return std::norm(p.measured.H[i]) >= 10.0 * p.measured.noise_variance[i];
 }
 
-std::string ResidualPlot(const ReportPosture& p) {
+std::string ResidualPlot(const PostureResult& p) {
   static const char* kEntryColours[9] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                          "#8c564b", "#e377c2", "#7f7f7f", "#17becf"};
-  const int n = p.num_lines();
+  const int n = p.measured.num_lines();
   const double left = 70, top = 24, gap = 16, mag_h = 150, phase_h = 120, plot_w = 840, H = 360;
   const double mag_top = top, phase_top = top + mag_h + gap;
   std::vector<std::vector<double>> db(9), deg(9);
   double db_max = 0.0, deg_max = 0.0;
   for (int e = 0; e < 9; ++e) {
-    if (!p.present[e]) continue;
+    if (!p.measured.present[e]) continue;
     db[e].resize(n), deg[e].resize(n);
     for (int k = 0; k < n; ++k) {
-      const std::complex<double> ratio = p.fitted[k * 9 + e] / p.measured[k * 9 + e];
+      const std::complex<double> ratio = p.fitted.H[k * 9 + e] / p.measured.H[k * 9 + e];
       db[e][k] = 20.0 * std::log10(std::abs(ratio));
       deg[e][k] = std::arg(ratio) * 180.0 / std::numbers::pi;
       if (!ClearOfNoise(p, k, e)) continue;
@@ -203,7 +203,7 @@ std::string ResidualPlot(const ReportPosture& p) {
   std::vector<double> worst_db(9, 0.0), worst_deg(9, 0.0);  // clamped to the ranges, as drawn
   size_t longest = 0;
   for (int e = 0; e < 9; ++e) {
-    if (!p.present[e]) continue;
+    if (!p.measured.present[e]) continue;
     for (int k = 0; k < n; ++k) {
       if (!ClearOfNoise(p, k, e)) continue;
       if (std::isfinite(db[e][k])) worst_db[e] = std::max(worst_db[e], std::abs(db[e][k]));
@@ -214,7 +214,7 @@ std::string ResidualPlot(const ReportPosture& p) {
     longest = std::max(longest, labels[e].size() - 5);  // "&#176;" shows as one character
   }
   const double right = 14 + 28 + longest * kLegendCharWidth + 12, W = left + plot_w + right;
-  const double f0 = n ? p.frequency_hz.front() : 0.0, f1 = n > 1 ? p.frequency_hz.back() : f0 + 1.0;
+  const double f0 = n ? p.measured.frequency_hz.front() : 0.0, f1 = n > 1 ? p.measured.frequency_hz.back() : f0 + 1.0;
   const Scale sx{f0, f1, left, left + plot_w};
   const Scale sm{-db_range, db_range, mag_top + mag_h, mag_top};
   const Scale sp{-deg_range, deg_range, phase_top + phase_h, phase_top};
@@ -243,14 +243,14 @@ std::string ResidualPlot(const ReportPosture& p) {
   }
   int row = 0;
   for (int e = 0; e < 9; ++e) {
-    if (!p.present[e]) continue;
+    if (!p.measured.present[e]) continue;
     const std::string entry = std::string(kAxisNames[e / 3]) + kAxisNames[e % 3];
     s << "<path class=\"residual-magnitude\" data-entry=\"" << entry << "\" data-max-abs-db=\""
       << Exact(worst_db[e]) << "\" stroke=\"" << kEntryColours[e] << "\" d=\""
-      << Path(p.frequency_hz, db[e], sx, sm) << "\"/>";
+      << Path(p.measured.frequency_hz, db[e], sx, sm) << "\"/>";
     s << "<path class=\"residual-phase\" data-entry=\"" << entry << "\" data-max-abs-deg=\""
       << Exact(worst_deg[e]) << "\" stroke=\"" << kEntryColours[e] << "\" d=\""
-      << Path(p.frequency_hz, deg[e], sx, sp, 180.0) << "\"/>";
+      << Path(p.measured.frequency_hz, deg[e], sx, sp, 180.0) << "\"/>";
     const double ly = top + 8 + 17 * row++, lx = left + plot_w + 14;
     s << "<line x1=\"" << lx << "\" x2=\"" << lx + 22 << "\" y1=\"" << ly << "\" y2=\"" << ly
       << "\" stroke=\"" << kEntryColours[e] << "\" stroke-width=\"2\"/><text x=\"" << lx + 28
@@ -262,19 +262,19 @@ std::string ResidualPlot(const ReportPosture& p) {
 
 // The phase stretches of the cost history, shaded: each row closes the stretch since the
 // previous row's evaluation count.
-static std::string PhaseStretches(const ReportData& d, const Scale& sx, double top, double height) {
+static std::string PhaseStretches(const FitResult& d, const Scale& sx, double top, double height) {
   std::ostringstream s;
   double start = 0.0;
   for (size_t k = 0; k < d.history.size();) {
-    const ReportHistoryRow& r = d.history[k];
+    const HistoryRow& r = d.history[k];
     size_t end = k;
     while (end + 1 < d.history.size() && d.history[end + 1].cycle == r.cycle &&
            d.history[end + 1].phase == r.phase)
       ++end;
     const double x0 = sx(start), x1 = sx(static_cast<double>(d.history[end].evaluations));
-    const char* css = r.phase == 0 ? "phase-ga" : r.phase == 2 ? "phase-lm" : "phase-nm";
-    const char* name = r.phase == 0   ? "genetic algorithm"
-                       : r.phase == 2 ? "Levenberg-Marquardt"
+    const char* css = r.phase == FitPhase::kGeneticAlgorithm ? "phase-ga" : r.phase == FitPhase::kLevenbergMarquardt ? "phase-lm" : "phase-nm";
+    const char* name = r.phase == FitPhase::kGeneticAlgorithm   ? "genetic algorithm"
+                       : r.phase == FitPhase::kLevenbergMarquardt ? "Levenberg-Marquardt"
                                       : "Nelder-Mead";
     s << "<rect class=\"" << css << "\" x=\"" << Coord(x0) << "\" y=\"" << top << "\" width=\""
       << Coord(std::max(x1 - x0, 0.5)) << "\" height=\"" << height << "\"><title>cycle "
@@ -305,20 +305,20 @@ static std::string CostAxis(const Scale& sy, int dlo, int dhi, double left, doub
   return s.str();
 }
 
-static bool IsPassStart(const ReportData& d, size_t k) {
-  const ReportHistoryRow &r = d.history[k], &before = d.history[k - 1];
-  return r.phase == 2 && before.phase == 2 && r.cycle == before.cycle && r.step <= before.step;
+static bool IsPassStart(const FitResult& d, size_t k) {
+  const HistoryRow &r = d.history[k], &before = d.history[k - 1];
+  return r.phase == FitPhase::kLevenbergMarquardt && before.phase == FitPhase::kLevenbergMarquardt && r.cycle == before.cycle && r.step <= before.step;
 }
 
 // Where a refinement pass began: the least-squares rounds restart at step 0 within the same cycle.
 // A pass fits under the noise weights of the point before it (fit/fit_passes.h), so its cost is
 // on another scale than the search's: the drop at the boundary is the change of weights.
-static std::string PassBoundaries(const ReportData& d, const Scale& sx, double top, double height) {
+static std::string PassBoundaries(const FitResult& d, const Scale& sx, double top, double height) {
   std::ostringstream s;
   int pass = 0;
   double label_x = -INFINITY, label_y = top + 12;
   for (size_t k = 1; k < d.history.size(); ++k) {
-    const ReportHistoryRow &r = d.history[k], &before = d.history[k - 1];
+    const HistoryRow &r = d.history[k], &before = d.history[k - 1];
     if (r.cycle != before.cycle) pass = 0;
     if (!IsPassStart(d, k)) continue;
     const double x = sx(static_cast<double>(before.evaluations));
@@ -335,9 +335,9 @@ static std::string PassBoundaries(const ReportData& d, const Scale& sx, double t
 
 // Whether row k belongs to a genetic-algorithm stretch of at most 3 generations: there the line
 // alone is too short to see, and each generation gets a dot.
-static bool InShortGaStretch(const ReportData& d, size_t k) {
+static bool InShortGaStretch(const FitResult& d, size_t k) {
   const auto same = [&](size_t j) {
-    return d.history[j].phase == 0 && d.history[j].cycle == d.history[k].cycle;
+    return d.history[j].phase == FitPhase::kGeneticAlgorithm && d.history[j].cycle == d.history[k].cycle;
   };
   size_t first = k, last = k;
   while (first > 0 && same(first - 1)) --first;
@@ -349,14 +349,14 @@ static bool InShortGaStretch(const ReportData& d, size_t k) {
 // generation of a short genetic-algorithm stretch: one of one generation (the bundled
 // configurations sample one population, then refine) ends at a single point, which a line alone
 // would not show.
-static std::string BestCostCurve(const ReportData& d, const Scale& sx, const Scale& sy) {
+static std::string BestCostCurve(const FitResult& d, const Scale& sx, const Scale& sy) {
   std::string path, dots;
-  for (const ReportHistoryRow& r : d.history) {
+  for (const HistoryRow& r : d.history) {
     if (!(r.best_cost > 0 && std::isfinite(r.best_cost))) continue;
     const double xs = sx(static_cast<double>(r.evaluations)), ys = sy(r.best_cost);
     if (path.empty()) (((path = "M") += Coord(xs)) += ' ') += Coord(ys);
     else (((path += "H") += Coord(xs)) += 'V') += Coord(ys);
-    if (r.phase == 0 && InShortGaStretch(d, &r - d.history.data()))
+    if (r.phase == FitPhase::kGeneticAlgorithm && InShortGaStretch(d, &r - d.history.data()))
       dots += "<circle class=\"ga-generation\" cx=\"" + Coord(xs) + "\" cy=\"" + Coord(ys) +
               "\" r=\"3.5\"><title>cycle " + std::to_string(r.cycle) + ", generation " +
               std::to_string(r.step) + ": best cost " + Num(r.best_cost, 4) + "</title></circle>";
@@ -364,10 +364,10 @@ static std::string BestCostCurve(const ReportData& d, const Scale& sx, const Sca
   return "<path class=\"best-cost\" d=\"" + path + "\"/>" + dots;
 }
 
-static std::string HistoryLegend(const ReportData& d, double x, double y) {
+static std::string HistoryLegend(const FitResult& d, double x, double y) {
   bool ga = false, cycles = false, passes = false;
   for (size_t k = 0; k < d.history.size(); ++k) {
-    ga = ga || (d.history[k].phase == 0 && InShortGaStretch(d, k));
+    ga = ga || (d.history[k].phase == FitPhase::kGeneticAlgorithm && InShortGaStretch(d, k));
     cycles = cycles || (k > 0 && d.history[k].cycle != d.history[k - 1].cycle);
     passes = passes || (k > 0 && IsPassStart(d, k));
   }
@@ -391,7 +391,7 @@ static std::string HistoryLegend(const ReportData& d, double x, double y) {
 }
 
 // Best cost against evaluations (log y), phase stretches shaded, cycle boundaries dashed.
-std::string HistoryPlot(const ReportData& d) {
+std::string HistoryPlot(const FitResult& d) {
   const double W = 1100, H = 348, left = 70, right = 20, top = 30, bottom = 62;
   const double pw = W - left - right, ph = H - top - bottom;
   std::ostringstream s;
@@ -399,7 +399,7 @@ std::string HistoryPlot(const ReportData& d) {
     << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
     << "\" role=\"img\" aria-label=\"best cost against evaluations\">";
   double lo = INFINITY, hi = -INFINITY, xmax = 0.0;
-  for (const ReportHistoryRow& r : d.history) {
+  for (const HistoryRow& r : d.history) {
     xmax = std::max(xmax, static_cast<double>(r.evaluations));
     if (r.best_cost > 0 && std::isfinite(r.best_cost)) lo = std::min(lo, r.best_cost), hi = std::max(hi, r.best_cost);
   }
@@ -458,15 +458,15 @@ static std::string MacColour(double mac) {
 // shade, the pairs of the modal table outlined: a clean fit is a dark outlined diagonal and pale
 // elsewhere; two swapped modes show as dark cells off the outline. Results written before the
 // whole matrix was stored have the paired MACs only, shown on the diagonal.
-std::string MacMap(const ReportModalComparison& p, const std::string& name) {
-  const int rows = static_cast<int>(p.modes.size());
+std::string MacMap(const ModalComparison& p, const std::string& name) {
+  const int rows = static_cast<int>(p.rows.size());
   const bool full =
-      !p.mac_fitted_hz.empty() && p.mac.size() == p.modes.size() * p.mac_fitted_hz.size();
-  const int cols = full ? static_cast<int>(p.mac_fitted_hz.size()) : rows;
+      !p.mac_fitted_frequency_hz.empty() && static_cast<size_t>(p.mac.size()) == p.rows.size() * p.mac_fitted_frequency_hz.size();
+  const int cols = full ? static_cast<int>(p.mac_fitted_frequency_hz.size()) : rows;
   const double cell = 54, left = 118, top = 58;
   const double W = std::max(left + cols * cell + 70, 330.0), H = top + rows * cell + 24;
   auto fitted_hz = [&](int c) {
-    return full ? p.mac_fitted_hz[c] : p.modes[c].fitted_frequency_hz;
+    return full ? p.mac_fitted_frequency_hz[c] : p.rows[c].fitted_frequency_hz;
   };
   std::ostringstream s;
   s << "<svg class=\"mac-map\" id=\"mac-" << IdPart(name)
@@ -484,21 +484,21 @@ std::string MacMap(const ReportModalComparison& p, const std::string& name) {
   for (int r = 0; r < rows; ++r) {
     s << "<text class=\"mac-label\" x=\"" << left - 8 << "\" y=\""
       << Coord(top + (r + 0.5) * cell + 4) << "\" text-anchor=\"end\">"
-      << Num(p.modes[r].reference_frequency_hz, 4) << "</text>";
+      << Num(p.rows[r].reference_frequency_hz, 4) << "</text>";
     for (int c = 0; c < cols; ++c) {
       const double x = left + c * cell, y = top + r * cell;
-      const bool paired = full ? fitted_hz(c) == p.modes[r].fitted_frequency_hz : r == c;
+      const bool paired = full ? fitted_hz(c) == p.rows[r].fitted_frequency_hz : r == c;
       if (!full && !paired) {
         s << "<rect class=\"mac-off\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell
           << "\" height=\"" << cell
           << "\"><title>not stored: this result keeps the MAC of paired modes only</title></rect>";
         continue;
       }
-      const double mac = full ? p.mac[r * cols + c] : p.modes[r].mac;
+      const double mac = full ? p.mac(r, c) : p.rows[r].mac;
       s << "<rect class=\"mac-cell" << (paired ? " mac-pair" : "") << "\" x=\"" << x << "\" y=\""
         << y << "\" width=\"" << cell << "\" height=\"" << cell << "\" fill=\"" << MacColour(mac)
         << "\" data-value=\"" << Exact(mac) << "\"><title>reference "
-        << Num(p.modes[r].reference_frequency_hz, 4) << " Hz / fitted " << Num(fitted_hz(c), 4)
+        << Num(p.rows[r].reference_frequency_hz, 4) << " Hz / fitted " << Num(fitted_hz(c), 4)
         << " Hz: MAC " << Num(mac, 4) << (paired ? " (paired)" : "") << "</title></rect>";
       // A class, not a fill attribute: the page's "svg text" rule would win over an attribute.
       s << "<text class=\"mac-value" << (std::isfinite(mac) && mac > 0.55 ? " on-dark" : "")

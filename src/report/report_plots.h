@@ -6,30 +6,30 @@
 #include <string>
 #include <vector>
 
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/fit_result.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/fit/regularization.h"
-#include "frfit/report/report_data.h"
 
 namespace frfit::html {
 
 // Entry (i, j) of one posture: log magnitude over phase, measured and fitted, weight bands shaded.
-std::string FrfPlot(const ReportPosture& posture, int i, int j);
+std::string FrfPlot(const PostureResult& posture, int i, int j);
 // The legend above a posture's FRF grid.
-std::string FrfLegend(const ReportPosture& posture);
+std::string FrfLegend(const PostureResult& posture);
 // Whether the posture's weights are of a few levels (peaks), shaded in its FRF plots.
-bool ShadesWeights(const ReportPosture& posture);
+bool ShadesWeights(const PostureResult& posture);
 // Magnitude (dB) and phase (°) error of every entry against frequency, a legend of each entry's
 // worst error beside it (the plot as wide as its longest label).
-std::string ResidualPlot(const ReportPosture& posture);
+std::string ResidualPlot(const PostureResult& posture);
 // With a noise model: |H_fit − H_measured| / σ of each entry in its own small panel, the noise's
 // rms (1) dashed, the model check's bands of that posture and entry shaded (residual_panels.cc).
-std::string StandardizedResidualPlot(const ReportPosture& posture,
+std::string StandardizedResidualPlot(const PostureResult& posture,
                                      const std::vector<ResidualBand>& bands);
 // Best cost against evaluations, log y, phases shaded, cycle boundaries dashed.
-std::string HistoryPlot(const ReportData& data);
+std::string HistoryPlot(const FitResult& result);
 // Reference modes against fitted modes, the MAC of each pair, the modal table's pairs outlined;
 // its element ids end in IdPart(name) (a set's name, or "points-<posture>").
-std::string MacMap(const ReportModalComparison& modal, const std::string& name);
+std::string MacMap(const ModalComparison& modal, const std::string& name);
 // The free parameters' correlation matrix, blue −1 to red +1, with its colour bar.
 std::string CorrelationMap(const Identifiability& id);
 // The regularisation weights' L-curve at the fitted point, the GCV choice and the weight used

@@ -17,11 +17,11 @@ namespace {
 constexpr double kPanelW = 300, kPanelH = 110, kLeft = 46, kTop = 22, kGapX = 34, kGapY = 44;
 
 // |ΔH| / σ of entry e at every line; NaN where σ is not positive.
-std::vector<double> Standardized(const ReportPosture& p, int e) {
-  std::vector<double> z(p.num_lines(), NAN);
-  for (int k = 0; k < p.num_lines(); ++k) {
+std::vector<double> Standardized(const PostureResult& p, int e) {
+  std::vector<double> z(p.measured.num_lines(), NAN);
+  for (int k = 0; k < p.measured.num_lines(); ++k) {
     const size_t i = static_cast<size_t>(k) * 9 + e;
-    if (p.noise_variance[i] > 0.0) z[k] = std::abs(p.fitted[i] - p.measured[i]) / std::sqrt(p.noise_variance[i]);
+    if (p.measured.noise_variance[i] > 0.0) z[k] = std::abs(p.fitted.H[i] - p.measured.H[i]) / std::sqrt(p.measured.noise_variance[i]);
   }
   return z;
 }
@@ -38,10 +38,10 @@ double TopOf(const std::vector<std::vector<double>>& z) {
   return 20.0;
 }
 
-std::string Panel(const ReportPosture& p, int e, const std::vector<double>& z, double top_sigma,
+std::string Panel(const PostureResult& p, int e, const std::vector<double>& z, double top_sigma,
                   const std::vector<ResidualBand>& bands, double x0, double y0) {
-  const int n = p.num_lines();
-  const double f0 = p.frequency_hz.front(), f1 = n > 1 ? p.frequency_hz.back() : f0 + 1.0;
+  const int n = p.measured.num_lines();
+  const double f0 = p.measured.frequency_hz.front(), f1 = n > 1 ? p.measured.frequency_hz.back() : f0 + 1.0;
   const Scale sx{f0, f1, x0, x0 + kPanelW};
   const Scale sy{0.0, top_sigma, y0 + kPanelH, y0};
   const std::string entry = std::string(kAxisNames[e / 3]) + kAxisNames[e % 3];
@@ -73,7 +73,7 @@ std::string Panel(const ReportPosture& p, int e, const std::vector<double>& z, d
   for (double& v : clipped)
     if (std::isfinite(v)) v = std::min(v, top_sigma);
   s << "<path class=\"residual-sigma\" stroke=\"" << kMeasuredColour << "\" fill=\"none\" stroke-width=\"1\" d=\""
-    << Path(p.frequency_hz, clipped, sx, sy) << "\"/>";
+    << Path(p.measured.frequency_hz, clipped, sx, sy) << "\"/>";
   for (double t : NiceTicks(f0, f1, 4))
     s << "<text class=\"" << kAxes << "\" x=\"" << Coord(sx(t)) << "\" y=\"" << y0 + kPanelH + 13
       << "\" text-anchor=\"middle\">" << Num(t) << "</text>";
@@ -85,16 +85,16 @@ std::string Panel(const ReportPosture& p, int e, const std::vector<double>& z, d
 
 }  // namespace
 
-std::string StandardizedResidualPlot(const ReportPosture& p, const std::vector<ResidualBand>& bands) {
+std::string StandardizedResidualPlot(const PostureResult& p, const std::vector<ResidualBand>& bands) {
   std::vector<std::vector<double>> z(9);
   for (int e = 0; e < 9; ++e)
-    if (p.present[e]) z[e] = Standardized(p, e);
+    if (p.measured.present[e]) z[e] = Standardized(p, e);
   const double top_sigma = TopOf(z);
   // Entries where they sit in the 3×3 matrix; rows and columns no entry uses are left out.
   std::vector<int> rows, columns;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
-      if (p.present[3 * i + j]) {
+      if (p.measured.present[3 * i + j]) {
         if (std::find(rows.begin(), rows.end(), i) == rows.end()) rows.push_back(i);
         if (std::find(columns.begin(), columns.end(), j) == columns.end()) columns.push_back(j);
       }
@@ -111,7 +111,7 @@ std::string StandardizedResidualPlot(const ReportPosture& p, const std::vector<R
   for (size_t r = 0; r < rows.size(); ++r)
     for (size_t c = 0; c < columns.size(); ++c) {
       const int e = 3 * rows[r] + columns[c];
-      if (!p.present[e]) continue;
+      if (!p.measured.present[e]) continue;
       s << Panel(p, e, z[e], top_sigma, bands, kLeft + c * (kPanelW + kGapX), kTop + r * (kPanelH + kGapY));
     }
   s << "<text class=\"" << kAxes << "\" transform=\"translate(12," << kTop + rows.size() * (kPanelH + kGapY) / 2

@@ -4,34 +4,26 @@
 
 namespace frfit {
 
-Problem ProblemFromResult(const ReportData& data, std::shared_ptr<const Model> model,
+Problem ProblemFromResult(const FitResult& result, std::shared_ptr<const Model> model,
                           const FitOptions& options) {
   Problem problem;
   problem.model = model;
   problem.cost = options.cost;
-  for (const ReportPosture& rp : data.postures) {
-    if (model->FindPosture(rp.posture) < 0)
-      throw Error(data.result_file, "/postures/" + rp.name,
-                  "posture '" + rp.posture + "' is not in model '" + model->name + "'");
+  for (const PostureResult& rp : result.postures) {
+    const std::string& posture = rp.measured.posture;
+    if (model->FindPosture(posture) < 0)
+      throw Error(result.file, "/postures/" + rp.name,
+                  "posture '" + posture + "' is not in model '" + model->name + "'");
     ProblemPosture pp;
-    pp.posture = Linearize(*model, rp.posture);
-    pp.source = rp.frf_file;
-    pp.measured.posture = rp.posture;
-    pp.measured.response_frame = rp.response_frame;
-    pp.measured.excitation_frame = rp.excitation_frame;
-    if (!FromString(rp.format, &pp.measured.format))
-      throw Error(data.result_file, "/postures/" + rp.name + "@format",
-                  "unknown format '" + rp.format + "'");
-    pp.measured.frequency_hz = rp.frequency_hz;
-    pp.measured.H = rp.measured;
-    pp.measured.present = rp.present;
-    // The noise model the fit weighed by: a candidate is assumed as noisy (posture_design.cc).
-    pp.measured.noise_variance = rp.noise_variance;
-    pp.measured.noise_source = rp.noise_source;
+    pp.posture = Linearize(*model, posture);
+    pp.source = rp.frf_source;
+    // The set as fitted, with the noise model the fit weighed by: a candidate is assumed as noisy
+    // (posture_design.cc).
+    pp.measured = rp.measured;
     pp.weights = rp.weights;
-    const auto weight = options.posture_weights.find(rp.posture);
+    const auto weight = options.posture_weights.find(posture);
     pp.posture_weight = weight == options.posture_weights.end() ? 1.0 : weight->second;
-    SetMeasurementPoints(*model, data.result_file + " /postures/" + rp.name, &pp);
+    SetMeasurementPoints(*model, result.file + " /postures/" + rp.name, &pp);
     problem.postures.push_back(std::move(pp));
   }
   return problem;

@@ -1,6 +1,6 @@
 // Bounded, seeded mutation fuzzing of the HDF5 readers (built with -fsanitize=address,undefined;
 // the loop and the checks: fuzz_harness.h, docs/fuzzing.md): FRF sets (ReadFrfSet), fit results
-// (ReadFitResultSummary, ParametersFromResult, and ReadReportData, what `frfit report` reads), EMA
+// (ReadFitResult, whole and its summary, and ParametersFromResult), EMA
 // results (ReadEmaResult) and impact-test time recordings (ReadTimeRecordings). Seeds: every .h5
 // file of the bundled datasets (FRF sets, hits_*.h5) and every .h5 file in
 // SEED_DIR (the suite writes a fit result and an EMA result there first, tests/CMakeLists.txt).
@@ -25,13 +25,12 @@
 #include <vector>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/time_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 #include "frfit/model/model_yaml.h"
-#include "frfit/report/report_data.h"
 #include "fuzz_harness.h"
 
 // A size HDF5 reads from a damaged file can ask malloc for exabytes: glibc then returns null and
@@ -84,9 +83,9 @@ void Read(const Input& input, const Context& context) {
   if (input.kind == "frf_set") {
     ReadFrfSet(file.string());
   } else if (input.kind == "fit_result") {
-    ReadFitResultSummary(file.string());
+    ReadFitResult(file.string(), FitResultSections::kSummary);
     ParametersFromResult(file.string(), context.model);
-    ReadReportData(file.string());
+    ReadFitResult(file.string());
   } else if (input.kind == "ema_result") {
     ReadEmaResult(file.string());
   } else if (input.kind == "time_recording") {

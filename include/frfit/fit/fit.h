@@ -20,7 +20,7 @@
 #include "frfit/fit/fit_backend.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_options.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/parameter_map.h"
 

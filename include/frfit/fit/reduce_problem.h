@@ -11,7 +11,7 @@
 
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_options.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/fit/parameter_map.h"
 
 namespace frfit {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/model.h"
 #include "frfit/posture/posture.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/model/model.h"
 #include "frfit/predict/cut_config.h"
 

@@ -12,7 +12,7 @@
 #include "frfit/io/lobes_hdf5.h"
 #include "frfit/io/map_hdf5.h"
 #include "frfit/modal/ema.h"
-#include "frfit/report/report_data.h"
+#include "frfit/results/fit_result.h"
 
 namespace frfit {
 
@@ -28,7 +28,7 @@ ExportKind DetectExportKind(const std::string& path);
 std::vector<CsvTable> FrfSetTables(const FrfSet& set);
 // parameters.csv, modes.csv, mac.csv, correlation.csv, covariance.csv, singular_values.csv,
 // weak_directions.csv and frf_<posture>.csv per posture (each when the file has its data).
-std::vector<CsvTable> FitResultTables(const ReportData& result);
+std::vector<CsvTable> FitResultTables(const FitResult& result);
 // modes.csv, poles.csv and frf.csv (measured and synthesized FRFs of the lines used).
 std::vector<CsvTable> EmaResultTables(const EmaResult& result);
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "frfit/modal/ema.h"
-#include "frfit/report/report_data.h"
+#include "frfit/results/fit_result.h"
 
 namespace frfit {
 
@@ -27,8 +27,8 @@ std::vector<double> SummedMagnitude(const std::array<bool, 9>& present,
 std::string EmaModesTableHtml(const EmaResult& result);
 
 // A fit report's posture whose modal reference was estimated from its measured FRFs: the
-// diagram (over the measured FRFs' Σ|H|) and the modes table. Empty without `posture.ema`.
-std::string EmaReferenceHtml(const ReportPosture& posture);
+// diagram (over the measured FRFs' Σ|H|) and the modes table. Empty without `posture.modal.ema`.
+std::string EmaReferenceHtml(const PostureResult& posture);
 
 // The whole page for an EMA result read back from its file.
 std::string RenderEmaReportHtml(const EmaResult& result, const std::string& result_path);

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "frfit/report/report_data.h"
+#include "frfit/results/fit_result.h"
 
 namespace frfit {
 
@@ -17,7 +17,7 @@ std::string HtmlEscape(std::string_view text);
 
 // The 3×3 grid of one posture's FRF plots, measured against fitted (`frf-plot` SVGs; entries not
 // measured as empty cells), and the page's stylesheet: shared with the EMA page (ema_report.h).
-std::string RenderFrfGrid(const ReportPosture& posture);
+std::string RenderFrfGrid(const PostureResult& posture);
 std::string ReportStyle();
 
 // A link above the page's title to the page it belongs to, e.g. a fleet run's index.
@@ -27,7 +27,7 @@ struct ReportBackLink {
 };
 
 // The page for one result.
-std::string RenderReportHtml(const ReportData& data, const ReportBackLink& back = {});
+std::string RenderReportHtml(const FitResult& result, const ReportBackLink& back = {});
 
 // Reads `result_path` and writes the page to `html_path` atomically; on any error (Error naming
 // the file) nothing is written.

@@ -7,12 +7,12 @@
 
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_options.h"
-#include "frfit/report/report_data.h"
+#include "frfit/results/fit_result.h"
 
 namespace frfit {
 
 // Errors name the result file and the group of a set whose posture or frames `model` lacks.
-Problem ProblemFromResult(const ReportData& data, std::shared_ptr<const Model> model,
+Problem ProblemFromResult(const FitResult& result, std::shared_ptr<const Model> model,
                           const FitOptions& options);
 
 }  // namespace frfit

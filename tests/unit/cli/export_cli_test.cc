@@ -14,12 +14,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 #include "frfit/model/model_yaml.h"
-#include "frfit/report/report_data.h"
+#include "frfit/results/fit_result.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -259,7 +259,7 @@ TEST_F(ExportCli, UnmeasuredEntriesAndCoherence) {
 
 TEST_F(ExportCli, FitResultRoundTripsExactly) {
   const std::string result = Fit(kFrf, Path("R.h5"));
-  const ReportData d = ReadReportData(result);
+  const FitResult d = ReadFitResult(result);
   const Model model = LoadModel(kData + "model.yaml");
   const nlohmann::json j = Export(result);
   EXPECT_EQ(j["kind"], "fit_result");
@@ -276,10 +276,10 @@ TEST_F(ExportCli, FitResultRoundTripsExactly) {
   for (int i = 0; i < model.num_parameters(); ++i)
     EXPECT_EQ(p.rows[i][0], model.parameters[i].name);
   EXPECT_EQ(p.Text("unit"), d.parameter_units);
-  EXPECT_EQ(p.Column("value"), d.values);
-  EXPECT_EQ(p.Column("initial"), d.initial);
-  EXPECT_EQ(p.Column("lower"), d.min);
-  EXPECT_EQ(p.Column("upper"), d.max);
+  EXPECT_EQ(p.Column("value"), d.parameters);
+  EXPECT_EQ(p.Column("initial"), d.initial_parameters);
+  EXPECT_EQ(p.Column("lower"), d.lower);
+  EXPECT_EQ(p.Column("upper"), d.upper);
   // 1σ is the fit's own (the result's identifiability), name by name; all six are fitted here.
   const std::vector<double> sigma = p.Column("sigma"), relative = p.Column("sigma_relative");
   ASSERT_EQ(d.identifiability.per_parameter.size(), 6u);
@@ -298,7 +298,7 @@ TEST_F(ExportCli, FitResultRoundTripsExactly) {
 
 TEST_F(ExportCli, FitResultMatricesAndModes) {
   const std::string result = Fit(kFrf, Path("R.h5"));
-  const ReportData d = ReadReportData(result);
+  const FitResult d = ReadFitResult(result);
   Export(result);
   const Identifiability& id = d.identifiability;
   const size_t n = id.per_parameter.size();
@@ -336,8 +336,8 @@ TEST_F(ExportCli, FitResultMatricesAndModes) {
   // modes.csv: the stored modal comparison, row by row, under its stored column names.
   const Table modes = ReadTable(Path("csv/modes.csv"));
   ASSERT_EQ(d.postures.size(), 1u);
-  const ReportPosture& pose = d.postures[0];
-  ASSERT_EQ(modes.rows.size(), pose.modes.size());
+  const PostureResult& pose = d.postures[0];
+  ASSERT_EQ(modes.rows.size(), pose.modal.rows.size());
   ASSERT_GE(modes.rows.size(), 3u);
   EXPECT_EQ(modes.header, (Row{"posture", "mode", "reference_frequency_hz",
                                "reference_damping_ratio", "fitted_frequency_hz",
@@ -348,7 +348,7 @@ TEST_F(ExportCli, FitResultMatricesAndModes) {
   std::vector<hsize_t> dims;
   const std::vector<double> stored = file.ReadDoubles("/postures/milling/modal_comparison", 2, &dims);
   ASSERT_EQ(dims[1], 9u);
-  for (size_t m = 0; m < pose.modes.size(); ++m) {
+  for (size_t m = 0; m < pose.modal.rows.size(); ++m) {
     EXPECT_EQ(modes.rows[m][0], "milling");
     EXPECT_EQ(modes.rows[m][1], std::to_string(m + 1));
     for (size_t c = 0; c < 9; ++c)
@@ -356,18 +356,20 @@ TEST_F(ExportCli, FitResultMatricesAndModes) {
   }
   // mac.csv: every stored MAC; a paired mode's MAC is among its row's.
   const Table mac = ReadTable(Path("csv/mac.csv"));
-  ASSERT_EQ(mac.rows.size(), pose.mac.size());
+  ASSERT_EQ(mac.rows.size(), static_cast<size_t>(pose.modal.mac.size()));
   const std::vector<double> values = mac.Column("mac");
-  for (size_t k = 0; k < values.size(); ++k) ExpectSame(values[k], pose.mac[k], "mac");
+  const Eigen::Index nf_pose = pose.modal.mac.cols();
+  for (size_t k = 0; k < values.size(); ++k)
+    ExpectSame(values[k], pose.modal.mac(k / nf_pose, k % nf_pose), "mac");
 
   // frf_milling.csv: measured and fitted FRFs as the result stores them.
   const Table frf = ReadTable(Path("csv/frf_milling.csv"));
-  EXPECT_EQ(frf.Column("frequency_hz"), pose.frequency_hz);
+  EXPECT_EQ(frf.Column("frequency_hz"), pose.measured.frequency_hz);
   EXPECT_EQ(frf.header.size(), 1u + 9 * 4);
   for (int e = 0; e < 9; ++e) {
     const std::string h = std::string("H_") + kAxes[e / 3] + kAxes[e % 3];
-    ExpectComplexColumns(frf, h + "_measured", pose.measured, e);
-    ExpectComplexColumns(frf, h + "_fitted", pose.fitted, e);
+    ExpectComplexColumns(frf, h + "_measured", pose.measured.H, e);
+    ExpectComplexColumns(frf, h + "_fitted", pose.fitted.H, e);
   }
 }
 
@@ -385,10 +387,10 @@ TEST_F(ExportCli, FitResultModesOverAllPoints) {
     ASSERT_EQ(r.status, 0) << r.err;
   }
   const std::string result = Fit(tip + "," + elbow, Path("R.h5"));
-  const ReportData d = ReadReportData(result);
+  const FitResult d = ReadFitResult(result);
   ASSERT_EQ(d.modal_comparison_points.size(), 1u);
-  const ReportModalComparisonPoints& c = d.modal_comparison_points[0];
-  ASSERT_GE(c.modes.size(), 3u);
+  const ModalComparison& c = d.modal_comparison_points[0].modal;
+  ASSERT_GE(c.rows.size(), 3u);
   const nlohmann::json j = Export(result);
   std::vector<std::string> names;
   for (const auto& f : j["files"]) names.push_back(f["name"]);
@@ -418,12 +420,12 @@ TEST_F(ExportCli, FitResultModesOverAllPoints) {
   const Table mac = ReadTable(Path("csv/mac_points.csv"));
   EXPECT_EQ(mac.header, (Row{"posture", "reference_mode", "fitted_mode", "reference_frequency_hz",
                              "fitted_frequency_hz", "mac"}));
-  ASSERT_EQ(mac.rows.size(), c.mac.size());
+  ASSERT_EQ(mac.rows.size(), static_cast<size_t>(c.mac.size()));
   const std::vector<double> values = mac.Column("mac"), fitted_hz = mac.Column("fitted_frequency_hz");
-  const size_t nf = c.mac_fitted_hz.size();
+  const size_t nf = c.mac_fitted_frequency_hz.size();
   for (size_t k = 0; k < values.size(); ++k) {
-    ExpectSame(values[k], c.mac[k], "mac_points");
-    ExpectSame(fitted_hz[k], c.mac_fitted_hz[k % nf], "mac_points fitted_frequency_hz");
+    ExpectSame(values[k], c.mac(k / nf, k % nf), "mac_points");
+    ExpectSame(fitted_hz[k], c.mac_fitted_frequency_hz[k % nf], "mac_points fitted_frequency_hz");
     EXPECT_EQ(mac.rows[k][1], std::to_string(k / nf + 1));
   }
 }
@@ -611,19 +613,19 @@ TEST_F(ExportCli, DocsPythonExampleRuns) {
   const test::CliResult r = test::RunShell("cd " + test::Quote(dir_.string()) + " && python3 example.py",
                                            Path("py.out"), Path("py.err"));
   ASSERT_EQ(r.status, 0) << snippet << r.err;
-  const ReportData d = ReadReportData(Path("result.h5"));
+  const FitResult d = ReadFitResult(Path("result.h5"));
   const FrfSet set = ReadFrfSet(kFrf);
   std::istringstream out(r.out);
   std::string n_value, n_sigma, shape1, shape2, shape3, last_f, k_z2;
   out >> n_value >> n_sigma >> shape1 >> shape2 >> shape3 >> last_f >> k_z2;
-  EXPECT_EQ(n_value, std::to_string(d.values.size())) << r.out;
+  EXPECT_EQ(n_value, std::to_string(d.parameters.size())) << r.out;
   EXPECT_EQ(n_sigma, std::to_string(d.identifiability.per_parameter.size())) << r.out;
   EXPECT_EQ(shape1 + shape2 + shape3, "(150,3,3)") << r.out;
   EXPECT_EQ(std::strtod(last_f.c_str(), nullptr), set.frequency_hz.back()) << r.out;
   const size_t k = std::find(d.parameter_names.begin(), d.parameter_names.end(), "k_z2") -
                    d.parameter_names.begin();
-  ASSERT_LT(k, d.values.size());
-  EXPECT_EQ(std::strtod(k_z2.c_str(), nullptr), d.values[k]) << r.out;
+  ASSERT_LT(k, d.parameters.size());
+  EXPECT_EQ(std::strtod(k_z2.c_str(), nullptr), d.parameters[k]) << r.out;
 }
 
 }  // namespace

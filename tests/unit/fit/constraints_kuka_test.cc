@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -79,7 +79,7 @@ TEST_F(ConstraintsKuka, EqualityNarrowsThePairAndAnActiveInequalityIsReported) {
               1e-6 * limit);
   // The fit is a minimum on the boundary: the cost is above the unconstrained one.
   EXPECT_GT(bound["cost"].get<double>(), plain["cost"].get<double>());
-  const FitResult file = ReadFitResultSummary(Path("bound.h5"));
+  const FitResult file = ReadFitResult(Path("bound.h5"));
   ASSERT_EQ(file.constraints.size(), 1u);
   EXPECT_TRUE(file.constraints[0].active);
   EXPECT_EQ(file.constraints[0].text, text);

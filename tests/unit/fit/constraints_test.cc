@@ -11,7 +11,7 @@
 #include "frfit/common/error.h"
 #include "frfit/fit/constraints.h"
 #include "frfit/fit/fit_run.h"
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/optim/polytope_projection.h"

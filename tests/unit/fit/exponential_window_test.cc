@@ -11,7 +11,7 @@
 #include "frfit/common/warning.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/modal_comparison.h"
+#include "frfit/results/modal_comparison.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/model/model_yaml.h"
 #include "test_support.h"

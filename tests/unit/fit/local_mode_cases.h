@@ -15,7 +15,7 @@
 
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit_driver.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/frf/measurement_noise.h"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/fit/prior.h"
 #include "frfit/model/model_yaml.h"

@@ -25,12 +25,11 @@
 #include "frfit/common/error.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/fit_passes.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/fleet/fleet_generator.h"
 #include "frfit/fleet/fleet_manifest.h"
 #include "frfit/fleet/fleet_run.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/report/report_data.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -149,7 +148,7 @@ class FleetTest : public test::TempDirTest {
     return Path("night2/fleet.yaml");
   }
 
-  // Writes a result read by ReadFitResultSummary (parameters, cost, provenance) and then edited
+  // Writes a result read by ReadFitResult (parameters, cost, provenance) and then edited
   // as a previous night's result: the arrays the summary does not hold filled in, no
   // identifiability report.
   static void WriteEditedResult(FitResult result, const std::string& path) {
@@ -218,8 +217,8 @@ class FleetTest : public test::TempDirTest {
     for (const auto& [p, value] : a["parameters"].items())
       EXPECT_EQ(value.get<double>(), b["parameters"][p].get<double>()) << name << " " << p;
     // The cost history too: the rows before a kill come back from checkpoint.history.
-    const ReportData ra = ReadReportData(Path("runs/" + run_a + "/" + name + ".h5"));
-    const ReportData rb = ReadReportData(Path("runs/" + run_b + "/" + name + ".h5"));
+    const FitResult ra = ReadFitResult(Path("runs/" + run_a + "/" + name + ".h5"));
+    const FitResult rb = ReadFitResult(Path("runs/" + run_b + "/" + name + ".h5"));
     ASSERT_EQ(ra.history.size(), rb.history.size()) << name;
     for (size_t k = 0; k < ra.history.size(); ++k) {
       EXPECT_EQ(ra.history[k].cycle, rb.history[k].cycle) << name << " row " << k;
@@ -687,7 +686,7 @@ TEST_F(FleetTest, FleetDriftReportFlagsAParameterThatMoved) {
   const std::string manifest = Generate("fleet", 2, kSlowerConfig);
   Fleet(manifest, "night1");
   // Last night's result of robot_000, with k_z2 1.6 times lower than what tonight's data say.
-  FitResult previous = ReadFitResultSummary(Path("runs/night1/robot_000.h5"));
+  FitResult previous = ReadFitResult(Path("runs/night1/robot_000.h5"));
   const size_t np = previous.parameters.size();
   size_t kx2 = np;
   for (size_t k = 0; k < np; ++k)
@@ -758,12 +757,12 @@ TEST_F(FleetTest, FleetWarmNightRefinesThePreviousResultsByLeastSquares) {
     // Unchanged robots take the short path: an initial population of the previous point and one
     // within 1e-9 of it, then least squares from one start only.
     EXPECT_EQ(b["path"], "short") << name;
-    const ReportData data = ReadReportData(Path("runs/night2/" + name + ".h5"));
+    const FitResult data = ReadFitResult(Path("runs/night2/" + name + ".h5"));
     ASSERT_FALSE(data.history.empty());
-    EXPECT_EQ(data.history[0].phase, PhaseCode(FitPhase::kGeneticAlgorithm));
+    EXPECT_EQ(PhaseCode(data.history[0].phase), PhaseCode(FitPhase::kGeneticAlgorithm));
     EXPECT_EQ(data.history[0].evaluations, 2);
     for (size_t k = 1; k < data.history.size(); ++k) {
-      EXPECT_EQ(data.history[k].phase, PhaseCode(FitPhase::kLevenbergMarquardt))
+      EXPECT_EQ(PhaseCode(data.history[k].phase), PhaseCode(FitPhase::kLevenbergMarquardt))
           << name << " row " << k;
       EXPECT_EQ(data.history[k].cycle, 1) << name << " row " << k;
     }
@@ -885,7 +884,7 @@ TEST_F(FleetTest, FleetShortPathForUnchangedRobotsFullSearchForAChangedOne) {
     EXPECT_EQ(a["model_check"]["verdict"], b["model_check"]["verdict"]) << name;
     EXPECT_EQ(a["drift"]["flagged"], b["drift"]["flagged"]) << name;
     // Within a small fraction of the full search's 1σ (its identifiability report).
-    const FitResult result = ReadFitResultSummary(Path(std::string("runs/full/") + name + ".h5"));
+    const FitResult result = ReadFitResult(Path(std::string("runs/full/") + name + ".h5"));
     for (const ParameterIdentifiability& p : result.identifiability.per_parameter) {
       const double moved =
           a["parameters"][p.name].get<double>() - b["parameters"][p.name].get<double>();
@@ -955,7 +954,7 @@ class FleetFallbackTest : public FleetTest {
  protected:
   std::string NightWithAnUntrustedPrevious(double cost_factor = 0.1) {
     const std::string night2 = TwoNights(3, 11, 0.02);
-    FitResult previous = ReadFitResultSummary(Path("runs/night1/robot_001.h5"));
+    FitResult previous = ReadFitResult(Path("runs/night1/robot_001.h5"));
     const size_t np = previous.parameters.size();
     for (size_t k = 0; k < np; ++k)
       if (previous.parameter_names[k].rfind("k_", 0) == 0)

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/fit_result.h"
-#include "frfit/fit/model_check_io.h"
+#include "frfit/results/fit_result.h"
+#include "frfit/results/model_check_io.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/hdf5_file.h"
 #include "test_support.h"
@@ -122,7 +122,7 @@ TEST_F(Hdf5Damaged, ResultSeedThatIsNoNumberIsRefused) {
       f.SetAttribute("/", "seed", seed);
       f.Save();
     }
-    ExpectRefused([&] { ReadFitResultSummary(path); },
+    ExpectRefused([&] { ReadFitResult(path); },
                   "result.h5: /@seed: expected an unsigned 64-bit integer, got '" + std::string(seed) + "'");
   }
 }

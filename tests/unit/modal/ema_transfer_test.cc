@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/fit/modal_comparison.h"
+#include "frfit/results/modal_comparison.h"
 #include "frfit/frf/measurement_noise.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/modal/ema.h"

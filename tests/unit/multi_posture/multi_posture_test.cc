@@ -15,7 +15,7 @@
 #include <string>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/modal_comparison.h"
+#include "frfit/results/modal_comparison.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"

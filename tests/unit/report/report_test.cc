@@ -24,7 +24,7 @@
 #include "frfit/io/hdf5_file.h"
 #include "frfit/report/fleet_index.h"
 #include "frfit/report/html_report.h"
-#include "frfit/report/report_data.h"
+#include "frfit/results/fit_result.h"
 #include "report_fixture.h"
 #include "test_support.h"
 
@@ -234,7 +234,7 @@ TEST_F(ReportTest, ModalTableMatchesTheResult) {
 
 TEST_F(ReportTest, NumbersMatchTheResult) {
   const std::string html = Render();
-  const ReportData data = ReadReportData(result_);
+  const FitResult data = ReadFitResult(result_);
   Hdf5File f(result_, Hdf5File::Mode::kRead);
   std::vector<hsize_t> dims;
   const std::vector<double> values = f.ReadDoubles("/parameters/values", 1, &dims);
@@ -316,7 +316,7 @@ TEST_F(ReportTest, CliWritesThePage) {
   ShellResult r = Shell(Quote(FRFIT_CLI_PATH) + " report " + Quote(result_) + " -o " + Quote(out), dir_);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
-  EXPECT_EQ(ReadText(out), RenderReportHtml(ReadReportData(result_)));
+  EXPECT_EQ(ReadText(out), RenderReportHtml(ReadFitResult(result_)));
   fs::remove(out);
   r = Shell(Quote(FRFIT_CLI_PATH) + " report --json --out=" + Quote(out) + " " + Quote(result_), dir_);
   ASSERT_EQ(r.status, 0) << r.err;

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "frfit/fit/model_check.h"
+#include "frfit/results/model_check.h"
 #include "frfit/io/hdf5_file.h"
 
 namespace frfit {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "frfit/fit/host_posture.h"
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/model.h"
 

@@ -1,4 +1,4 @@
-#include "frfit/fit/model_check_io.h"
+#include "frfit/results/model_check_io.h"
 
 #include <cmath>
 #include <sstream>

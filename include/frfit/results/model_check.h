@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "frfit/cost/problem.h"
-#include "frfit/fit/identifiability.h"
-#include "frfit/fit/modal_comparison.h"
+#include "frfit/results/identifiability.h"
+#include "frfit/results/modal_comparison.h"
 #include "frfit/fit/parameter_map.h"
 
 namespace frfit {

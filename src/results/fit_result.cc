@@ -1,6 +1,7 @@
-#include "frfit/fit/fit_result.h"
+// A finished run's result assembled and assessed (AssembleFitResult), and its --json object. The
+// result file's writer and reader are in fit_result_file.cc.
+#include "frfit/results/fit_result.h"
 
-#include <charconv>
 #include <cmath>
 
 #include "frfit/common/error.h"
@@ -8,34 +9,16 @@
 #include "frfit/cost/static_sets.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/constraints_io.h"
-#include "frfit/fit/identifiability_io.h"
+#include "frfit/results/identifiability_io.h"
 #include "frfit/fit/regularization_io.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/mode_uncertainty.h"
-#include "frfit/fit/model_check_io.h"
+#include "frfit/results/mode_uncertainty.h"
+#include "frfit/results/model_check_io.h"
 #include "frfit/fit/fit_passes.h"
 #include "frfit/frf/synthesize.h"
-#include "frfit/io/ema_hdf5.h"
-#include "frfit/io/frf_hdf5.h"
-#include "frfit/io/atomic_file.h"
-#include "frfit/io/hdf5_file.h"
 #include "frfit/model/joint_coefficients.h"
 
 namespace frfit {
-namespace {
-
-void WriteScalar(Hdf5File* file, const std::string& name, double value) {
-  file->WriteDoubles(name, {1}, &value);
-}
-
-double ReadScalar(const Hdf5File& file, const std::string& name) {
-  std::vector<hsize_t> dims;
-  const std::vector<double> v = file.ReadDoubles(name, 1, &dims);
-  if (v.size() != 1) throw Error(file.path(), name, "expected one value");
-  return v[0];
-}
-
-}  // namespace
 
 double StaticTestResult::Chi2() const {
   double chi2 = 0.0;
@@ -66,32 +49,6 @@ std::vector<StaticTestResult> StaticTestResults(const Problem& problem,
     out.push_back(std::move(t));
   }
   return out;
-}
-
-// /static_tests: one row per test, [test][3] in the displacement frame's axes (docs/static-tests.md).
-void WriteStaticTests(Hdf5File* f, const std::vector<StaticTestResult>& tests) {
-  f->CreateGroup("/static_tests");
-  std::vector<std::string> sources, postures, force_frames, displacement_frames;
-  std::vector<double> force, measured, fitted, std_m;
-  for (const StaticTestResult& t : tests) {
-    sources.push_back(t.source);
-    postures.push_back(t.posture);
-    force_frames.push_back(t.force_frame);
-    displacement_frames.push_back(t.displacement_frame);
-    force.insert(force.end(), t.force_n.begin(), t.force_n.end());
-    measured.insert(measured.end(), t.measured_m.begin(), t.measured_m.end());
-    fitted.insert(fitted.end(), t.fitted_m.begin(), t.fitted_m.end());
-    std_m.insert(std_m.end(), t.std_m.begin(), t.std_m.end());
-  }
-  const hsize_t k = tests.size();
-  f->WriteStrings("/static_tests/source", sources);
-  f->WriteStrings("/static_tests/posture", postures);
-  f->WriteStrings("/static_tests/force_frame", force_frames);
-  f->WriteStrings("/static_tests/displacement_frame", displacement_frames);
-  f->WriteDoubles("/static_tests/force_n", {k, 3}, force.data());
-  f->WriteDoubles("/static_tests/measured_m", {k, 3}, measured.data());
-  f->WriteDoubles("/static_tests/fitted_m", {k, 3}, fitted.data());
-  f->WriteDoubles("/static_tests/std_m", {k, 3}, std_m.data());
 }
 
 // The measured modes' residuals at the fitted point, and their share of the identifiability's
@@ -140,31 +97,6 @@ nlohmann::ordered_json ModalDataToJson(const std::vector<ModalResidual>& modes,
           {"modes", rows}};
 }
 
-// /modal_data: one row per measured mode (docs/file-formats.md, "Modal data").
-void WriteModalData(Hdf5File* f, const std::vector<ModalResidual>& modes,
-                    double shape_variance_ratio) {
-  f->CreateGroup("/modal_data");
-  std::vector<std::string> sources, postures;
-  std::vector<std::int64_t> index, partner;
-  std::vector<double> table;
-  for (const ModalResidual& m : modes) {
-    sources.push_back(m.source);
-    postures.push_back(m.posture);
-    index.push_back(m.mode);
-    partner.push_back(m.model_mode);
-    for (double v : {m.frequency_hz, m.frequency_sigma_hz, m.model_frequency_hz,
-                     m.frequency_residual, m.damping_residual, m.mac, m.shape_residual, m.cost})
-      table.push_back(v);
-  }
-  const hsize_t k = modes.size();
-  f->WriteStrings("/modal_data/source", sources);
-  f->WriteStrings("/modal_data/posture", postures);
-  f->WriteInts("/modal_data/mode", {k}, index.data());
-  f->WriteInts("/modal_data/model_mode", {k}, partner.data());
-  f->WriteDoubles("/modal_data/modes", {k, 8}, table.data());
-  f->SetAttribute("/modal_data/modes", "columns", kModalDataColumns);
-  f->SetAttribute("/modal_data", "shape_variance_ratio", FormatDouble(shape_variance_ratio));
-}
 
 // Each paired row's fitted 1σ, from the sigmas of the fitted modes in ComputeModes order.
 void SetModeSigmas(const std::vector<ModeSigma>& sigmas, ModalComparison* modal) {
@@ -175,27 +107,6 @@ void SetModeSigmas(const std::vector<ModeSigma>& sigmas, ModalComparison* modal)
     }
 }
 
-// A modal comparison's tables in group g: modal_comparison, the unpaired fitted modes, the MAC of
-// every reference mode with every fitted mode and those modes' frequencies.
-void WriteModalComparison(Hdf5File* f, const std::string& g, const ModalComparison& modal) {
-  f->WriteDoubles(g + "/unpaired_fitted_frequency_hz", {modal.unpaired_fitted_frequency_hz.size()},
-                  modal.unpaired_fitted_frequency_hz.data());
-  std::vector<double> table;  // [mode][kModalComparisonColumns]
-  for (const ModalComparisonRow& row : modal.rows)
-    table.insert(table.end(),
-                 {row.reference_frequency_hz, row.reference_damping_ratio, row.fitted_frequency_hz,
-                  row.fitted_damping_ratio, row.frequency_error_percent, row.damping_error_percent,
-                  row.mac, row.fitted_frequency_sigma_hz, row.fitted_damping_sigma});
-  f->WriteDoubles(g + "/modal_comparison", {modal.rows.size(), kModalComparisonColumns},
-                  table.data());
-  f->SetAttribute(g + "/modal_comparison", "columns", kModalComparisonColumnNames);
-  // Every reference mode against every fitted mode in the band, row-major [reference][fitted].
-  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mac = modal.mac;
-  f->WriteDoubles(g + "/mac", {static_cast<hsize_t>(mac.rows()), static_cast<hsize_t>(mac.cols())},
-                  mac.data());
-  f->WriteDoubles(g + "/mac_fitted_frequency_hz", {modal.mac_fitted_frequency_hz.size()},
-                  modal.mac_fitted_frequency_hz.data());
-}
 
 }  // namespace
 
@@ -328,167 +239,6 @@ FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, co
       }
   r.mode_sigmas = std::move(sigmas);
   return r;
-}
-
-void WriteFitResult(const std::string& path, const FitResult& r) {
-  WriteFileAtomically(path, FitResultImage(path, r));
-}
-
-std::string FitResultImage(const std::string& path, const FitResult& r) {
-  Hdf5File f(path, Hdf5File::Mode::kCreate);  // in memory until Image
-  {
-    f.SetAttribute("/", "frfit_file", "fit_result");
-    f.SetAttribute("/", "frfit_version", r.frfit_version);
-    f.SetAttribute("/", "model", r.model_name);
-    f.SetAttribute("/", "model_file", r.model_file);
-    f.SetAttribute("/", "seed", std::to_string(r.seed));
-    f.SetAttribute("/", "backend_given", r.backend_given);
-    f.SetAttribute("/", "backend_used", r.backend_used);
-    f.SetAttribute("/", "termination", r.termination);
-    f.SetAttribute("/", "settings_yaml", r.settings_yaml);
-    f.CreateGroup("/parameters");
-    f.WriteStrings("/parameters/names", r.parameter_names);
-    f.WriteStrings("/parameters/units", r.parameter_units);
-    const hsize_t np = r.parameters.size();
-    f.WriteDoubles("/parameters/values", {np}, r.parameters.data());
-    f.WriteDoubles("/parameters/initial", {np}, r.initial_parameters.data());
-    f.WriteDoubles("/parameters/min", {np}, r.lower.data());
-    f.WriteDoubles("/parameters/max", {np}, r.upper.data());
-    std::vector<std::int64_t> free(r.free.begin(), r.free.end());
-    f.WriteInts("/parameters/free", {np}, free.data());
-    f.CreateGroup("/summary");
-    WriteScalar(&f, "/summary/cost", r.cost);
-    WriteScalar(&f, "/summary/initial_population_best_cost", r.initial_population_best_cost);
-    WriteScalar(&f, "/summary/evaluations", static_cast<double>(r.evaluations));
-    WriteScalar(&f, "/summary/ga_evaluations", static_cast<double>(r.ga_evaluations));
-    WriteScalar(&f, "/summary/nm_evaluations", static_cast<double>(r.nm_evaluations));
-    WriteScalar(&f, "/summary/wall_seconds", r.wall_seconds);
-    WriteScalar(&f, "/summary/ga_seconds", r.ga_seconds);
-    WriteScalar(&f, "/summary/nm_seconds", r.nm_seconds);
-    WriteScalar(&f, "/summary/lm_evaluations", static_cast<double>(r.lm_evaluations));
-    WriteScalar(&f, "/summary/rounds", static_cast<double>(r.rounds));
-    WriteScalar(&f, "/summary/lm_seconds", r.lm_seconds);
-    f.SetAttribute("/summary", "refinement", r.refinement);
-    if (!r.start_costs.empty()) {
-      f.WriteDoubles("/summary/start_costs", {r.start_costs.size()}, r.start_costs.data());
-      WriteScalar(&f, "/summary/starts_agreeing", r.starts_agreeing);
-      f.SetAttribute("/summary", "refinement_termination", r.refinement_termination);
-    }
-    WriteScalar(&f, "/summary/cycles", r.cycles);
-    WriteIdentifiability(&f, "/identifiability", r.identifiability);
-    if (!r.constraints.empty()) WriteConstraints(&f, r.constraints);
-    if (r.regularization.enabled) WriteRegularization(&f, r.regularization);
-    WriteModelCheck(&f, "/model_check", r.model_check);
-    f.CreateGroup("/history");
-    std::vector<std::int64_t> cycle, phase, step, evaluations;
-    std::vector<double> best;
-    for (const HistoryRow& h : r.history) {
-      cycle.push_back(h.cycle);
-      phase.push_back(PhaseCode(h.phase));
-      step.push_back(h.step);
-      evaluations.push_back(h.evaluations);
-      best.push_back(h.best_cost);
-    }
-    const hsize_t nh = r.history.size();
-    f.SetAttribute("/history", "phase_codes", kPhaseCodes);
-    f.WriteInts("/history/cycle", {nh}, cycle.data());
-    f.WriteInts("/history/phase", {nh}, phase.data());
-    f.WriteInts("/history/step", {nh}, step.data());
-    f.WriteInts("/history/evaluations", {nh}, evaluations.data());
-    f.WriteDoubles("/history/best_cost", {nh}, best.data());
-    f.CreateGroup("/postures");
-    for (const PostureResult& p : r.postures) {
-      const std::string g = "/postures/" + p.name;
-      f.CreateGroup(g);
-      f.SetAttribute(g, "frf_file", p.frf_source);
-      // A multi-point set's group is named posture:response:excitation (SetName).
-      if (!p.measured.response_frame.empty() || !p.measured.excitation_frame.empty()) {
-        f.SetAttribute(g, "posture", p.measured.posture);
-        f.SetAttribute(g, "response_frame", p.measured.response_frame);
-        f.SetAttribute(g, "excitation_frame", p.measured.excitation_frame);
-      }
-      f.SetAttribute(g, "format", ToString(p.measured.format));
-      f.SetAttribute(g, "units", UnitsOf(p.measured.format));
-      f.SetAttribute(g, "modal_reference", p.modal.reference);
-      const hsize_t lines = p.measured.frequency_hz.size();
-      f.WriteDoubles(g + "/frequency_hz", {lines}, p.measured.frequency_hz.data());
-      WriteFrfMatrix(&f, g + "/measured_H", p.measured);
-      WriteFrfMatrix(&f, g + "/fitted_H", p.fitted);
-      f.WriteDoubles(g + "/weights", {lines, 3, 3}, p.weights.data());
-      // The noise model the fit held the residual against (docs/noise.md).
-      if (p.measured.noise_variance.size() == p.measured.H.size()) {
-        f.WriteDoubles(g + "/noise_variance", {lines, 3, 3}, p.measured.noise_variance.data());
-        f.SetAttribute(g + "/noise_variance", "source", p.measured.noise_source);
-      }
-      std::int64_t present[9];
-      for (int e = 0; e < 9; ++e) present[e] = p.measured.present[e];
-      f.WriteInts(g + "/present", {3, 3}, present);
-      WriteScalar(&f, g + "/cost", p.cost);
-      f.WriteDoubles(g + "/dropped_hz", {p.dropped_hz.size()}, p.dropped_hz.data());
-      WriteModalComparison(&f, g, p.modal);
-      if (p.modal.ema) WriteEmaGroup(&f, g + "/ema", *p.modal.ema, false);
-    }
-    if (!r.modal_comparison_points.empty()) f.CreateGroup("/modal_comparison_points");
-    for (const ModalComparisonPoints& c : r.modal_comparison_points) {
-      const std::string g = "/modal_comparison_points/" + c.posture;
-      f.CreateGroup(g);
-      f.SetAttribute(g, "points", PointsAttribute(c.points));
-      f.SetAttribute(g, "modal_reference", c.modal.reference);
-      WriteModalComparison(&f, g, c.modal);
-    }
-    if (!r.static_tests.empty()) WriteStaticTests(&f, r.static_tests);
-    if (!r.modal_data.empty()) WriteModalData(&f, r.modal_data, r.modal_shape_variance_ratio);
-  }
-  return f.Image();
-}
-
-FitResult ReadFitResultSummary(const std::string& path) {
-  Hdf5File f(path, Hdf5File::Mode::kRead);
-  f.RequireFileKind("fit_result", "an frfit fit result");
-  FitResult r;
-  r.frfit_version = f.GetAttribute("/", "frfit_version");
-  r.model_name = f.GetAttribute("/", "model");
-  r.model_file = f.GetAttribute("/", "model_file");
-  // Digits only: std::stoull would throw a bare std::invalid_argument and read "-1" as 2^64 - 1.
-  const std::string seed = f.GetAttribute("/", "seed");
-  const auto [end, status] = std::from_chars(seed.data(), seed.data() + seed.size(), r.seed);
-  if (seed.empty() || status != std::errc() || end != seed.data() + seed.size())
-    throw Error(path, "/@seed", "expected an unsigned 64-bit integer, got '" + seed + "'");
-  r.backend_given = f.GetAttribute("/", "backend_given");
-  r.backend_used = f.GetAttribute("/", "backend_used");
-  r.termination = f.GetAttribute("/", "termination");
-  r.settings_yaml = f.GetAttribute("/", "settings_yaml");
-  std::vector<hsize_t> dims;
-  r.parameter_names = f.ReadStrings("/parameters/names");
-  r.parameters = f.ReadDoubles("/parameters/values", 1, &dims);
-  if (r.parameters.size() != r.parameter_names.size())
-    throw Error(path, "/parameters/values", "expected one value per name");
-  r.cost = ReadScalar(f, "/summary/cost");
-  r.evaluations = f.ToInt64(ReadScalar(f, "/summary/evaluations"), "/summary/evaluations");
-  r.wall_seconds = ReadScalar(f, "/summary/wall_seconds");
-  if (f.Exists("/identifiability")) r.identifiability = ReadIdentifiability(f, "/identifiability");
-  if (f.Exists("/constraints")) r.constraints = ReadConstraints(f);
-  return r;
-}
-
-std::vector<double> ParametersFromResult(const std::string& path, const Model& model) {
-  return ParametersFromResult(ReadFitResultSummary(path), model, path);
-}
-
-std::vector<double> ParametersFromResult(const FitResult& r, const Model& model,
-                                         const std::string& path) {
-  std::vector<double> values(model.num_parameters(), std::nan(""));
-  for (size_t i = 0; i < r.parameter_names.size(); ++i) {
-    const int index = model.FindParameter(r.parameter_names[i]);
-    if (index < 0)
-      throw Error(path, "/parameters/names", "parameter '" + r.parameter_names[i] +
-                                                 "' is not in model '" + model.name + "'");
-    values[index] = r.parameters[i];
-  }
-  for (int i = 0; i < model.num_parameters(); ++i)
-    if (std::isnan(values[i]))
-      throw Error(path, "/parameters/names", "missing parameter '" + model.parameters[i].name + "'");
-  return values;
 }
 
 namespace {

@@ -6,7 +6,7 @@
 //   - the command line's explanation of its numbers (the gain that halves every 1σ), checked
 //     against a direct computation of what halving every σ does to log det JᵀWJ;
 //   - the command line's refusals.
-#include "frfit/fit/posture_design.h"
+#include "frfit/results/posture_design.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -21,7 +21,7 @@
 
 #include "frfit/cost/static_sets.h"
 #include "frfit/fit/fit_driver.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/frf/measurement_noise.h"

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "frfit/fit/model_check_noise.h"
+#include "frfit/results/model_check_noise.h"
 
 namespace frfit {
 namespace {

@@ -6,7 +6,7 @@
 //   - on noisy data, the fitted modes' 1σ is calibrated: the errors against the truth are within
 //     2σ about 95 % of the time, with a median |z| near 0.67 (a σ half or twice as large fails);
 //   - `frfit modal --params RESULT.h5` prints and reports the 1σ.
-#include "frfit/fit/mode_uncertainty.h"
+#include "frfit/results/mode_uncertainty.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "frfit/fit/modal_comparison.h"
+#include "frfit/results/modal_comparison.h"
 
 #include <algorithm>
 #include <cmath>

@@ -16,7 +16,7 @@
 
 #include "frfit/cost/problem.h"
 #include "frfit/deflection/static_tests.h"
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/fit/parameter_map.h"
 
 namespace frfit {

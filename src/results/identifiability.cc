@@ -1,4 +1,4 @@
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>

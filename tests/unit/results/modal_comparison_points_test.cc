@@ -15,11 +15,11 @@
 
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/modal_comparison.h"
+#include "frfit/results/fit_result.h"
+#include "frfit/results/modal_comparison.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
-#include "frfit/report/report_data.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -252,21 +252,22 @@ TEST_F(ModesOverAllPoints, FitWritesPrintsAndReportsThem) {
   EXPECT_EQ(j[0]["points"], (std::vector<std::string>{"sensor", "joint3", "joint2"}));
 
   // The file holds what --json printed (the same seed gives the same fit).
-  const ReportData d = ReadReportData(Path("result.h5"));
+  const FitResult d = ReadFitResult(Path("result.h5"));
   ASSERT_EQ(d.modal_comparison_points.size(), 1u);
-  const ReportModalComparisonPoints& c = d.modal_comparison_points[0];
+  const ModalComparisonPoints& c = d.modal_comparison_points[0];
   EXPECT_EQ(c.posture, "milling");
   EXPECT_EQ(c.points, (std::vector<std::string>{"sensor", "joint3", "joint2"}));
-  EXPECT_EQ(c.modal_reference, j[0]["modal_reference"]);
-  ASSERT_EQ(c.modes.size(), j[0]["modes"].size());
-  ASSERT_FALSE(c.modes.empty());
-  for (size_t r = 0; r < c.modes.size(); ++r)
-    EXPECT_EQ(c.modes[r].mac, j[0]["modes"][r]["mac"].get<double>());
-  ASSERT_EQ(c.mac_fitted_hz.size(), j[0]["mac_fitted_frequency_hz"].size());
-  ASSERT_EQ(c.mac.size(), c.modes.size() * c.mac_fitted_hz.size());
-  for (size_t r = 0; r < c.modes.size(); ++r)
-    for (size_t col = 0; col < c.mac_fitted_hz.size(); ++col)
-      EXPECT_EQ(c.mac[r * c.mac_fitted_hz.size() + col], j[0]["mac"][r][col].get<double>());
+  EXPECT_EQ(c.modal.reference, j[0]["modal_reference"]);
+  ASSERT_EQ(c.modal.rows.size(), j[0]["modes"].size());
+  ASSERT_FALSE(c.modal.rows.empty());
+  for (size_t r = 0; r < c.modal.rows.size(); ++r)
+    EXPECT_EQ(c.modal.rows[r].mac, j[0]["modes"][r]["mac"].get<double>());
+  ASSERT_EQ(c.modal.mac_fitted_frequency_hz.size(), j[0]["mac_fitted_frequency_hz"].size());
+  ASSERT_EQ(static_cast<size_t>(c.modal.mac.size()),
+            c.modal.rows.size() * c.modal.mac_fitted_frequency_hz.size());
+  for (size_t r = 0; r < c.modal.rows.size(); ++r)
+    for (size_t col = 0; col < c.modal.mac_fitted_frequency_hz.size(); ++col)
+      EXPECT_EQ(c.modal.mac(r, col), j[0]["mac"][r][col].get<double>());
 
   const test::CliResult report = Run({"report", Path("result.h5"), "-o", Path("report.html")});
   ASSERT_EQ(report.status, 0) << report.err;
@@ -281,7 +282,7 @@ TEST_F(ModesOverAllPoints, FitWritesPrintsAndReportsThem) {
   const test::CliResult tip = Run(args);
   ASSERT_EQ(tip.status, 0) << tip.err;
   EXPECT_FALSE(nlohmann::json::parse(tip.out).contains("modal_comparison_points"));
-  EXPECT_TRUE(ReadReportData(Path("tip_result.h5")).modal_comparison_points.empty());
+  EXPECT_TRUE(ReadFitResult(Path("tip_result.h5")).modal_comparison_points.empty());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "frfit/fit/model_check_noise.h"
+#include "frfit/results/model_check_noise.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "frfit/fit/model_check.h"
+#include "frfit/results/model_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/host_posture.h"
-#include "frfit/fit/model_check_noise.h"
+#include "frfit/results/model_check_noise.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/modal/ema.h"
 #include "frfit/model/joint_coefficients.h"

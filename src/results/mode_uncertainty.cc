@@ -1,4 +1,4 @@
-#include "frfit/fit/mode_uncertainty.h"
+#include "frfit/results/mode_uncertainty.h"
 
 #include <cmath>
 #include <complex>

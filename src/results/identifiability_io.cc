@@ -1,4 +1,4 @@
-#include "frfit/fit/identifiability_io.h"
+#include "frfit/results/identifiability_io.h"
 
 #include <cmath>
 

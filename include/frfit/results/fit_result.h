@@ -1,6 +1,7 @@
 // FitResult: everything a finished fit reports — parameters, cost, history, settings and
 // provenance, and per posture the measured and fitted FRFs, weights and the modal comparison —
-// and its HDF5 file (layout: docs/file-formats.md).
+// and its HDF5 file (layout: docs/file-formats.md): one writer and one reader
+// (results/fit_result_file.cc), which every command, report, fleet and the Python module use.
 #pragma once
 
 #include <array>
@@ -13,11 +14,11 @@
 #include "frfit/cost/problem.h"
 #include "frfit/fit/constraints.h"
 #include "frfit/fit/fit_run.h"
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 #include "frfit/fit/modal_cost.h"
-#include "frfit/fit/model_check.h"
-#include "frfit/fit/modal_comparison.h"
-#include "frfit/fit/mode_uncertainty.h"
+#include "frfit/results/model_check.h"
+#include "frfit/results/modal_comparison.h"
+#include "frfit/results/mode_uncertainty.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/fit/regularization.h"
 
@@ -114,6 +115,12 @@ struct FitResult {
   std::vector<SetReduction> reductions;
   // The regularisation (fit/regularization.h): its weight and curve; enabled false without one.
   RegularizationSummary regularization;
+
+  // Read back (ReadFitResult): the file's path, and whether it holds the sections that files of
+  // earlier versions lack. A fit in memory has both sections and no path.
+  std::string file;
+  bool has_identifiability = true;
+  bool has_model_check = true;
 };
 
 // Collects a finished run's outcome: synthesises the fitted FRFs and modes of every posture and
@@ -125,15 +132,26 @@ void WriteFitResult(const std::string& path, const FitResult& result);  // atomi
 // The bytes WriteFitResult writes to `path` (named in errors), for a caller that writes them
 // itself: the fleet builds them under its lock on the HDF5 library and writes them outside it.
 std::string FitResultImage(const std::string& path, const FitResult& result);
-// Reads the parameters, cost and provenance (not the per-posture arrays).
-FitResult ReadFitResultSummary(const std::string& path);
+// What ReadFitResult reads: the whole file, or all but its per-set arrays and tables
+// (/postures, /modal_comparison_points, /history, /static_tests, /modal_data) for a caller that
+// needs the parameters, the cost, the provenance, identifiability, model check and constraints.
+enum class FitResultSections { kAll, kSummary };
+
+// Reads a result file WriteFitResult wrote (or an earlier version's: what it lacks stays at its
+// default, NaN for the timings and costs). Not stored, so left at their defaults: search_cost,
+// refinement_passes, start_parameters, each modal comparison row's fitted_index, the sets'
+// coherence, averages and provenance. Postures and comparisons over points come in name order.
+// Throws Error naming `path` and the object when the file is missing, not a fit result, or
+// holds arrays of inconsistent shapes.
+FitResult ReadFitResult(const std::string& path,
+                        FitResultSections sections = FitResultSections::kAll);
 
 // The --json object of `frfit fit` (DESIGN.md §5).
 nlohmann::ordered_json FitResultToJson(const FitResult& result);
 
 // Fitted parameters of a result file, in Model::parameters order; names must match the model.
 std::vector<double> ParametersFromResult(const std::string& path, const Model& model);
-// The same from a result already read (ReadFitResultSummary of `path`, which errors name).
+// The same from a result already read (ReadFitResult of `path`, which errors name).
 std::vector<double> ParametersFromResult(const FitResult& result, const Model& model,
                                          const std::string& path);
 

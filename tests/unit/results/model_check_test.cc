@@ -15,10 +15,10 @@
 
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit_driver.h"
-#include "frfit/fit/fit_result.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/load_problem.h"
-#include "frfit/fit/model_check_io.h"
+#include "frfit/results/model_check_io.h"
 #include "frfit/fit/fit_passes.h"
 #include "frfit/frf/measurement_noise.h"
 #include "frfit/frf/synthesize.h"

@@ -6,7 +6,7 @@
 //     direction naming both;
 //   - bound flags at and near the bounds;
 //   - its 1σ against the scatter of fits to many noisy copies of the same FRFs (Monte Carlo).
-#include "frfit/fit/identifiability.h"
+#include "frfit/results/identifiability.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "frfit/fit/posture_design.h"
+#include "frfit/results/posture_design.h"
 
 #include <algorithm>
 #include <cmath>
