@@ -26,8 +26,48 @@ using Cplx = std::complex<double>;
 // The first-order form of Eq. 18–19 as a standard eigenproblem: ẋ = A x, x = [Δq; Δq̇].
 struct FirstOrder {
   Eigen::PartialPivLU<Eigen::MatrixXcd> mass_lu;
-  Eigen::ComplexEigenSolver<Eigen::MatrixXcd> solver;
+  Eigen::VectorXcd eigenvalues;
+  Eigen::MatrixXcd eigenvectors;  // columns v = [Δq; Δq̇] in the model's coordinates
 };
+
+// A beam's nodal rotary masses are orders of magnitude below its translational ones, so M⁻¹K
+// has rows of very different size and the unsymmetric eigensolver (which does not balance) loses
+// 1e-6 to 1e-4 of the low frequencies. With D = diag(M)^(−1/2) and Δq = D Δq̃ the pencil
+// D M D, D K D, D C D has unit mass diagonal and the same eigenvalues; the eigenvectors come back
+// as [D ṽ_top; D ṽ_bottom]. Only models with affine (beam) parts take this path: every lumped
+// model keeps the unscaled solve and its bits.
+Eigen::VectorXd MassScaling(const Posture& posture, const Eigen::MatrixXcd& mass) {
+  if (posture.affine_parts.empty()) return Eigen::VectorXd();
+  Eigen::VectorXd d(posture.n);
+  for (int i = 0; i < posture.n; ++i) {
+    const double m = mass(i, i).real();
+    d(i) = m > 0.0 && std::isfinite(m) ? 1.0 / std::sqrt(m) : 1.0;
+  }
+  return d;
+}
+
+// The state matrix's eigenvalues carry an absolute error of about ε·ω_max² (its norm), so a
+// beam model's low modes, with ω_max/ω above 1e4, lose up to 1e-5 of their frequency even when
+// scaled. Each oscillating eigenpair is refined on the n×n quadratic pencil Q(λ) = λ²M + λC + K
+// (M, C, K complex symmetric: the left eigenvector is the right one transposed): inverse
+// iteration x ← Q(λ)⁻¹ Q'(λ) x, then λ ← the root, nearest λ, of xᵀQ(λ)x = 0. Its error is
+// relative to the mode's own stiffness, not to the stiffest mode's.
+void RefineEigenpair(const Eigen::MatrixXcd& M, const Eigen::MatrixXcd& C, const Eigen::MatrixXcd& K,
+                     Cplx* lambda, Eigen::VectorXcd* x) {
+  for (int iteration = 0; iteration < 2; ++iteration) {
+    const Eigen::MatrixXcd Q = (*lambda) * (*lambda) * M + (*lambda) * C + K;
+    const Eigen::VectorXcd next = Q.partialPivLu().solve((2.0 * (*lambda) * M + C) * (*x));
+    if (!next.allFinite() || next.norm() == 0.0) return;
+    *x = next / next.norm();
+    const Cplx a = x->transpose() * M * (*x), b = x->transpose() * C * (*x),
+               c = x->transpose() * K * (*x);
+    const Cplx root = std::sqrt(b * b - 4.0 * a * c);
+    const Cplx r1 = (-b + root) / (2.0 * a), r2 = (-b - root) / (2.0 * a);
+    const Cplx best = std::abs(r1 - *lambda) <= std::abs(r2 - *lambda) ? r1 : r2;
+    if (!std::isfinite(best.real()) || !std::isfinite(best.imag())) return;
+    *lambda = best;
+  }
+}
 
 FirstOrder SolveFirstOrder(const Posture& posture, const JointCoefficients& coefficients) {
   const int n = posture.n;
@@ -36,10 +76,18 @@ FirstOrder SolveFirstOrder(const Posture& posture, const JointCoefficients& coef
   const Eigen::MatrixXcd C = TangentDamping(posture, coefficients).cast<Cplx>();
   FirstOrder out;
   out.mass_lu.compute(M);
+  const Eigen::VectorXd d = MassScaling(posture, M);
   Eigen::MatrixXcd A = Eigen::MatrixXcd::Zero(2 * n, 2 * n);
   A.topRightCorner(n, n).setIdentity();
-  A.bottomLeftCorner(n, n) = -out.mass_lu.solve(K);
-  A.bottomRightCorner(n, n) = -out.mass_lu.solve(C);
+  if (d.size() == 0) {
+    A.bottomLeftCorner(n, n) = -out.mass_lu.solve(K);
+    A.bottomRightCorner(n, n) = -out.mass_lu.solve(C);
+  } else {
+    const Eigen::MatrixXcd Ds = d.cast<Cplx>().asDiagonal();
+    const Eigen::PartialPivLU<Eigen::MatrixXcd> scaled_lu(Ds * M * Ds);
+    A.bottomLeftCorner(n, n) = -scaled_lu.solve(Ds * K * Ds);
+    A.bottomRightCorner(n, n) = -scaled_lu.solve(Ds * C * Ds);
+  }
   // A coefficient near the largest double (a sampled or typed 1e300) overflows M⁻¹K or M⁻¹C: the
   // eigensolver then returns NaN vectors, and normalising a shape by its largest entry indexed
   // out of range. Refused here, for every caller.
@@ -47,9 +95,22 @@ FirstOrder SolveFirstOrder(const Posture& posture, const JointCoefficients& coef
     throw Error("posture " + posture.name, "modes",
                 "the state matrix is not finite: a stiffness or damping coefficient is too large "
                 "(or not a number) for double precision");
-  out.solver.compute(A);
-  if (out.solver.info() != Eigen::Success || !out.solver.eigenvectors().allFinite())
+  Eigen::ComplexEigenSolver<Eigen::MatrixXcd> solver(A);
+  if (solver.info() != Eigen::Success || !solver.eigenvectors().allFinite())
     throw Error("posture " + posture.name, "modes", "the eigenvalue problem did not converge");
+  out.eigenvalues = solver.eigenvalues();
+  out.eigenvectors = solver.eigenvectors();
+  if (d.size() != 0) {
+    out.eigenvectors.topRows(n) = d.cast<Cplx>().asDiagonal() * out.eigenvectors.topRows(n);
+    for (int k = 0; k < 2 * n; ++k) {
+      Cplx lambda = out.eigenvalues(k);
+      if (!(std::abs(lambda.imag()) > 1e-9 * std::abs(lambda))) continue;  // real: no mode
+      Eigen::VectorXcd x = out.eigenvectors.col(k).head(n);
+      RefineEigenpair(M, C, K, &lambda, &x);
+      out.eigenvalues(k) = lambda;
+      out.eigenvectors.col(k) << x, lambda * x;
+    }
+  }
   return out;
 }
 
@@ -70,14 +131,13 @@ double LargestOscillating(const Eigen::VectorXcd& eigenvalues) {
   return largest;
 }
 
-std::vector<int> ModeColumns(const Eigen::ComplexEigenSolver<Eigen::MatrixXcd>& solver) {
+std::vector<int> ModeColumns(const Eigen::VectorXcd& eigenvalues) {
   std::vector<int> columns;
-  const double largest = LargestOscillating(solver.eigenvalues());
-  for (int k = 0; k < solver.eigenvalues().size(); ++k)
-    if (IsMode(solver.eigenvalues()(k)) && !IsRigidBody(solver.eigenvalues()(k), largest))
-      columns.push_back(k);
+  const double largest = LargestOscillating(eigenvalues);
+  for (int k = 0; k < eigenvalues.size(); ++k)
+    if (IsMode(eigenvalues(k)) && !IsRigidBody(eigenvalues(k), largest)) columns.push_back(k);
   std::stable_sort(columns.begin(), columns.end(), [&](int a, int b) {
-    return solver.eigenvalues()(a).imag() < solver.eigenvalues()(b).imag();
+    return eigenvalues(a).imag() < eigenvalues(b).imag();
   });
   return columns;
 }
@@ -87,23 +147,22 @@ std::vector<int> ModeColumns(const Eigen::ComplexEigenSolver<Eigen::MatrixXcd>& 
 ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coefficients) {
   const int n = posture.n;
   const FirstOrder first = SolveFirstOrder(posture, coefficients);
-  const Eigen::ComplexEigenSolver<Eigen::MatrixXcd>& solver = first.solver;
   ModalAnalysis out;
-  const double largest = LargestOscillating(solver.eigenvalues());
+  const double largest = LargestOscillating(first.eigenvalues);
   for (int k = 0; k < 2 * n; ++k) {
-    const Cplx lambda = solver.eigenvalues()(k);
+    const Cplx lambda = first.eigenvalues(k);
     if (IsRigidBody(lambda, largest))
       ++out.rigid_body_eigenvalues;
     else if (!(std::abs(lambda.imag()) > 1e-9 * std::abs(lambda)))
       out.real_eigenvalues.push_back(lambda.real());
   }
-  for (int k : ModeColumns(solver)) {
-    const Cplx lambda = solver.eigenvalues()(k);
+  for (int k : ModeColumns(first.eigenvalues)) {
+    const Cplx lambda = first.eigenvalues(k);
     Mode mode;
     mode.eigenvalue = lambda;
     mode.frequency_hz = lambda.imag() / (2.0 * M_PI);
     mode.damping_ratio = -lambda.real() / std::abs(lambda);
-    Eigen::VectorXcd shape = solver.eigenvectors().col(k).head(n);
+    Eigen::VectorXcd shape = first.eigenvectors.col(k).head(n);
     Eigen::Index largest;
     shape.cwiseAbs().maxCoeff(&largest);
     shape /= shape(largest);
@@ -128,13 +187,13 @@ std::vector<Cplx> ModeEigenvalueDerivatives(const Posture& posture,
                                             const JointCoefficients& coefficients) {
   const int n = posture.n;
   const FirstOrder first = SolveFirstOrder(posture, coefficients);
-  const Eigen::MatrixXcd& V = first.solver.eigenvectors();
+  const Eigen::MatrixXcd& V = first.eigenvectors;
   const Eigen::MatrixXcd W = V.partialPivLu().inverse();
   const int masses = static_cast<int>(posture.mass_parts.size());
   const int parts = static_cast<int>(coefficients.parts.size());
   const int stride = 3 * n + 1 + masses + parts;
   std::vector<Cplx> out;
-  for (int k : ModeColumns(first.solver)) {
+  for (int k : ModeColumns(first.eigenvalues)) {
     const Eigen::VectorXcd x = V.col(k).head(n);
     const Eigen::VectorXcd xdot = V.col(k).tail(n);
     const Eigen::RowVectorXcd w = W.row(k).tail(n);
@@ -147,7 +206,7 @@ std::vector<Cplx> ModeEigenvalueDerivatives(const Posture& posture,
       d[2 * n + j] = Cplx(0.0, -1.0) * z(j) * x(j);
     }
     d[3 * n] = -(w * xdot).value();
-    const Cplx lambda = first.solver.eigenvalues()(k);
+    const Cplx lambda = first.eigenvalues(k);
     for (int b = 0; b < masses; ++b) {
       const MassPart& part = posture.mass_parts[b];
       const Eigen::VectorXcd moved = part.gravity.cast<Cplx>() * x +
@@ -221,12 +280,12 @@ std::vector<Eigen::MatrixXcd> ModeShapeDerivatives(const Posture& posture,
                                                    const JointCoefficients& coefficients) {
   const int n = posture.n;
   const FirstOrder first = SolveFirstOrder(posture, coefficients);
-  const Eigen::MatrixXcd& V = first.solver.eigenvectors();
-  const Eigen::VectorXcd& lambdas = first.solver.eigenvalues();
+  const Eigen::MatrixXcd& V = first.eigenvectors;
+  const Eigen::VectorXcd& lambdas = first.eigenvalues;
   const Eigen::MatrixXcd W = V.partialPivLu().inverse();
   const Eigen::MatrixXcd mass = MassMatrix(posture, coefficients).cast<Cplx>();
   std::vector<Eigen::MatrixXcd> out;
-  for (int k : ModeColumns(first.solver)) {
+  for (int k : ModeColumns(first.eigenvalues)) {
     const Eigen::VectorXcd x = V.col(k).head(n), xdot = V.col(k).tail(n);
     const Eigen::MatrixXcd forces = MovingForces(posture, coefficients, mass, x, xdot, lambdas(k));
     // W·dA·v_k with dA v_k = [0; −M⁻¹U]: only W's right half meets it.
