@@ -16,6 +16,7 @@
 #include "frfit/fleet/fleet_mpi.h"
 #include "frfit/fleet/fleet_outcome_json.h"
 #include "frfit/fleet/fleet_run.h"
+#include "round_trip_checks.h"
 
 namespace frfit {
 namespace {
@@ -112,23 +113,8 @@ TEST(FleetShard, CheckpointsAreNamedPerRankAndAnotherRankCountsAreRefused) {
 
 // --- the outcome's JSON ------------------------------------------------------------------------
 
-// How many fields an aggregate has: the most AnyField initialisers T{...} accepts.
-struct AnyField {
-  template <class T>
-  operator T() const;
-};
-template <class T, class... Fields>
-constexpr size_t FieldCount() {
-  if constexpr (requires { T{Fields{}..., AnyField{}}; })
-    return FieldCount<T, Fields..., AnyField>();
-  else
-    return sizeof...(Fields);
-}
-
-void ExpectSameBits(double a, double b, const std::string& field) {
-  EXPECT_EQ(std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b))
-      << field << ": " << a << " vs " << b;
-}
+using round_trip::ExpectSameBits;
+using round_trip::FieldCount;
 
 TEST(FleetOutcomeJson, RoundTripKeepsEveryFieldBitForBit) {
   // A field added to these structs must be handed from rank to rank too: extend

@@ -6,9 +6,7 @@
 // read and compared. Fields the file does not hold are listed and skipped on purpose.
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <cmath>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -23,28 +21,17 @@
 #include "frfit/results/fit_result.h"
 #include "frfit/results/identifiability_io.h"
 #include "frfit/results/model_check_io.h"
+#include "round_trip_checks.h"
 #include "test_support.h"
 
 namespace frfit {
 namespace {
 
-// How many fields an aggregate has (the largest brace list it takes).
-struct AnyField {
-  template <class T>
-  operator T() const;
-};
-template <class T, class... Fields>
-constexpr size_t FieldCount() {
-  if constexpr (requires { T{Fields{}..., AnyField{}}; })
-    return FieldCount<T, Fields..., AnyField>();
-  else
-    return sizeof...(Fields);
-}
+using round_trip::FieldCount;
 
 // Equal to the bit, NaN included (the file keeps doubles as they are).
 void ExpectSame(double a, double b, const std::string& field) {
-  EXPECT_EQ(std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b))
-      << field << ": " << a << " vs " << b;
+  round_trip::ExpectSameBits(a, b, field);
 }
 void ExpectSame(const std::vector<double>& a, const std::vector<double>& b,
                 const std::string& field) {
