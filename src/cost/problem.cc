@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "frfit/common/error.h"
+#include "frfit/cost/residual_weight.h"
 #include "frfit/modal/ema.h"
 #include "kernels/det_math.h"
 #include "kernels/line_cost.h"
@@ -61,16 +62,6 @@ CostOptions WithEmaPeaks(const FrfSet& prepared, const CostOptions& cost, const 
                 "expected the measured FRFs to show stable modes in the band, found none" + why +
                     " (give peak_frequencies_hz or set ema_peaks: false)");
   return out;
-}
-
-// The maximum-likelihood weight of one residual: 1/σ²_log = |H|²/σ² for the log costs (σ²_log
-// ≈ σ²/|H|² is the variance of log H_measured), 1/σ² for the linear one. A variance of 0 (a
-// noise-free file) is held at double precision's relative floor; an infinite one weighs nothing.
-double InverseNoiseVariance(const CostOptions& cost, std::complex<double> h, double variance) {
-  variance = std::max(variance, 1e-28 * std::norm(h));
-  if (!(variance < std::numeric_limits<double>::infinity())) return 0.0;
-  if (!(variance > 0.0)) variance = std::numeric_limits<double>::min();  // h = 0 and σ = 0
-  return cost.type == CostType::kNormalizedComplex ? 1.0 / variance : std::norm(h) / variance;
 }
 
 // The prepared set's noise model as cost.noise asks: the file's, or estimated from the data.
@@ -186,7 +177,7 @@ std::vector<double> ComputeWeights(const FrfSet& set, const CostOptions& cost) {
     if (set.noise_variance.empty())
       throw Error("", "cost.weights.mode", "noise weights need a noise model (cost.noise)");
     for (size_t i = 0; i < weights.size(); ++i)
-      if (weights[i] != 0.0) weights[i] = InverseNoiseVariance(cost, set.H[i], set.noise_variance[i]);
+      if (weights[i] != 0.0) weights[i] = InverseNoiseVariance(cost.type, set.H[i], set.noise_variance[i]);
     return weights;
   }
   if (w.mode == WeightMode::kBands) {
@@ -335,7 +326,7 @@ std::vector<double> NoiseWeightsAtModel(const ProblemPosture& posture, const Frf
       const double a = posture.noise_estimate.relative[e], b = posture.noise_estimate.floor[e];
       variance = a * a * std::norm(model.H[i]) + b * b;
     }
-    weights[i] = InverseNoiseVariance(cost, model.H[i], variance);
+    weights[i] = InverseNoiseVariance(cost.type, model.H[i], variance);
     if (weights[i] == 0.0) weights[i] = std::numeric_limits<double>::min();  // stays fitted
   }
   return weights;
@@ -434,8 +425,7 @@ PackedProblem Pack(const Problem& problem) {
     }
     // Noise weights are inverse variances already: the cost is then a χ² as it stands. So are a
     // static test's.
-    if (cost_kind == kernels::kCostNormalizedComplex && norm > 0.0 && !pp.is_static &&
-        problem.cost.weights.mode != WeightMode::kNoise)
+    if (NormalizesWeights(problem.cost, pp.is_static) && norm > 0.0)
       for (double& w : p.weight) w /= norm;
     packed.postures.push_back(std::move(p));
   }
