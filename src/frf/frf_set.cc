@@ -1,6 +1,7 @@
 #include "frfit/frf/frf_set.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "frfit/common/error.h"
@@ -50,6 +51,13 @@ void ValidateNoise(const FrfSet& set, const std::string& source) {
 }
 
 }  // namespace
+
+double ExponentialWindowTauOf(const std::vector<std::pair<std::string, std::string>>& provenance) {
+  double tau = std::numeric_limits<double>::infinity();
+  for (const auto& [key, value] : provenance)
+    if (key == "exponential_window_tau_s") tau = std::strtod(value.c_str(), nullptr);
+  return tau > 0.0 && std::isfinite(tau) ? tau : std::numeric_limits<double>::infinity();
+}
 
 double VarianceFromCoherence(std::complex<double> h, double coherence, int averages) {
   if (averages < kMinAveragesForNoise)

@@ -293,6 +293,7 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
                     {"averages_per_axis", std::to_string(result.averages_per_axis[0]) + "," +
                                               std::to_string(result.averages_per_axis[1]) + "," +
                                               std::to_string(result.averages_per_axis[2])}};
+  set.exponential_window_tau_s = ExponentialWindowTauOf(set.provenance);  // as a reader sees it
   Validate(set, recordings.front().source);
   return result;
 }

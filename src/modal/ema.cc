@@ -58,6 +58,17 @@ std::optional<FrfSet> WithEstimatedNoise(const FrfSet& set, const std::string& s
   }
 }
 
+// Moves the modes' poles back by +1/τ, so that their damping is the structure's (the frequency,
+// Im λ, is unchanged); nothing for τ = +inf.
+void RemoveExponentialWindow(double tau_s, EmaResult* result) {
+  result->exponential_window_tau_s = tau_s;
+  if (!std::isfinite(tau_s)) return;
+  for (EmaMode& m : result->modes) {
+    m.mode.eigenvalue += 1.0 / tau_s;
+    m.mode.damping_ratio = -m.mode.eigenvalue.real() / std::abs(m.mode.eigenvalue);
+  }
+}
+
 }  // namespace
 
 bool EmaOptions::IsValid(std::string* error) const {
@@ -235,6 +246,7 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
                              set.H.begin() + k * 9 + 9);
   }
   result.synthesized = fit.synthesized;
+  RemoveExponentialWindow(set.exponential_window_tau_s, &result);
   return result;
 }
 
@@ -272,21 +284,6 @@ std::string DescribeMethod(const EmaResult& r) {
          " stable poles and a misfit growth without it >= " + Percent(c.min_contribution) +
          " (the misfit of the modal model without it, relative, minus 1); poles refined by an "
          "output-error fit, shapes by LSFD";
-}
-
-double ExponentialWindowTau(const FrfSet& set) {
-  double tau = std::numeric_limits<double>::infinity();
-  for (const auto& [key, value] : set.provenance)
-    if (key == "exponential_window_tau_s") tau = std::strtod(value.c_str(), nullptr);
-  return tau > 0.0 && std::isfinite(tau) ? tau : std::numeric_limits<double>::infinity();
-}
-
-void RemoveExponentialWindow(double tau_s, EmaResult* result) {
-  if (!std::isfinite(tau_s)) return;
-  for (EmaMode& m : result->modes) {
-    m.mode.eigenvalue += 1.0 / tau_s;
-    m.mode.damping_ratio = -m.mode.eigenvalue.real() / std::abs(m.mode.eigenvalue);
-  }
 }
 
 }  // namespace frfit

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <complex>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ struct FrfSet {
   int averages = 0;
   // Where the data came from (free text pairs: "model", "parameters", "source_file", ...).
   std::vector<std::pair<std::string, std::string>> provenance;
+  // The exponential window exp(−t/τ) the FRFs were measured under (frfit frf
+  // --exponential-window): its τ in seconds, +inf for none. It moves every pole by −1/τ; the EMA
+  // takes that out (modal/ema.h). Files record it as the provenance's exponential_window_tau_s,
+  // which the readers turn into this field (ExponentialWindowTauOf).
+  double exponential_window_tau_s = std::numeric_limits<double>::infinity();
 
   int num_lines() const { return static_cast<int>(frequency_hz.size()); }
   std::complex<double>& at(int line, int i, int j) { return H[line * 9 + EntryIndex(i, j)]; }
@@ -48,6 +54,10 @@ struct FrfSet {
     return H[line * 9 + EntryIndex(i, j)];
   }
 };
+
+// The exponential window's τ a provenance records (exponential_window_tau_s, the last one given),
+// +inf when it records none or no τ > 0.
+double ExponentialWindowTauOf(const std::vector<std::pair<std::string, std::string>>& provenance);
 
 // Checks sizes, finiteness and ordering; throws Error naming `source` and the offending field.
 void Validate(const FrfSet& set, const std::string& source);
