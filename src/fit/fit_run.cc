@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
 #include "frfit/common/rng.h"
@@ -19,16 +20,23 @@ const std::vector<double> kNothing;
 
 }  // namespace
 
-std::string ToString(FitPhase phase) {
-  switch (phase) {
-    case FitPhase::kGeneticAlgorithm: return "ga";
-    case FitPhase::kNelderMead: return "nm";
-    case FitPhase::kLevenbergMarquardt:
-      return "lm";
-    case FitPhase::kDone: return "done";
-  }
-  return "unknown";
-}
+constexpr std::pair<FitPhase, const char*> kPhases[] = {{FitPhase::kGeneticAlgorithm, "ga"},
+                                                        {FitPhase::kNelderMead, "nm"},
+                                                        {FitPhase::kLevenbergMarquardt, "lm"},
+                                                        {FitPhase::kDone, "done"}};
+// The names results and checkpoints give; kOlderTerminations: earlier names, still read.
+constexpr std::pair<FitTermination, const char*> kTerminations[] = {
+    {FitTermination::kNotDone, "not_done"},
+    {FitTermination::kCostBelowTolerance, "cost_below_tolerance"},
+    {FitTermination::kCycleLimit, "cycle_limit"},
+    {FitTermination::kCostPlateau, "cost_plateau"},
+    {FitTermination::kConverged, "converged"}};
+constexpr std::pair<FitTermination, const char*> kOlderTerminations[] = {
+    {FitTermination::kCostBelowTolerance, "fitness_tolerance"},
+    {FitTermination::kCycleLimit, "max_cycles"},
+    {FitTermination::kCostPlateau, "stalled"}};
+
+std::string ToString(FitPhase phase) { return EnumName(kPhases, phase); }
 
 int PhaseCode(FitPhase phase) {
   return phase == FitPhase::kNelderMead ? 1 : phase == FitPhase::kLevenbergMarquardt ? 2 : 0;
@@ -42,30 +50,10 @@ bool PhaseFromCode(int code, FitPhase* phase) {
   return true;
 }
 
-std::string ToString(FitTermination t) {
-  switch (t) {
-    case FitTermination::kNotDone: return "not_done";
-    case FitTermination::kCostBelowTolerance: return "cost_below_tolerance";
-    case FitTermination::kCycleLimit: return "cycle_limit";
-    case FitTermination::kCostPlateau: return "cost_plateau";
-    case FitTermination::kConverged:
-      return "converged";
-  }
-  return "unknown";
-}
-
+std::string ToString(FitTermination t) { return EnumName(kTerminations, t); }
 bool FromString(const std::string& text, FitTermination* termination) {
-  for (FitTermination t : {FitTermination::kNotDone, FitTermination::kCostBelowTolerance,
-                           FitTermination::kCycleLimit, FitTermination::kCostPlateau,
-                           FitTermination::kConverged})
-    if (ToString(t) == text) return *termination = t, true;
-  const std::pair<const char*, FitTermination> older[] = {
-      {"fitness_tolerance", FitTermination::kCostBelowTolerance},
-      {"max_cycles", FitTermination::kCycleLimit},
-      {"stalled", FitTermination::kCostPlateau}};
-  for (const auto& [name, t] : older)
-    if (text == name) return *termination = t, true;
-  return false;
+  return EnumFromName(kTerminations, text, termination) ||
+         EnumFromName(kOlderTerminations, text, termination);
 }
 
 std::string TerminationMeaning(const std::string& termination) {

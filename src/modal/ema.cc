@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/frf/noise_estimate.h"
 #include "frfit/modal/lscf.h"
@@ -250,9 +251,11 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
   return result;
 }
 
-std::string ToString(EmaDropReason reason) {
-  return reason == EmaDropReason::kFewStablePoles ? "few_stable_poles" : "contribution";
-}
+constexpr std::pair<EmaDropReason, const char*> kDropReasons[] = {
+    {EmaDropReason::kFewStablePoles, "few_stable_poles"},
+    {EmaDropReason::kContribution, "contribution"}};
+
+std::string ToString(EmaDropReason reason) { return EnumName(kDropReasons, reason); }
 
 std::string DescribeDropped(const EmaDropped& d, const EmaResult& r) {
   if (d.reason == EmaDropReason::kFewStablePoles)
