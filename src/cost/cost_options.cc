@@ -14,11 +14,6 @@ constexpr std::pair<CostType, const char*> kCostTypes[] = {
     {CostType::kNormalizedComplex, "normalized_complex"}};
 constexpr std::pair<PhaseMode, const char*> kPhaseModes[] = {
     {PhaseMode::kWrapped, "wrapped"}, {PhaseMode::kPrincipalLogs, "principal_logs"}};
-constexpr std::pair<Symmetrization, const char*> kSymmetrizations[] = {
-    {Symmetrization::kNone, "none"},
-    {Symmetrization::kMirrorUpper, "mirror_upper"},
-    {Symmetrization::kMirrorLower, "mirror_lower"},
-    {Symmetrization::kAverage, "average"}};
 constexpr std::pair<WeightMode, const char*> kWeightModes[] = {{WeightMode::kPeaks, "peaks"},
                                                                {WeightMode::kUniform, "uniform"},
                                                                {WeightMode::kBands, "bands"},
@@ -36,10 +31,6 @@ std::string ToString(CostType v) { return EnumName(kCostTypes, v); }
 bool FromString(const std::string& t, CostType* v) { return EnumFromName(kCostTypes, t, v); }
 std::string ToString(PhaseMode v) { return EnumName(kPhaseModes, v); }
 bool FromString(const std::string& t, PhaseMode* v) { return EnumFromName(kPhaseModes, t, v); }
-std::string ToString(Symmetrization v) { return EnumName(kSymmetrizations, v); }
-bool FromString(const std::string& t, Symmetrization* v) {
-  return EnumFromName(kSymmetrizations, t, v);
-}
 std::string ToString(WeightMode v) { return EnumName(kWeightModes, v); }
 bool FromString(const std::string& t, WeightMode* v) { return EnumFromName(kWeightModes, t, v); }
 std::string ToString(LossType v) { return EnumName(kLossTypes, v); }

@@ -13,36 +13,6 @@
 namespace frfit {
 namespace {
 
-FrfSet Symmetrize(const FrfSet& set, Symmetrization mode) {
-  if (mode == Symmetrization::kNone) return set;
-  FrfSet out = set;
-  out.coherence.clear();  // of the entries as measured, not of their mirror or mean
-  out.averages = 0;
-  for (int i = 0; i < 3; ++i)
-    for (int j = i + 1; j < 3; ++j) {
-      const int upper = EntryIndex(i, j), lower = EntryIndex(j, i);
-      const bool has_upper = set.present[upper], has_lower = set.present[lower];
-      for (int k = 0; k < set.num_lines(); ++k) {
-        const auto hu = set.H[k * 9 + upper], hl = set.H[k * 9 + lower];
-        std::complex<double> value;
-        if (mode == Symmetrization::kMirrorUpper) value = has_upper ? hu : hl;
-        else if (mode == Symmetrization::kMirrorLower) value = has_lower ? hl : hu;
-        else value = has_upper && has_lower ? 0.5 * (hu + hl) : (has_upper ? hu : hl);
-        out.H[k * 9 + upper] = out.H[k * 9 + lower] = value;
-        if (!set.noise_variance.empty()) {
-          const double vu = set.noise_variance[k * 9 + upper], vl = set.noise_variance[k * 9 + lower];
-          double v;
-          if (mode == Symmetrization::kMirrorUpper) v = has_upper ? vu : vl;
-          else if (mode == Symmetrization::kMirrorLower) v = has_lower ? vl : vu;
-          else v = has_upper && has_lower ? 0.25 * (vu + vl) : (has_upper ? vu : vl);
-          out.noise_variance[k * 9 + upper] = out.noise_variance[k * 9 + lower] = v;
-        }
-      }
-      out.present[upper] = out.present[lower] = has_upper || has_lower;
-    }
-  return out;
-}
-
 bool Bad(std::complex<double> h) {
   return !std::isfinite(h.real()) || !std::isfinite(h.imag()) || (h.real() == 0.0 && h.imag() == 0.0);
 }

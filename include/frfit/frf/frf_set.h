@@ -66,6 +66,20 @@ void Validate(const FrfSet& set, const std::string& source);
 // variance by ω^(2Δorder)). Converting to a lower order at a 0 Hz line is an error.
 FrfSet ConvertFormat(const FrfSet& set, FrfFormat to);
 
+// The model is reciprocal (H_s = H_sᵀ); measured cross FRFs usually are not. Before a fit
+// compares them (cost.symmetrization):
+//   none          — fit the cross FRFs as measured
+//   mirror_upper  — replace H_ji (i < j) by H_ij      mirror_lower — replace H_ij (i < j) by H_ji
+//   average       — replace both by (H_ij + H_ji)/2
+enum class Symmetrization { kNone, kMirrorUpper, kMirrorLower, kAverage };
+std::string ToString(Symmetrization mode);
+bool FromString(const std::string& text, Symmetrization* mode);
+
+// The set made reciprocal as `mode` says, with the noise variance to match (the mean's is a
+// quarter of the sum); an entry of a pair that is absent takes its partner's value. The coherence
+// and its averages are dropped: they are the measured entries', not their mirror's or mean's.
+FrfSet Symmetrize(const FrfSet& set, Symmetrization mode);
+
 // The same set on the given lines only (indices into set's lines, increasing), with their noise
 // variance and coherence.
 FrfSet SelectLines(const FrfSet& set, const std::vector<int>& lines);
