@@ -14,7 +14,7 @@
 #include "frfit/common/error.h"
 #include "frfit/impact/impact_frf.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/output_path.h"
 #include "frfit/io/time_hdf5.h"
 #include "frfit/io/uff_time.h"
 #include "frfit/report/impact_report.h"

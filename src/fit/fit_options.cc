@@ -8,7 +8,7 @@
 #include "frfit/common/error.h"
 #include "frfit/fit/constraints.h"
 #include "frfit/frf/frf_set.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 
 namespace frfit {
 namespace {

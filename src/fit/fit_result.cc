@@ -16,8 +16,8 @@
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/atomic_file.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/atomic_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/model/joint_coefficients.h"
 
 namespace frfit {

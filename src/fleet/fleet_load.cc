@@ -11,7 +11,7 @@
 #include "frfit/common/hashing.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/output_path.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/fleet/fleet_shard.h"
 #include "src/fleet/fleet_night.h"

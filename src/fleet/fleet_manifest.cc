@@ -6,7 +6,7 @@
 
 #include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 
 #include "frfit/common/hashing.h"
 

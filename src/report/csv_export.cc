@@ -15,7 +15,7 @@
 #include "frfit/fit/modal_comparison.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/modal/stabilisation.h"
 
 namespace frfit {

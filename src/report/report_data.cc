@@ -11,7 +11,7 @@
 #include "frfit/fit/modal_comparison.h"
 #include "frfit/fit/model_check_io.h"
 #include "frfit/io/ema_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit {
 namespace {

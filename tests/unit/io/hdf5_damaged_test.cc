@@ -17,7 +17,7 @@
 #include "frfit/fit/fit_result.h"
 #include "frfit/fit/model_check_io.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "test_support.h"
 
 namespace frfit {
