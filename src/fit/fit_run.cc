@@ -37,6 +37,9 @@ constexpr std::pair<FitTermination, const char*> kOlderTerminations[] = {
     {FitTermination::kCostPlateau, "stalled"}};
 
 std::string ToString(FitPhase phase) { return EnumName(kPhases, phase); }
+static bool FromString(const std::string& text, FitPhase* phase) {
+  return EnumFromName(kPhases, text, phase);
+}
 
 int PhaseCode(FitPhase phase) {
   return phase == FitPhase::kNelderMead ? 1 : phase == FitPhase::kLevenbergMarquardt ? 2 : 0;
@@ -391,10 +394,7 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
   try {
     seed_ = std::stoull(j.at("seed").get<std::string>());
     const std::string phase = j.at("phase").get<std::string>();
-    phase_ = phase == "ga"   ? FitPhase::kGeneticAlgorithm
-             : phase == "nm" ? FitPhase::kNelderMead
-             : phase == "lm" ? FitPhase::kLevenbergMarquardt
-                             : FitPhase::kDone;
+    if (!FromString(phase, &phase_)) phase_ = FitPhase::kDone;
     auto termination = [&ctx](const std::string& text) {
       FitTermination out = FitTermination::kNotDone;
       if (!FromString(text, &out))
@@ -449,9 +449,9 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
         HistoryRow r;
         r.cycle = row.at(0).get<int>();
         const std::string phase = row.at(1).get<std::string>();
-        r.phase = phase == "ga"   ? FitPhase::kGeneticAlgorithm
-                  : phase == "lm" ? FitPhase::kLevenbergMarquardt
-                                  : FitPhase::kNelderMead;
+        // A row is a GA generation, an LM step or else a Nelder–Mead one.
+        if (!FromString(phase, &r.phase) || r.phase == FitPhase::kDone)
+          r.phase = FitPhase::kNelderMead;
         r.step = row.at(2).get<int>();
         r.evaluations = row.at(3).get<std::int64_t>();
         r.best_cost = DoubleFromHex(row.at(4).get<std::string>(), ctx + ".history");
