@@ -939,8 +939,8 @@ TEST_F(FleetTest, FleetShortPathOnUnchangedDataStopsAtThePreviousResult) {
     EXPECT_EQ(r["path"], "short") << name;
     EXPECT_EQ(r["evaluations"].get<long long>(), expected) << name;
     EXPECT_FALSE(r["drift"]["flagged"].get<bool>()) << name;
-    const FitResult previous =
-        ReadFitResultSummary(Path(std::string("runs/night1/") + name + ".h5"));
+    const FitResult previous = ReadFitResult(Path(std::string("runs/night1/") + name + ".h5"),
+                                             FitResultSections::kSummary);
     for (const ParameterIdentifiability& p : previous.identifiability.per_parameter) {
       const double moved = r["parameters"][p.name].get<double>() - p.value;
       EXPECT_LE(std::fabs(moved), 0.05 * p.std_absolute) << name << " " << p.name;
