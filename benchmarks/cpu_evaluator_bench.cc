@@ -57,7 +57,7 @@
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"
 #include "kernels/line_normal.h"
-#include "src/evaluator/cpu_line_kernels.h"
+#include "src/evaluator/cpu/cpu_line_kernels.h"
 
 namespace frfit {
 namespace {

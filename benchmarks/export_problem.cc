@@ -28,7 +28,7 @@
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/parameter_map.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit {

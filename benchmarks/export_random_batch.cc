@@ -21,7 +21,7 @@
 #include "benchmarks/random_batch.h"
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "kernels/line_cost.h"
 
 namespace frfit {

@@ -23,7 +23,7 @@
 #include "frfit/evaluator/evaluator.h"
 #if defined(FRFIT_HAVE_CUDA)
 #include "frfit/evaluator/cuda_backend.h"
-#include "kernels/cuda_batched_tier.h"
+#include "src/evaluator/cuda/cuda_batched_tier.h"
 #endif
 
 namespace frfit {

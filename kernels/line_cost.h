@@ -11,7 +11,7 @@
 //
 // The numbers are Reals (kernels/real.h): doubles for one line, or SIMD vectors holding one line
 // per slot, each slot doing the double's operations in the double's order (the cpu backend's
-// vector path, src/evaluator/cpu_line_kernels.cc). What differs between slots — pivot rows,
+// vector path, src/evaluator/cpu/cpu_line_kernels.cc). What differs between slots — pivot rows,
 // singular systems, unweighted entries — is chosen per slot with masks.
 #pragma once
 

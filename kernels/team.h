@@ -1,8 +1,8 @@
 // A team is the set of lanes that share the work of one frequency line (kernels/line_cost.h):
 // one host thread or one GPU thread (SerialTeam, this file), a GPU tile of 8–32 threads
-// (kernels/tile_team.cuh), or host threads standing in for a tile in the tests. Every element of
-// a line's arrays is computed by exactly one lane with the same operations in the same order,
-// whatever the team, so the team changes who computes an element, never its bits.
+// (src/evaluator/cuda/tile_team.cuh), or host threads standing in for a tile in the tests. Every
+// element of a line's arrays is computed by exactly one lane with the same operations in the same
+// order, whatever the team, so the team changes who computes an element, never its bits.
 //
 // What a team provides:
 //   lane(), size()       this lane's index and the team's size;

@@ -11,7 +11,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fleet/fleet_generator.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 
 namespace {
 

@@ -102,6 +102,7 @@ void RegisterFrf(py::module_& m) {
              if (!set.noise_variance.empty()) set.noise_source = "variance";
              for (const auto& [key, value] : provenance)
                set.provenance.emplace_back(py::str(key), py::str(value));
+             set.exponential_window_tau_s = ExponentialWindowTauOf(set.provenance);
              WarningsToPython warnings;
              Validate(set, "FrfSet");
              if (!set.coherence.empty() && set.noise_variance.empty()) NoiseFromCoherence(&set, "FrfSet");

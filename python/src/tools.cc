@@ -52,8 +52,7 @@ py::dict Ema(const py::object& frf, const py::object& band, int max_order, const
     py::gil_scoped_release release;
     r = EstimateModes(set, options, source);
   }
-  const double tau = ExponentialWindowTau(set);
-  RemoveExponentialWindow(tau, &r);
+  const double tau = r.exponential_window_tau_s;  // taken out of the modes by the EMA
   if (!out.is_none()) WriteEmaResult(py::str(py::module_::import("os").attr("fspath")(out)), r);
 
   std::vector<double> f, zeta, f_sigma, zeta_sigma, explained, contribution, mpc, mpd;

@@ -6,7 +6,7 @@
 #include "frfit/campaign/campaign_hdf5.h"
 #include "frfit/common/error.h"
 #include "frfit/io/ema_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit::campaign {
 namespace {

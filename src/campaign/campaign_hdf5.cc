@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "frfit/common/error.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit::campaign {
 namespace {

@@ -14,7 +14,7 @@
 #include "frfit/campaign/campaign_uff.h"
 #include "frfit/common/error.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/output_path.h"
 
 namespace frfit::cli {
 namespace {

@@ -11,7 +11,7 @@
 #include "frfit/common/error.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/output_path.h"
 #include "frfit/io/uff.h"
 
 namespace frfit::cli {

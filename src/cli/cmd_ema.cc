@@ -2,6 +2,7 @@
 // model orders, the stable ones chosen from the stabilisation diagram, shapes by LSFD
 // (docs/ema.md).
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <cstdio>
 #include <filesystem>
@@ -129,20 +130,19 @@ void WarnChangedOptions(const EmaOptions& asked, const EmaResult& r) {
              std::to_string(r.min_stable_poles));
 }
 
-// The exponential window's damping taken out of the modes (modal/ema.h), each mode's damping
-// before and after said on stderr. Returns τ (+inf: no window recorded).
-double CorrectExponentialWindow(const FrfSet& set, EmaResult* r) {
-  const double tau = ExponentialWindowTau(set);
-  std::vector<double> before;
-  for (const EmaMode& m : r->modes) before.push_back(m.mode.damping_ratio);
-  RemoveExponentialWindow(tau, r);
-  if (std::isfinite(tau))
-    for (size_t k = 0; k < r->modes.size(); ++k)
-      std::fprintf(stderr,
-                   "ema: mode at %.4g Hz: damping ratio %.4g %% measured, %.4g %% after removing "
-                   "the exponential window's (tau %.6g s)\n",
-                   r->modes[k].mode.frequency_hz, 100 * before[k], 100 * r->modes[k].mode.damping_ratio, tau);
-  return tau;
+// The exponential window's damping the EMA took out of the modes (modal/ema.h): each mode's
+// damping as measured (its pole moved back by −1/τ) and after, said on stderr.
+void SayExponentialWindow(const EmaResult& r) {
+  const double tau = r.exponential_window_tau_s;
+  if (!std::isfinite(tau)) return;
+  for (const EmaMode& m : r.modes) {
+    const std::complex<double> measured = m.mode.eigenvalue - 1.0 / tau;
+    std::fprintf(stderr,
+                 "ema: mode at %.4g Hz: damping ratio %.4g %% measured, %.4g %% after removing "
+                 "the exponential window's (tau %.6g s)\n",
+                 m.mode.frequency_hz, -100 * measured.real() / std::abs(measured),
+                 100 * m.mode.damping_ratio, tau);
+  }
 }
 
 // The options every frfit ema takes, checked; Error names the option.
@@ -213,13 +213,13 @@ int RunEma(int argc, char** argv) {
   options.progress = meter.Callback();
   EmaResult r = EstimateModes(set, options, frf);
   r.options.progress = nullptr;  // the result outlives nothing of the meter's
-  const double window_tau_s = CorrectExponentialWindow(set, &r);
+  SayExponentialWindow(r);
   WarnChangedOptions(options, r);
   if (!out.empty()) WriteEmaResult(out, r);
 
   if (args.Flag("json")) {
     nlohmann::ordered_json j = ToJson(r, out);
-    j["exponential_window_tau_s"] = JsonNumber(window_tau_s);
+    j["exponential_window_tau_s"] = JsonNumber(r.exponential_window_tau_s);
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }

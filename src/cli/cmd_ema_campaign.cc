@@ -17,8 +17,8 @@
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
 #include "frfit/common/warning.h"
-#include "frfit/io/hdf5_file.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/hdf5_file.h"
+#include "frfit/files/output_path.h"
 
 namespace frfit::cli {
 namespace {

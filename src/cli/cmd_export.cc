@@ -11,9 +11,9 @@
 #include "frfit/campaign/campaign_ema_hdf5.h"
 #include "frfit/campaign/campaign_export.h"
 #include "frfit/common/error.h"
-#include "frfit/io/hdf5_file.h"
-#include "frfit/io/atomic_file.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/hdf5_file.h"
+#include "frfit/files/atomic_file.h"
+#include "frfit/files/output_path.h"
 #include "frfit/report/csv_export.h"
 
 namespace frfit::cli {

@@ -20,8 +20,8 @@
 #include "frfit/fit/fit.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/reduce_problem.h"
-#include "frfit/io/atomic_file.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/atomic_file.h"
+#include "frfit/files/output_path.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit::cli {

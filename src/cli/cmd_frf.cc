@@ -14,7 +14,7 @@
 #include "frfit/common/error.h"
 #include "frfit/impact/impact_frf.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/output_path.h"
 #include "frfit/io/time_hdf5.h"
 #include "frfit/io/uff_time.h"
 #include "frfit/report/impact_report.h"
@@ -50,7 +50,7 @@ void ParseExponential(const std::string& text, ExponentialWindowOptions* w) {
   if (text.rfind("tau=", 0) == 0) w->tau_s = Number(text.substr(4), "--exponential-window");
   else if (text.rfind("end=", 0) == 0) w->end_value = Number(text.substr(4), "--exponential-window");
   else throw Error(kCommand, "--exponential-window", expected);
-  if (!w->enabled() || !w->Check().empty()) throw Error(kCommand, "--exponential-window", expected);
+  if (!w->enabled() || !w->IsValid(nullptr)) throw Error(kCommand, "--exponential-window", expected);
 }
 
 // none | MARGIN:TAPER (seconds)
@@ -64,7 +64,7 @@ void ParseForceWindow(const std::string& text, ForceWindowOptions* w) {
   if (colon == std::string::npos) throw Error(kCommand, "--force-window", expected);
   w->margin_s = Number(text.substr(0, colon), "--force-window");
   w->taper_s = Number(text.substr(colon + 1), "--force-window");
-  if (!w->Check().empty()) throw Error(kCommand, "--force-window", expected);
+  if (!w->IsValid(nullptr)) throw Error(kCommand, "--force-window", expected);
 }
 
 double Positive(const Args& args, const std::string& name, double fallback, bool zero_ok) {

@@ -9,9 +9,9 @@
 #include "progress.h"
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/io/lobes_hdf5.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/output_path.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/predict/lobes_model.h"
 

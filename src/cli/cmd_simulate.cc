@@ -9,7 +9,7 @@
 #include "frfit/frf/measurement_noise.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/output_path.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 

@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "frfit/common/error.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "help.h"
 
 namespace {

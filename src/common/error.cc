@@ -24,6 +24,11 @@ Error::Error(const std::string& file, const std::string& field, const std::strin
 
 Error::Error(const std::string& message) : std::runtime_error(message) {}
 
+bool Invalid(std::string* error, const std::string& why) {
+  if (error) *error = why;
+  return false;
+}
+
 void Require(bool ok, const std::string& file, const std::string& field,
              const std::string& expected, const std::string& got) {
   if (!ok) throw Error(file, field, "expected " + expected + ", got " + got);

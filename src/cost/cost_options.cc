@@ -2,60 +2,41 @@
 
 #include <cmath>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 
 namespace frfit {
 namespace {
 
-template <typename E, size_t N>
-bool Lookup(const std::pair<E, const char*> (&table)[N], const std::string& text, E* out) {
-  for (const auto& [value, name] : table)
-    if (text == name) return *out = value, true;
-  return false;
-}
-template <typename E, size_t N>
-std::string Name(const std::pair<E, const char*> (&table)[N], E value) {
-  for (const auto& [v, name] : table)
-    if (v == value) return name;
-  return "unknown";
-}
-
-const std::pair<CostType, const char*> kCostTypes[] = {
+constexpr std::pair<CostType, const char*> kCostTypes[] = {
     {CostType::kLogComplex, "log_complex"},
     {CostType::kLogMagnitude, "log_magnitude"},
     {CostType::kNormalizedComplex, "normalized_complex"}};
-const std::pair<PhaseMode, const char*> kPhaseModes[] = {
+constexpr std::pair<PhaseMode, const char*> kPhaseModes[] = {
     {PhaseMode::kWrapped, "wrapped"}, {PhaseMode::kPrincipalLogs, "principal_logs"}};
-const std::pair<Symmetrization, const char*> kSymmetrizations[] = {
-    {Symmetrization::kNone, "none"},
-    {Symmetrization::kMirrorUpper, "mirror_upper"},
-    {Symmetrization::kMirrorLower, "mirror_lower"},
-    {Symmetrization::kAverage, "average"}};
-const std::pair<WeightMode, const char*> kWeightModes[] = {
-    {WeightMode::kPeaks, "peaks"},
-    {WeightMode::kUniform, "uniform"},
-    {WeightMode::kBands, "bands"},
-    {WeightMode::kNoise, "noise"}};
-const std::pair<LossType, const char*> kLossTypes[] = {
+constexpr std::pair<WeightMode, const char*> kWeightModes[] = {{WeightMode::kPeaks, "peaks"},
+                                                               {WeightMode::kUniform, "uniform"},
+                                                               {WeightMode::kBands, "bands"},
+                                                               {WeightMode::kNoise, "noise"}};
+constexpr std::pair<LossType, const char*> kLossTypes[] = {
     {LossType::kNone, "none"}, {LossType::kHuber, "huber"}, {LossType::kCauchy, "cauchy"}};
-const std::pair<NoiseSource, const char*> kNoiseSources[] = {{NoiseSource::kAuto, "auto"},
-                                                             {NoiseSource::kFile, "file"},
-                                                             {NoiseSource::kEstimate, "estimate"}};
+constexpr std::pair<NoiseSource, const char*> kNoiseSources[] = {
+    {NoiseSource::kAuto, "auto"},
+    {NoiseSource::kFile, "file"},
+    {NoiseSource::kEstimate, "estimate"}};
 
 }  // namespace
 
-std::string ToString(CostType v) { return Name(kCostTypes, v); }
-bool FromString(const std::string& t, CostType* v) { return Lookup(kCostTypes, t, v); }
-std::string ToString(PhaseMode v) { return Name(kPhaseModes, v); }
-bool FromString(const std::string& t, PhaseMode* v) { return Lookup(kPhaseModes, t, v); }
-std::string ToString(Symmetrization v) { return Name(kSymmetrizations, v); }
-bool FromString(const std::string& t, Symmetrization* v) { return Lookup(kSymmetrizations, t, v); }
-std::string ToString(WeightMode v) { return Name(kWeightModes, v); }
-bool FromString(const std::string& t, WeightMode* v) { return Lookup(kWeightModes, t, v); }
-std::string ToString(LossType v) { return Name(kLossTypes, v); }
-bool FromString(const std::string& t, LossType* v) { return Lookup(kLossTypes, t, v); }
-std::string ToString(NoiseSource v) { return Name(kNoiseSources, v); }
-bool FromString(const std::string& t, NoiseSource* v) { return Lookup(kNoiseSources, t, v); }
+std::string ToString(CostType v) { return EnumName(kCostTypes, v); }
+bool FromString(const std::string& t, CostType* v) { return EnumFromName(kCostTypes, t, v); }
+std::string ToString(PhaseMode v) { return EnumName(kPhaseModes, v); }
+bool FromString(const std::string& t, PhaseMode* v) { return EnumFromName(kPhaseModes, t, v); }
+std::string ToString(WeightMode v) { return EnumName(kWeightModes, v); }
+bool FromString(const std::string& t, WeightMode* v) { return EnumFromName(kWeightModes, t, v); }
+std::string ToString(LossType v) { return EnumName(kLossTypes, v); }
+bool FromString(const std::string& t, LossType* v) { return EnumFromName(kLossTypes, t, v); }
+std::string ToString(NoiseSource v) { return EnumName(kNoiseSources, v); }
+bool FromString(const std::string& t, NoiseSource* v) { return EnumFromName(kNoiseSources, t, v); }
 
 int ParseEntryName(const std::string& text) {
   if (text.size() != 2) return -1;

@@ -5,42 +5,13 @@
 #include <limits>
 
 #include "frfit/common/error.h"
+#include "frfit/cost/residual_weight.h"
 #include "frfit/modal/ema.h"
 #include "kernels/det_math.h"
 #include "kernels/line_cost.h"
 
 namespace frfit {
 namespace {
-
-FrfSet Symmetrize(const FrfSet& set, Symmetrization mode) {
-  if (mode == Symmetrization::kNone) return set;
-  FrfSet out = set;
-  out.coherence.clear();  // of the entries as measured, not of their mirror or mean
-  out.averages = 0;
-  for (int i = 0; i < 3; ++i)
-    for (int j = i + 1; j < 3; ++j) {
-      const int upper = EntryIndex(i, j), lower = EntryIndex(j, i);
-      const bool has_upper = set.present[upper], has_lower = set.present[lower];
-      for (int k = 0; k < set.num_lines(); ++k) {
-        const auto hu = set.H[k * 9 + upper], hl = set.H[k * 9 + lower];
-        std::complex<double> value;
-        if (mode == Symmetrization::kMirrorUpper) value = has_upper ? hu : hl;
-        else if (mode == Symmetrization::kMirrorLower) value = has_lower ? hl : hu;
-        else value = has_upper && has_lower ? 0.5 * (hu + hl) : (has_upper ? hu : hl);
-        out.H[k * 9 + upper] = out.H[k * 9 + lower] = value;
-        if (!set.noise_variance.empty()) {
-          const double vu = set.noise_variance[k * 9 + upper], vl = set.noise_variance[k * 9 + lower];
-          double v;
-          if (mode == Symmetrization::kMirrorUpper) v = has_upper ? vu : vl;
-          else if (mode == Symmetrization::kMirrorLower) v = has_lower ? vl : vu;
-          else v = has_upper && has_lower ? 0.25 * (vu + vl) : (has_upper ? vu : vl);
-          out.noise_variance[k * 9 + upper] = out.noise_variance[k * 9 + lower] = v;
-        }
-      }
-      out.present[upper] = out.present[lower] = has_upper || has_lower;
-    }
-  return out;
-}
 
 bool Bad(std::complex<double> h) {
   return !std::isfinite(h.real()) || !std::isfinite(h.imag()) || (h.real() == 0.0 && h.imag() == 0.0);
@@ -61,16 +32,6 @@ CostOptions WithEmaPeaks(const FrfSet& prepared, const CostOptions& cost, const 
                 "expected the measured FRFs to show stable modes in the band, found none" + why +
                     " (give peak_frequencies_hz or set ema_peaks: false)");
   return out;
-}
-
-// The maximum-likelihood weight of one residual: 1/σ²_log = |H|²/σ² for the log costs (σ²_log
-// ≈ σ²/|H|² is the variance of log H_measured), 1/σ² for the linear one. A variance of 0 (a
-// noise-free file) is held at double precision's relative floor; an infinite one weighs nothing.
-double InverseNoiseVariance(const CostOptions& cost, std::complex<double> h, double variance) {
-  variance = std::max(variance, 1e-28 * std::norm(h));
-  if (!(variance < std::numeric_limits<double>::infinity())) return 0.0;
-  if (!(variance > 0.0)) variance = std::numeric_limits<double>::min();  // h = 0 and σ = 0
-  return cost.type == CostType::kNormalizedComplex ? 1.0 / variance : std::norm(h) / variance;
 }
 
 // The prepared set's noise model as cost.noise asks: the file's, or estimated from the data.
@@ -186,7 +147,7 @@ std::vector<double> ComputeWeights(const FrfSet& set, const CostOptions& cost) {
     if (set.noise_variance.empty())
       throw Error("", "cost.weights.mode", "noise weights need a noise model (cost.noise)");
     for (size_t i = 0; i < weights.size(); ++i)
-      if (weights[i] != 0.0) weights[i] = InverseNoiseVariance(cost, set.H[i], set.noise_variance[i]);
+      if (weights[i] != 0.0) weights[i] = InverseNoiseVariance(cost.type, set.H[i], set.noise_variance[i]);
     return weights;
   }
   if (w.mode == WeightMode::kBands) {
@@ -335,7 +296,7 @@ std::vector<double> NoiseWeightsAtModel(const ProblemPosture& posture, const Frf
       const double a = posture.noise_estimate.relative[e], b = posture.noise_estimate.floor[e];
       variance = a * a * std::norm(model.H[i]) + b * b;
     }
-    weights[i] = InverseNoiseVariance(cost, model.H[i], variance);
+    weights[i] = InverseNoiseVariance(cost.type, model.H[i], variance);
     if (weights[i] == 0.0) weights[i] = std::numeric_limits<double>::min();  // stays fitted
   }
   return weights;
@@ -434,8 +395,7 @@ PackedProblem Pack(const Problem& problem) {
     }
     // Noise weights are inverse variances already: the cost is then a χ² as it stands. So are a
     // static test's.
-    if (cost_kind == kernels::kCostNormalizedComplex && norm > 0.0 && !pp.is_static &&
-        problem.cost.weights.mode != WeightMode::kNoise)
+    if (NormalizesWeights(problem.cost, pp.is_static) && norm > 0.0)
       for (double& w : p.weight) w /= norm;
     packed.postures.push_back(std::move(p));
   }

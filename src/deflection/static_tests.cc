@@ -1,7 +1,7 @@
 #include "frfit/deflection/static_tests.h"
 
 #include "frfit/common/error.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 
 namespace frfit {
 namespace {

@@ -1,5 +1,6 @@
 #include "frfit/evaluator/evaluator.h"
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "kernels/line_normal.h"
 #if defined(FRFIT_HAVE_CUDA)
@@ -8,21 +9,14 @@
 
 namespace frfit {
 
-std::string ToString(BackendType backend) {
-  switch (backend) {
-    case BackendType::kCpu: return "cpu";
-    case BackendType::kCuda: return "cuda";
-    case BackendType::kAuto: return "auto";
-  }
-  return "unknown";
-}
+namespace {
+constexpr std::pair<BackendType, const char*> kBackends[] = {
+    {BackendType::kCpu, "cpu"}, {BackendType::kCuda, "cuda"}, {BackendType::kAuto, "auto"}};
+}  // namespace
 
+std::string ToString(BackendType backend) { return EnumName(kBackends, backend); }
 bool FromString(const std::string& text, BackendType* backend) {
-  if (text == "cpu") *backend = BackendType::kCpu;
-  else if (text == "cuda") *backend = BackendType::kCuda;
-  else if (text == "auto") *backend = BackendType::kAuto;
-  else return false;
-  return true;
+  return EnumFromName(kBackends, text, backend);
 }
 
 bool IsCudaCompiled() {

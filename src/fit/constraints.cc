@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "frfit/common/enum_names.h"
+
 namespace frfit {
 namespace {
 
@@ -108,14 +110,10 @@ class Reader {
 
 }  // namespace
 
-std::string ToString(Relation relation) {
-  switch (relation) {
-    case Relation::kGreaterEqual: return ">=";
-    case Relation::kLessEqual: return "<=";
-    case Relation::kEqual: return "==";
-  }
-  return "?";
-}
+constexpr std::pair<Relation, const char*> kRelations[] = {
+    {Relation::kGreaterEqual, ">="}, {Relation::kLessEqual, "<="}, {Relation::kEqual, "=="}};
+
+std::string ToString(Relation relation) { return EnumName(kRelations, relation, "?"); }
 
 bool ParseLinearConstraint(const std::string& text, LinearConstraint* out, std::string* error) {
   LinearConstraint parsed;

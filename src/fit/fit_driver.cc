@@ -6,7 +6,7 @@
 #include "frfit/common/error.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/fit_passes.h"
-#include "src/evaluator/thread_pool.h"
+#include "src/evaluator/cpu/thread_pool.h"
 
 namespace frfit {
 

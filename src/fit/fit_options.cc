@@ -4,10 +4,11 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/fit/constraints.h"
 #include "frfit/frf/frf_set.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 
 namespace frfit {
 namespace {
@@ -409,37 +410,30 @@ std::string ShortestNumbers(const std::string& text) {
 
 }  // namespace
 
-std::string ToString(InitialGuess guess) { return guess == InitialGuess::kModel ? "model" : "random"; }
-bool FromString(const std::string& text, InitialGuess* guess) {
-  if (text == "model") *guess = InitialGuess::kModel;
-  else if (text == "random") *guess = InitialGuess::kRandom;
-  else return false;
-  return true;
-}
+constexpr std::pair<InitialGuess, const char*> kInitialGuesses[] = {
+    {InitialGuess::kModel, "model"}, {InitialGuess::kRandom, "random"}};
+constexpr std::pair<Refinement, const char*> kRefinements[] = {
+    {Refinement::kLevenbergMarquardt, "levenberg_marquardt"},
+    {Refinement::kNelderMead, "nelder_mead"}};
+constexpr std::pair<RestartMode, const char*> kRestartModes[] = {
+    {RestartMode::kSeeded, "seeded"}, {RestartMode::kIndependent, "independent"}};
 
-std::string ToString(Refinement refinement) {
-  return refinement == Refinement::kLevenbergMarquardt ? "levenberg_marquardt" : "nelder_mead";
+std::string ToString(InitialGuess guess) { return EnumName(kInitialGuesses, guess); }
+bool FromString(const std::string& text, InitialGuess* guess) {
+  return EnumFromName(kInitialGuesses, text, guess);
 }
+std::string ToString(Refinement refinement) { return EnumName(kRefinements, refinement); }
 bool FromString(const std::string& text, Refinement* refinement) {
-  if (text == "levenberg_marquardt")
-    *refinement = Refinement::kLevenbergMarquardt;
-  else if (text == "nelder_mead")
-    *refinement = Refinement::kNelderMead;
-  else
-    return false;
-  return true;
+  return EnumFromName(kRefinements, text, refinement);
 }
 
 std::string ToString(RegularizationTarget target) {
   return target == RegularizationTarget::kPrior ? "prior" : "nominal";
 }
 
-std::string ToString(RestartMode mode) { return mode == RestartMode::kSeeded ? "seeded" : "independent"; }
+std::string ToString(RestartMode mode) { return EnumName(kRestartModes, mode); }
 bool FromString(const std::string& text, RestartMode* mode) {
-  if (text == "seeded") *mode = RestartMode::kSeeded;
-  else if (text == "independent") *mode = RestartMode::kIndependent;
-  else return false;
-  return true;
+  return EnumFromName(kRestartModes, text, mode);
 }
 
 bool FitterOptions::IsValid(std::string* error) const {

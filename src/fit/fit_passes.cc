@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "frfit/cost/residual_weight.h"
 #include "frfit/fit/host_posture.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/model/joint_coefficients.h"
@@ -41,11 +42,13 @@ Problem SearchProblem(const Problem& problem) {
   Problem out = problem;
   if (problem.cost.type == CostType::kNormalizedComplex) {
     out.cost.type = CostType::kLogComplex;
-    // Noise weights of the linear residual are 1/σ²; of the log one |H|²/σ².
+    // Noise weights are the residual's inverse variance: the log residual's, not the linear one's.
     if (w.mode == WeightMode::kNoise)
       for (ProblemPosture& pp : out.postures)
         if (!pp.is_static)  // scored by the linear residual in every pass
-          for (size_t i = 0; i < pp.weights.size(); ++i) pp.weights[i] *= std::norm(pp.measured.H[i]);
+          for (size_t i = 0; i < pp.weights.size(); ++i)
+            pp.weights[i] = WeightUnder(CostType::kLogComplex, CostType::kNormalizedComplex,
+                                        pp.measured.H[i], pp.weights[i]);
   }
   if (emphasis)
     for (ProblemPosture& pp : out.postures)

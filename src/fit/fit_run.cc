@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
 #include "frfit/common/rng.h"
@@ -19,15 +20,25 @@ const std::vector<double> kNothing;
 
 }  // namespace
 
-std::string ToString(FitPhase phase) {
-  switch (phase) {
-    case FitPhase::kGeneticAlgorithm: return "ga";
-    case FitPhase::kNelderMead: return "nm";
-    case FitPhase::kLevenbergMarquardt:
-      return "lm";
-    case FitPhase::kDone: return "done";
-  }
-  return "unknown";
+constexpr std::pair<FitPhase, const char*> kPhases[] = {{FitPhase::kGeneticAlgorithm, "ga"},
+                                                        {FitPhase::kNelderMead, "nm"},
+                                                        {FitPhase::kLevenbergMarquardt, "lm"},
+                                                        {FitPhase::kDone, "done"}};
+// The names results and checkpoints give; kOlderTerminations: earlier names, still read.
+constexpr std::pair<FitTermination, const char*> kTerminations[] = {
+    {FitTermination::kNotDone, "not_done"},
+    {FitTermination::kCostBelowTolerance, "cost_below_tolerance"},
+    {FitTermination::kCycleLimit, "cycle_limit"},
+    {FitTermination::kCostPlateau, "cost_plateau"},
+    {FitTermination::kConverged, "converged"}};
+constexpr std::pair<FitTermination, const char*> kOlderTerminations[] = {
+    {FitTermination::kCostBelowTolerance, "fitness_tolerance"},
+    {FitTermination::kCycleLimit, "max_cycles"},
+    {FitTermination::kCostPlateau, "stalled"}};
+
+std::string ToString(FitPhase phase) { return EnumName(kPhases, phase); }
+static bool FromString(const std::string& text, FitPhase* phase) {
+  return EnumFromName(kPhases, text, phase);
 }
 
 int PhaseCode(FitPhase phase) {
@@ -42,30 +53,10 @@ bool PhaseFromCode(int code, FitPhase* phase) {
   return true;
 }
 
-std::string ToString(FitTermination t) {
-  switch (t) {
-    case FitTermination::kNotDone: return "not_done";
-    case FitTermination::kCostBelowTolerance: return "cost_below_tolerance";
-    case FitTermination::kCycleLimit: return "cycle_limit";
-    case FitTermination::kCostPlateau: return "cost_plateau";
-    case FitTermination::kConverged:
-      return "converged";
-  }
-  return "unknown";
-}
-
+std::string ToString(FitTermination t) { return EnumName(kTerminations, t); }
 bool FromString(const std::string& text, FitTermination* termination) {
-  for (FitTermination t : {FitTermination::kNotDone, FitTermination::kCostBelowTolerance,
-                           FitTermination::kCycleLimit, FitTermination::kCostPlateau,
-                           FitTermination::kConverged})
-    if (ToString(t) == text) return *termination = t, true;
-  const std::pair<const char*, FitTermination> older[] = {
-      {"fitness_tolerance", FitTermination::kCostBelowTolerance},
-      {"max_cycles", FitTermination::kCycleLimit},
-      {"stalled", FitTermination::kCostPlateau}};
-  for (const auto& [name, t] : older)
-    if (text == name) return *termination = t, true;
-  return false;
+  return EnumFromName(kTerminations, text, termination) ||
+         EnumFromName(kOlderTerminations, text, termination);
 }
 
 std::string TerminationMeaning(const std::string& termination) {
@@ -403,10 +394,7 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
   try {
     seed_ = std::stoull(j.at("seed").get<std::string>());
     const std::string phase = j.at("phase").get<std::string>();
-    phase_ = phase == "ga"   ? FitPhase::kGeneticAlgorithm
-             : phase == "nm" ? FitPhase::kNelderMead
-             : phase == "lm" ? FitPhase::kLevenbergMarquardt
-                             : FitPhase::kDone;
+    if (!FromString(phase, &phase_)) phase_ = FitPhase::kDone;
     auto termination = [&ctx](const std::string& text) {
       FitTermination out = FitTermination::kNotDone;
       if (!FromString(text, &out))
@@ -461,9 +449,9 @@ FitRun::FitRun(const ParameterMap& map, const FitOptions& options, const nlohman
         HistoryRow r;
         r.cycle = row.at(0).get<int>();
         const std::string phase = row.at(1).get<std::string>();
-        r.phase = phase == "ga"   ? FitPhase::kGeneticAlgorithm
-                  : phase == "lm" ? FitPhase::kLevenbergMarquardt
-                                  : FitPhase::kNelderMead;
+        // A row is a GA generation, an LM step or else a Nelder–Mead one.
+        if (!FromString(phase, &r.phase) || r.phase == FitPhase::kDone)
+          r.phase = FitPhase::kNelderMead;
         r.step = row.at(2).get<int>();
         r.evaluations = row.at(3).get<std::int64_t>();
         r.best_cost = DoubleFromHex(row.at(4).get<std::string>(), ctx + ".history");

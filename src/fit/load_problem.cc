@@ -18,7 +18,7 @@ namespace {
 // damping parameters take the window's on; the stiffnesses do not (frequencies stay). Said here,
 // with the size over the set's band; frfit ema removes it from the modes it estimates.
 void WarnOfExponentialWindow(const FrfSet& measured, const std::string& file) {
-  const double tau = ExponentialWindowTau(measured);
+  const double tau = measured.exponential_window_tau_s;
   if (!std::isfinite(tau) || measured.frequency_hz.empty()) return;
   const double f0 = std::max(measured.frequency_hz.front(), 1e-9), f1 = measured.frequency_hz.back();
   char text[96];

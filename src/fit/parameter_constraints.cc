@@ -12,7 +12,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fit/parameter_map.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 #include "frfit/optim/polytope_projection.h"
 
 namespace frfit {

@@ -1,6 +1,6 @@
 #include "src/fleet/fleet_file_writer.h"
 
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 
 namespace frfit {
 

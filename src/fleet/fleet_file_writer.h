@@ -1,5 +1,5 @@
 // Writing a fleet night's per-robot files (<robot>.h5, <robot>.html) in the background: each
-// atomic write waits for the disk (fsync of the file and its directory, io/atomic_file.h), a
+// atomic write waits for the disk (fsync of the file and its directory, files/atomic_file.h), a
 // millisecond or more a file and 2 048 files a 1024-robot night. On writer threads that wait
 // the stages' threads go on computing. The writers only wait on the disk; they add no
 // computation beside the --threads that the stages use.

@@ -15,7 +15,7 @@
 #include "frfit/fit/fit.h"
 #include "frfit/fit/history_log.h"
 #include "frfit/fleet/fleet_shard.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/common/hashing.h"
 #include "src/fleet/fleet_night.h"
 

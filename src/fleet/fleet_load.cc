@@ -13,7 +13,7 @@
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/reduce_problem.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/output_path.h"
+#include "frfit/files/output_path.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/fleet/fleet_shard.h"
 #include "src/fleet/fleet_night.h"

@@ -4,8 +4,9 @@
 #include <filesystem>
 #include <set>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 
 #include "frfit/common/hashing.h"
 
@@ -35,18 +36,13 @@ std::uint64_t Seed(const YamlReader& r, const YAML::Node& node, const std::strin
 
 }  // namespace
 
-std::string ToString(WarmStartMethod method) {
-  return method == WarmStartMethod::kGeneticAlgorithm ? "genetic_algorithm" : "levenberg_marquardt";
-}
+constexpr std::pair<WarmStartMethod, const char*> kWarmStartMethods[] = {
+    {WarmStartMethod::kLevenbergMarquardt, "levenberg_marquardt"},
+    {WarmStartMethod::kGeneticAlgorithm, "genetic_algorithm"}};
 
+std::string ToString(WarmStartMethod method) { return EnumName(kWarmStartMethods, method); }
 bool FromString(const std::string& text, WarmStartMethod* method) {
-  for (WarmStartMethod m :
-       {WarmStartMethod::kLevenbergMarquardt, WarmStartMethod::kGeneticAlgorithm})
-    if (ToString(m) == text) {
-      *method = m;
-      return true;
-    }
-  return false;
+  return EnumFromName(kWarmStartMethods, text, method);
 }
 
 std::uint64_t FleetRobotSeed(std::uint64_t base_seed, const std::string& name) {

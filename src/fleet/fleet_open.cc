@@ -10,7 +10,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fleet/fleet_shard.h"
-#include "src/evaluator/thread_pool.h"
+#include "src/evaluator/cpu/thread_pool.h"
 #include "src/fleet/fleet_night.h"
 
 namespace frfit {

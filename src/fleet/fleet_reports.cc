@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <mutex>
 
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/report/fleet_index.h"
 #include "frfit/report/html_report.h"
 #include "src/fleet/fleet_drift.h"

@@ -7,7 +7,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/common/json_number.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "src/fleet/fleet_drift.h"
 #include "src/fleet/fleet_night.h"
 #include "src/fleet/fleet_spread.h"

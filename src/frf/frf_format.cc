@@ -1,22 +1,18 @@
 #include "frfit/frf/frf_format.h"
 
+#include "frfit/common/enum_names.h"
+
 namespace frfit {
 
-std::string ToString(FrfFormat format) {
-  switch (format) {
-    case FrfFormat::kReceptance: return "receptance";
-    case FrfFormat::kMobility: return "mobility";
-    case FrfFormat::kInertance: return "inertance";
-  }
-  return "unknown";
-}
+namespace {
+constexpr std::pair<FrfFormat, const char*> kFormats[] = {{FrfFormat::kReceptance, "receptance"},
+                                                          {FrfFormat::kMobility, "mobility"},
+                                                          {FrfFormat::kInertance, "inertance"}};
+}  // namespace
 
+std::string ToString(FrfFormat format) { return EnumName(kFormats, format); }
 bool FromString(const std::string& text, FrfFormat* format) {
-  if (text == "receptance") *format = FrfFormat::kReceptance;
-  else if (text == "mobility") *format = FrfFormat::kMobility;
-  else if (text == "inertance") *format = FrfFormat::kInertance;
-  else return false;
-  return true;
+  return EnumFromName(kFormats, text, format);
 }
 
 std::string UnitsOf(FrfFormat format) {

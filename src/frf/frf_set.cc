@@ -1,8 +1,10 @@
 #include "frfit/frf/frf_set.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
 
@@ -49,7 +51,25 @@ void ValidateNoise(const FrfSet& set, const std::string& source) {
   }
 }
 
+constexpr std::pair<Symmetrization, const char*> kSymmetrizations[] = {
+    {Symmetrization::kNone, "none"},
+    {Symmetrization::kMirrorUpper, "mirror_upper"},
+    {Symmetrization::kMirrorLower, "mirror_lower"},
+    {Symmetrization::kAverage, "average"}};
+
 }  // namespace
+
+std::string ToString(Symmetrization mode) { return EnumName(kSymmetrizations, mode); }
+bool FromString(const std::string& text, Symmetrization* mode) {
+  return EnumFromName(kSymmetrizations, text, mode);
+}
+
+double ExponentialWindowTauOf(const std::vector<std::pair<std::string, std::string>>& provenance) {
+  double tau = std::numeric_limits<double>::infinity();
+  for (const auto& [key, value] : provenance)
+    if (key == "exponential_window_tau_s") tau = std::strtod(value.c_str(), nullptr);
+  return tau > 0.0 && std::isfinite(tau) ? tau : std::numeric_limits<double>::infinity();
+}
 
 double VarianceFromCoherence(std::complex<double> h, double coherence, int averages) {
   if (averages < kMinAveragesForNoise)
@@ -73,6 +93,36 @@ void NoiseFromCoherence(FrfSet* set, const std::string& source) {
   for (size_t i = 0; i < set->H.size(); ++i)
     set->noise_variance[i] = VarianceFromCoherence(set->H[i], set->coherence[i], set->averages);
   set->noise_source = "coherence";
+}
+
+FrfSet Symmetrize(const FrfSet& set, Symmetrization mode) {
+  if (mode == Symmetrization::kNone) return set;
+  FrfSet out = set;
+  out.coherence.clear();  // of the entries as measured, not of their mirror or mean
+  out.averages = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j) {
+      const int upper = EntryIndex(i, j), lower = EntryIndex(j, i);
+      const bool has_upper = set.present[upper], has_lower = set.present[lower];
+      for (int k = 0; k < set.num_lines(); ++k) {
+        const auto hu = set.H[k * 9 + upper], hl = set.H[k * 9 + lower];
+        std::complex<double> value;
+        if (mode == Symmetrization::kMirrorUpper) value = has_upper ? hu : hl;
+        else if (mode == Symmetrization::kMirrorLower) value = has_lower ? hl : hu;
+        else value = has_upper && has_lower ? 0.5 * (hu + hl) : (has_upper ? hu : hl);
+        out.H[k * 9 + upper] = out.H[k * 9 + lower] = value;
+        if (!set.noise_variance.empty()) {
+          const double vu = set.noise_variance[k * 9 + upper], vl = set.noise_variance[k * 9 + lower];
+          double v;
+          if (mode == Symmetrization::kMirrorUpper) v = has_upper ? vu : vl;
+          else if (mode == Symmetrization::kMirrorLower) v = has_lower ? vl : vu;
+          else v = has_upper && has_lower ? 0.25 * (vu + vl) : (has_upper ? vu : vl);
+          out.noise_variance[k * 9 + upper] = out.noise_variance[k * 9 + lower] = v;
+        }
+      }
+      out.present[upper] = out.present[lower] = has_upper || has_lower;
+    }
+  return out;
 }
 
 FrfSet SelectLines(const FrfSet& set, const std::vector<int>& lines) {

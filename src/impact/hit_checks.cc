@@ -7,16 +7,16 @@
 
 namespace frfit {
 
-std::string HitCheckOptions::Check() const {
+bool HitCheckOptions::IsValid(std::string* error) const {
   if (!(double_hit_fraction > 0.0 && double_hit_fraction < 1.0))
-    return "double_hit_fraction: expected a fraction in (0, 1)";
-  if (flat_top_samples < 2) return "flat_top_samples: expected at least 2";
-  if (!(max_force_drop_db > 0.0)) return "max_force_drop_db: expected dB > 0";
+    return Invalid(error, "double_hit_fraction: expected a fraction in (0, 1)");
+  if (flat_top_samples < 2) return Invalid(error, "flat_top_samples: expected at least 2");
+  if (!(max_force_drop_db > 0.0)) return Invalid(error, "max_force_drop_db: expected dB > 0");
   if (!(tail_fraction > 0.0 && tail_fraction < 1.0))
-    return "tail_fraction: expected a fraction in (0, 1)";
+    return Invalid(error, "tail_fraction: expected a fraction in (0, 1)");
   if (!(max_tail_ratio > 0.0 && max_tail_ratio < 1.0))
-    return "max_tail_ratio: expected a fraction in (0, 1)";
-  return "";
+    return Invalid(error, "max_tail_ratio: expected a fraction in (0, 1)");
+  return true;
 }
 
 namespace {

@@ -9,18 +9,19 @@
 
 namespace frfit {
 
-std::string ImpactOptions::Check() const {
-  if (!(band_min_hz >= 0.0) || !std::isfinite(band_min_hz)) return "band_min_hz: expected Hz >= 0";
-  if (!(band_max_hz >= 0.0) || !std::isfinite(band_max_hz)) return "band_max_hz: expected Hz >= 0";
+bool ImpactOptions::IsValid(std::string* error) const {
+  if (!(band_min_hz >= 0.0) || !std::isfinite(band_min_hz))
+    return Invalid(error, "band_min_hz: expected Hz >= 0");
+  if (!(band_max_hz >= 0.0) || !std::isfinite(band_max_hz))
+    return Invalid(error, "band_max_hz: expected Hz >= 0");
   if (band_max_hz > 0.0 && band_max_hz <= band_min_hz)
-    return "band_max_hz: expected more than band_min_hz";
-  for (const auto& [what, error] :
-       {std::pair<std::string, std::string>{"force_window.", force_window.Check()},
-        {"exponential.", exponential.Check()},
-        {"trigger.", trigger.Check()},
-        {"checks.", checks.Check()}})
-    if (!error.empty()) return what + error;
-  return "";
+    return Invalid(error, "band_max_hz: expected more than band_min_hz");
+  std::string inner;
+  if (!force_window.IsValid(&inner)) return Invalid(error, "force_window." + inner);
+  if (!exponential.IsValid(&inner)) return Invalid(error, "exponential." + inner);
+  if (!trigger.IsValid(&inner)) return Invalid(error, "trigger." + inner);
+  if (!checks.IsValid(&inner)) return Invalid(error, "checks." + inner);
+  return true;
 }
 
 namespace {
@@ -110,7 +111,7 @@ struct AxisSums {
 
 ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
                           const ImpactOptions& options) {
-  if (const std::string error = options.Check(); !error.empty())
+  if (std::string error; !options.IsValid(&error))
     throw Error("", error.substr(0, error.find(':')), error.substr(error.find(':') + 2));
   if (recordings.empty()) throw Error("", "recordings", "expected at least one recording, got none");
   std::vector<HitInput> hits = CollectHits(recordings, options.trigger);
@@ -293,6 +294,7 @@ ImpactResult EstimateFrfs(const std::vector<TimeRecording>& recordings,
                     {"averages_per_axis", std::to_string(result.averages_per_axis[0]) + "," +
                                               std::to_string(result.averages_per_axis[1]) + "," +
                                               std::to_string(result.averages_per_axis[2])}};
+  set.exponential_window_tau_s = ExponentialWindowTauOf(set.provenance);  // as a reader sees it
   Validate(set, recordings.front().source);
   return result;
 }

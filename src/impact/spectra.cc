@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "frfit/common/enum_names.h"
+
 namespace frfit {
 
 std::vector<std::complex<double>> DftAtBins(const std::vector<double>& x, const std::vector<int>& bins) {
@@ -26,22 +28,12 @@ std::vector<std::complex<double>> DftAtBins(const std::vector<double>& x, const 
   return out;
 }
 
-std::string ToString(FrfEstimator estimator) {
-  switch (estimator) {
-    case FrfEstimator::kH1: return "h1";
-    case FrfEstimator::kH2: return "h2";
-    case FrfEstimator::kHv: return "hv";
-  }
-  return "unknown";
-}
+constexpr std::pair<FrfEstimator, const char*> kEstimators[] = {
+    {FrfEstimator::kH1, "h1"}, {FrfEstimator::kH2, "h2"}, {FrfEstimator::kHv, "hv"}};
 
+std::string ToString(FrfEstimator estimator) { return EnumName(kEstimators, estimator); }
 bool FromString(const std::string& text, FrfEstimator* estimator) {
-  for (FrfEstimator e : {FrfEstimator::kH1, FrfEstimator::kH2, FrfEstimator::kHv})
-    if (text == ToString(e)) {
-      *estimator = e;
-      return true;
-    }
-  return false;
+  return EnumFromName(kEstimators, text, estimator);
 }
 
 std::complex<double> Estimate(const CrossSpectra& s, FrfEstimator estimator) {

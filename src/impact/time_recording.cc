@@ -2,18 +2,22 @@
 
 #include <cmath>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 
 namespace frfit {
 
-std::string ToString(ChannelQuantity quantity) {
-  switch (quantity) {
-    case ChannelQuantity::kForce: return "force";
-    case ChannelQuantity::kAcceleration: return "acceleration";
-    case ChannelQuantity::kVelocity: return "velocity";
-    case ChannelQuantity::kDisplacement: return "displacement";
-  }
-  return "unknown";
+namespace {
+constexpr std::pair<ChannelQuantity, const char*> kQuantities[] = {
+    {ChannelQuantity::kForce, "force"},
+    {ChannelQuantity::kAcceleration, "acceleration"},
+    {ChannelQuantity::kVelocity, "velocity"},
+    {ChannelQuantity::kDisplacement, "displacement"}};
+}  // namespace
+
+std::string ToString(ChannelQuantity quantity) { return EnumName(kQuantities, quantity); }
+bool FromString(const std::string& text, ChannelQuantity* quantity) {
+  return EnumFromName(kQuantities, text, quantity);
 }
 
 void Validate(const TimeRecording& recording, const std::string& source) {

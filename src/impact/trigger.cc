@@ -6,14 +6,16 @@
 
 namespace frfit {
 
-std::string TriggerOptions::Check() const {
-  if (!(level_n >= 0.0) || !std::isfinite(level_n)) return "level_n: expected a level >= 0 in N";
+bool TriggerOptions::IsValid(std::string* error) const {
+  if (!(level_n >= 0.0) || !std::isfinite(level_n))
+    return Invalid(error, "level_n: expected a level >= 0 in N");
   if (!(level_fraction > 0.0 && level_fraction < 1.0))
-    return "level_fraction: expected a fraction in (0, 1)";
+    return Invalid(error, "level_fraction: expected a fraction in (0, 1)");
   if (!(pretrigger_s >= 0.0) || !std::isfinite(pretrigger_s))
-    return "pretrigger_s: expected seconds >= 0";
-  if (!(record_s >= 0.0) || !std::isfinite(record_s)) return "record_s: expected seconds > 0";
-  return "";
+    return Invalid(error, "pretrigger_s: expected seconds >= 0");
+  if (!(record_s >= 0.0) || !std::isfinite(record_s))
+    return Invalid(error, "record_s: expected seconds > 0");
+  return true;
 }
 
 namespace {

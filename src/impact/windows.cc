@@ -4,6 +4,8 @@
 #include <limits>
 #include <numbers>
 
+#include "frfit/common/error.h"
+
 namespace frfit {
 
 Pulse FindPulse(const std::vector<double>& force) {
@@ -22,10 +24,12 @@ Pulse FindPulse(const std::vector<double>& force) {
   return p;
 }
 
-std::string ForceWindowOptions::Check() const {
-  if (!(margin_s >= 0.0) || !std::isfinite(margin_s)) return "margin_s: expected seconds >= 0";
-  if (!(taper_s >= 0.0) || !std::isfinite(taper_s)) return "taper_s: expected seconds >= 0";
-  return "";
+bool ForceWindowOptions::IsValid(std::string* error) const {
+  if (!(margin_s >= 0.0) || !std::isfinite(margin_s))
+    return Invalid(error, "margin_s: expected seconds >= 0");
+  if (!(taper_s >= 0.0) || !std::isfinite(taper_s))
+    return Invalid(error, "taper_s: expected seconds >= 0");
+  return true;
 }
 
 int ForceWindowStart(const Pulse& pulse, double sample_rate_hz, const ForceWindowOptions& o) {
@@ -59,12 +63,14 @@ double ExponentialWindowOptions::TimeConstant(double record_s) const {
   return std::numeric_limits<double>::infinity();
 }
 
-std::string ExponentialWindowOptions::Check() const {
-  if (!(tau_s >= 0.0) || !std::isfinite(tau_s)) return "tau_s: expected seconds > 0";
+bool ExponentialWindowOptions::IsValid(std::string* error) const {
+  if (!(tau_s >= 0.0) || !std::isfinite(tau_s))
+    return Invalid(error, "tau_s: expected seconds > 0");
   if (!(end_value >= 0.0 && end_value < 1.0))
-    return "end_value: expected the window's value at the record's end in (0, 1)";
-  if (tau_s > 0.0 && end_value > 0.0) return "tau_s: expected either tau_s or end_value, got both";
-  return "";
+    return Invalid(error, "end_value: expected the window's value at the record's end in (0, 1)");
+  if (tau_s > 0.0 && end_value > 0.0)
+    return Invalid(error, "tau_s: expected either tau_s or end_value, got both");
+  return true;
 }
 
 std::vector<double> ExponentialWindow(int samples, double sample_rate_hz, double tau_s) {

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "frfit/common/error.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/io/frf_hdf5.h"
 
 namespace frfit {

@@ -1,7 +1,9 @@
 #include "frfit/io/frf_hdf5.h"
 
+#include <cmath>
+
 #include "frfit/common/error.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit {
 
@@ -45,6 +47,10 @@ void WriteFrfSet(const std::string& path, const FrfSet& set) {
     }
     file.CreateGroup("/provenance");
     for (const auto& [key, value] : set.provenance) file.SetAttribute("/provenance", key, value);
+    // The window is the set's typed field; one given without its provenance record gets one.
+    if (std::isfinite(set.exponential_window_tau_s) && !std::isfinite(ExponentialWindowTauOf(set.provenance)))
+      file.SetAttribute("/provenance", "exponential_window_tau_s",
+                        FormatDouble(set.exponential_window_tau_s));
   }
   file.Save();
 }
@@ -141,6 +147,7 @@ FrfSet ReadFrfSet(const std::string& path) {
   if (file.Exists("/provenance"))
     for (const std::string& key : file.AttributeNames("/provenance"))
       set.provenance.emplace_back(key, file.GetAttribute("/provenance", key));
+  set.exponential_window_tau_s = ExponentialWindowTauOf(set.provenance);
   Validate(set, path);
   return set;
 }

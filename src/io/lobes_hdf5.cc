@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "frfit/common/error.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit {
 namespace {

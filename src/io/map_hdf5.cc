@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "frfit/common/error.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/model/model_yaml.h"
 
 namespace frfit {

@@ -4,21 +4,11 @@
 #include <string>
 
 #include "frfit/common/error.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit {
 
 namespace {
-
-bool QuantityFromString(const std::string& text, ChannelQuantity* q) {
-  for (ChannelQuantity c : {ChannelQuantity::kForce, ChannelQuantity::kAcceleration,
-                            ChannelQuantity::kVelocity, ChannelQuantity::kDisplacement})
-    if (text == ToString(c)) {
-      *q = c;
-      return true;
-    }
-  return false;
-}
 
 // "[3][4][2048]": a shape for messages, appended piece by piece ("[" + std::string&& trips GCC
 // 12's -Wrestrict false positive, bug 105329).
@@ -115,7 +105,7 @@ std::vector<TimeRecording> ReadTimeRecordings(const std::string& path) {
     for (size_t ch = 0; ch < c; ++ch) {
       TimeChannel channel;
       channel.name = names[ch];
-      if (!QuantityFromString(quantities[ch], &channel.quantity))
+      if (!FromString(quantities[ch], &channel.quantity))
         throw Error(path, "/channels/quantity[" + std::to_string(ch) + "]",
                     "expected force, acceleration, velocity or displacement, got \"" +
                         quantities[ch] + "\"");

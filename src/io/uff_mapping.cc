@@ -2,7 +2,7 @@
 // direction codes map onto the sensor axes, and which dataset-58 records to use.
 #include "frfit/common/error.h"
 #include "frfit/io/uff.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 
 namespace frfit::uff {
 

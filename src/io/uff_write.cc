@@ -7,7 +7,7 @@
 #include <ctime>
 
 #include "frfit/common/error.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/io/uff.h"
 
 namespace frfit::uff {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/frf/noise_estimate.h"
 #include "frfit/modal/lscf.h"
@@ -55,6 +56,17 @@ std::optional<FrfSet> WithEstimatedNoise(const FrfSet& set, const std::string& s
     return estimated;
   } catch (const Error&) {
     return std::nullopt;  // too few lines: the relative weights alone
+  }
+}
+
+// Moves the modes' poles back by +1/τ, so that their damping is the structure's (the frequency,
+// Im λ, is unchanged); nothing for τ = +inf.
+void RemoveExponentialWindow(double tau_s, EmaResult* result) {
+  result->exponential_window_tau_s = tau_s;
+  if (!std::isfinite(tau_s)) return;
+  for (EmaMode& m : result->modes) {
+    m.mode.eigenvalue += 1.0 / tau_s;
+    m.mode.damping_ratio = -m.mode.eigenvalue.real() / std::abs(m.mode.eigenvalue);
   }
 }
 
@@ -235,12 +247,15 @@ EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std:
                              set.H.begin() + k * 9 + 9);
   }
   result.synthesized = fit.synthesized;
+  RemoveExponentialWindow(set.exponential_window_tau_s, &result);
   return result;
 }
 
-std::string ToString(EmaDropReason reason) {
-  return reason == EmaDropReason::kFewStablePoles ? "few_stable_poles" : "contribution";
-}
+constexpr std::pair<EmaDropReason, const char*> kDropReasons[] = {
+    {EmaDropReason::kFewStablePoles, "few_stable_poles"},
+    {EmaDropReason::kContribution, "contribution"}};
+
+std::string ToString(EmaDropReason reason) { return EnumName(kDropReasons, reason); }
 
 std::string DescribeDropped(const EmaDropped& d, const EmaResult& r) {
   if (d.reason == EmaDropReason::kFewStablePoles)
@@ -272,21 +287,6 @@ std::string DescribeMethod(const EmaResult& r) {
          " stable poles and a misfit growth without it >= " + Percent(c.min_contribution) +
          " (the misfit of the modal model without it, relative, minus 1); poles refined by an "
          "output-error fit, shapes by LSFD";
-}
-
-double ExponentialWindowTau(const FrfSet& set) {
-  double tau = std::numeric_limits<double>::infinity();
-  for (const auto& [key, value] : set.provenance)
-    if (key == "exponential_window_tau_s") tau = std::strtod(value.c_str(), nullptr);
-  return tau > 0.0 && std::isfinite(tau) ? tau : std::numeric_limits<double>::infinity();
-}
-
-void RemoveExponentialWindow(double tau_s, EmaResult* result) {
-  if (!std::isfinite(tau_s)) return;
-  for (EmaMode& m : result->modes) {
-    m.mode.eigenvalue += 1.0 / tau_s;
-    m.mode.damping_ratio = -m.mode.eigenvalue.real() / std::abs(m.mode.eigenvalue);
-  }
 }
 
 }  // namespace frfit

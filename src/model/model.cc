@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 
 namespace frfit {
@@ -51,25 +52,17 @@ void FinalizeBeams(Model* model) {
 
 }  // namespace
 
-std::string ToString(DofKind kind) {
-  return kind == DofKind::kRotational ? "rotational" : "translational";
-}
+constexpr std::pair<DofKind, const char*> kDofKinds[] = {
+    {DofKind::kRotational, "rotational"}, {DofKind::kTranslational, "translational"}};
+constexpr std::pair<DampingModel, const char*> kDampingModels[] = {
+    {DampingModel::kViscous, "viscous"},
+    {DampingModel::kStructural, "structural"},
+    {DampingModel::kRayleigh, "rayleigh"}};
 
-std::string ToString(DampingModel model) {
-  switch (model) {
-    case DampingModel::kViscous: return "viscous";
-    case DampingModel::kStructural: return "structural";
-    case DampingModel::kRayleigh: return "rayleigh";
-  }
-  return "unknown";
-}
-
+std::string ToString(DofKind kind) { return EnumName(kDofKinds, kind); }
+std::string ToString(DampingModel model) { return EnumName(kDampingModels, model); }
 bool FromString(const std::string& text, DampingModel* model) {
-  if (text == "viscous") *model = DampingModel::kViscous;
-  else if (text == "structural") *model = DampingModel::kStructural;
-  else if (text == "rayleigh") *model = DampingModel::kRayleigh;
-  else return false;
-  return true;
+  return EnumFromName(kDampingModels, text, model);
 }
 
 bool IsRotation(TransformStep::Kind kind) {

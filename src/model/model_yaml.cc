@@ -10,7 +10,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/common/hashing.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 #include "frfit/model/urdf.h"
 #include "beam_yaml.h"
 #include "closure_yaml.h"

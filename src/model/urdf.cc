@@ -24,7 +24,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 #include "frfit/model/model_yaml.h"
 #include "urdf_scan.h"
 

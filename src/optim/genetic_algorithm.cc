@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/optim/parameter_space.h"
 #include "frfit/optim/state_json.h"
@@ -29,44 +30,21 @@ std::string Got(int v) { return ", got " + std::to_string(v); }
 
 }  // namespace
 
-std::string ToString(GaInitMode mode) {
-  return mode == GaInitMode::kAroundGuess ? "around_guess" : "whole_bounds";
-}
+constexpr std::pair<GaInitMode, const char*> kInitModes[] = {
+    {GaInitMode::kAroundGuess, "around_guess"}, {GaInitMode::kWholeBounds, "whole_bounds"}};
+constexpr std::pair<GaTermination, const char*> kTerminations[] = {
+    {GaTermination::kNotDone, "not_done"},
+    {GaTermination::kGenerations, "generations"},
+    {GaTermination::kFitnessTolerance, "fitness_tolerance"},
+    {GaTermination::kStall, "stall"}};
 
+std::string ToString(GaInitMode mode) { return EnumName(kInitModes, mode); }
 bool FromString(const std::string& text, GaInitMode* mode) {
-  if (text == "around_guess") {
-    *mode = GaInitMode::kAroundGuess;
-  } else if (text == "whole_bounds") {
-    *mode = GaInitMode::kWholeBounds;
-  } else {
-    return false;
-  }
-  return true;
+  return EnumFromName(kInitModes, text, mode);
 }
-
-std::string ToString(GaTermination reason) {
-  switch (reason) {
-    case GaTermination::kNotDone:
-      return "not_done";
-    case GaTermination::kGenerations:
-      return "generations";
-    case GaTermination::kFitnessTolerance:
-      return "fitness_tolerance";
-    case GaTermination::kStall:
-      return "stall";
-  }
-  return "unknown";
-}
-
+std::string ToString(GaTermination reason) { return EnumName(kTerminations, reason); }
 static bool FromString(const std::string& text, GaTermination* reason) {
-  for (GaTermination r : {GaTermination::kNotDone, GaTermination::kGenerations,
-                          GaTermination::kFitnessTolerance, GaTermination::kStall}) {
-    if (ToString(r) == text) {
-      *reason = r;
-      return true;
-    }
-  }
-  return false;
+  return EnumFromName(kTerminations, text, reason);
 }
 
 int GaOptions::EliteCountUsed() const {

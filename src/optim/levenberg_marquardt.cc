@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/optim/state_json.h"
 #include "kernels/line_normal.h"
@@ -66,43 +67,21 @@ bool LevenbergMarquardtOptions::IsValid(std::string* error) const {
   return true;
 }
 
-std::string ToString(LmTermination t) {
-  switch (t) {
-    case LmTermination::kNotDone:
-      return "not_done";
-    case LmTermination::kGradient:
-      return "gradient";
-    case LmTermination::kStep:
-      return "step";
-    case LmTermination::kCost:
-      return "cost";
-    case LmTermination::kStopped:
-      return "stopped";
-    case LmTermination::kDropped:
-      return "dropped";
-    case LmTermination::kAgreed:
-      return "agreed";
-    case LmTermination::kSigmaStep:
-      return "sigma_step";
-    case LmTermination::kMaxIterations:
-      return "max_iterations";
-    case LmTermination::kNoProgress:
-      return "no_progress";
-  }
-  return "unknown";
-}
+constexpr std::pair<LmTermination, const char*> kTerminations[] = {
+    {LmTermination::kNotDone, "not_done"},
+    {LmTermination::kGradient, "gradient"},
+    {LmTermination::kStep, "step"},
+    {LmTermination::kCost, "cost"},
+    {LmTermination::kStopped, "stopped"},
+    {LmTermination::kDropped, "dropped"},
+    {LmTermination::kAgreed, "agreed"},
+    {LmTermination::kSigmaStep, "sigma_step"},
+    {LmTermination::kMaxIterations, "max_iterations"},
+    {LmTermination::kNoProgress, "no_progress"}};
 
+std::string ToString(LmTermination t) { return EnumName(kTerminations, t); }
 bool FromString(const std::string& text, LmTermination* t) {
-  for (LmTermination c :
-       {LmTermination::kNotDone, LmTermination::kGradient, LmTermination::kStep,
-        LmTermination::kCost, LmTermination::kMaxIterations, LmTermination::kNoProgress,
-        LmTermination::kStopped, LmTermination::kDropped, LmTermination::kAgreed,
-        LmTermination::kSigmaStep})
-    if (ToString(c) == text) {
-      *t = c;
-      return true;
-    }
-  return false;
+  return EnumFromName(kTerminations, text, t);
 }
 
 bool IsConverged(LmTermination t) {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/optim/parameter_space.h"
 #include "frfit/optim/state_json.h"
@@ -66,37 +67,23 @@ bool NelderMeadOptions::IsValid(std::string* error) const {
   return true;
 }
 
-std::string ToString(NelderMeadTermination reason) {
-  switch (reason) {
-    case NelderMeadTermination::kNotDone:
-      return "not_done";
-    case NelderMeadTermination::kTolerance:
-      return "tol";
-    case NelderMeadTermination::kMaxIterations:
-      return "max_iterations";
-    case NelderMeadTermination::kMaxEvaluations:
-      return "max_evaluations";
-  }
-  return "unknown";
-}
+namespace {
+constexpr std::pair<NelderMeadTermination, const char*> kTerminations[] = {
+    {NelderMeadTermination::kNotDone, "not_done"},
+    {NelderMeadTermination::kTolerance, "tol"},
+    {NelderMeadTermination::kMaxIterations, "max_iterations"},
+    {NelderMeadTermination::kMaxEvaluations, "max_evaluations"}};
+constexpr std::pair<NelderMeadStep, const char*> kSteps[] = {
+    {NelderMeadStep::kInitialSimplex, "initial_simplex"},
+    {NelderMeadStep::kReflect, "reflect"},
+    {NelderMeadStep::kExpand, "expand"},
+    {NelderMeadStep::kContractOutside, "contract_outside"},
+    {NelderMeadStep::kContractInside, "contract_inside"},
+    {NelderMeadStep::kShrink, "shrink"}};
+}  // namespace
 
-std::string ToString(NelderMeadStep step) {
-  switch (step) {
-    case NelderMeadStep::kInitialSimplex:
-      return "initial_simplex";
-    case NelderMeadStep::kReflect:
-      return "reflect";
-    case NelderMeadStep::kExpand:
-      return "expand";
-    case NelderMeadStep::kContractOutside:
-      return "contract_outside";
-    case NelderMeadStep::kContractInside:
-      return "contract_inside";
-    case NelderMeadStep::kShrink:
-      return "shrink";
-  }
-  return "unknown";
-}
+std::string ToString(NelderMeadTermination reason) { return EnumName(kTerminations, reason); }
+std::string ToString(NelderMeadStep step) { return EnumName(kSteps, step); }
 
 NelderMead::NelderMead(const NelderMeadOptions& options, std::span<const double> x0)
     : options_(options), dim_(static_cast<int>(x0.size())) {

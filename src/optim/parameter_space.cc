@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 
 namespace frfit {
@@ -32,19 +33,12 @@ void CheckPacked(std::size_t from, std::size_t to, int dim) {
 
 }  // namespace
 
-std::string ToString(ParameterScale scale) {
-  return scale == ParameterScale::kLog ? "log" : "linear";
-}
+constexpr std::pair<ParameterScale, const char*> kScales[] = {{ParameterScale::kLog, "log"},
+                                                              {ParameterScale::kLinear, "linear"}};
 
+std::string ToString(ParameterScale scale) { return EnumName(kScales, scale); }
 bool FromString(const std::string& text, ParameterScale* scale) {
-  if (text == "log") {
-    *scale = ParameterScale::kLog;
-  } else if (text == "linear") {
-    *scale = ParameterScale::kLinear;
-  } else {
-    return false;
-  }
-  return true;
+  return EnumFromName(kScales, text, scale);
 }
 
 void ParameterSpace::Add(std::string name, double lower, double upper, ParameterScale scale) {

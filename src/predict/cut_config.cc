@@ -1,7 +1,7 @@
 #include "frfit/predict/cut_config.h"
 
 #include "frfit/common/error.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 
 namespace frfit {
 namespace {

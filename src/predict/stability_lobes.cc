@@ -24,7 +24,7 @@ DirectionalFactors AverageDirectionalFactors(double entry_rad, double exit_rad, 
   return {a.xx - b.xx, a.xy - b.xy, a.yx - b.yx, a.yy - b.yy};
 }
 
-std::string LobeOptions::Check() const {
+bool LobeOptions::IsValid(std::string* error) const {
   // Messages appended piece by piece: "literal" + std::string&& makes GCC 12 warn -Wrestrict.
   std::string m;
   if (teeth < 1) {
@@ -52,7 +52,7 @@ std::string LobeOptions::Check() const {
     for (double v : {alpha.xx, alpha.xy, alpha.yx, alpha.yy})
       if (!std::isfinite(v)) m = "alpha: expected finite directional factors";
   }
-  return m;
+  return m.empty() || Invalid(error, m);
 }
 
 std::vector<Complex> DirectionalEigenvalues(const CuttingPlaneFrf& frf,
@@ -197,8 +197,7 @@ void AddLobeToEnvelope(const CuttingPlaneFrf& frf, const LineDepths& d, const st
 }  // namespace
 
 StabilityLobes ComputeStabilityLobes(const CuttingPlaneFrf& frf, const LobeOptions& options) {
-  const std::string problem = options.Check();
-  if (!problem.empty()) throw Error("stability lobes", "", problem);
+  if (std::string problem; !options.IsValid(&problem)) throw Error("stability lobes", "", problem);
   CheckFrf(frf);
   const std::vector<Complex> lambda = DirectionalEigenvalues(frf, options.alpha);
   StabilityLobes out;

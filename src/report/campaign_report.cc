@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "frfit/campaign/campaign_ema_hdf5.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/report/ema_report.h"
 #include "frfit/report/html_report.h"
 #include "src/report/svg_parts.h"

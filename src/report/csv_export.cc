@@ -10,11 +10,12 @@
 #include <map>
 #include <set>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/results/modal_comparison.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/modal/stabilisation.h"
 
 namespace frfit {
@@ -86,13 +87,14 @@ std::string FileNamePart(const std::string& name) {
 
 }  // namespace
 
-std::string ToString(ExportKind kind) {
-  return kind == ExportKind::kFrfSet       ? "frf_set"
-         : kind == ExportKind::kFitResult  ? "fit_result"
-         : kind == ExportKind::kEmaResult  ? "ema_result"
-         : kind == ExportKind::kPostureMap ? "posture_map"
-                                           : "stability_lobes";
-}
+constexpr std::pair<ExportKind, const char*> kExportKinds[] = {
+    {ExportKind::kFrfSet, "frf_set"},
+    {ExportKind::kFitResult, "fit_result"},
+    {ExportKind::kEmaResult, "ema_result"},
+    {ExportKind::kPostureMap, "posture_map"},
+    {ExportKind::kLobes, "stability_lobes"}};
+
+std::string ToString(ExportKind kind) { return EnumName(kExportKinds, kind); }
 
 std::string EntryColumn(int entry) { return "H_" + EntryName(entry); }
 

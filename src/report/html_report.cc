@@ -11,7 +11,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fit/fit_run.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/report/ema_report.h"
 #include "report_plots.h"
 #include "svg_parts.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "frfit/common/error.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/report/html_report.h"
 #include "svg_parts.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/report/html_report.h"
 #include "svg_parts.h"
 

@@ -6,7 +6,7 @@
 #include <functional>
 #include <sstream>
 
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 #include "frfit/report/html_report.h"
 #include "svg_parts.h"
 

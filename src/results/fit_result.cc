@@ -16,6 +16,10 @@
 #include "frfit/results/model_check_io.h"
 #include "frfit/fit/fit_passes.h"
 #include "frfit/frf/synthesize.h"
+#include "frfit/io/ema_hdf5.h"
+#include "frfit/io/frf_hdf5.h"
+#include "frfit/files/atomic_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/model/joint_coefficients.h"
 
 namespace frfit {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
 #include "kernels/line_cost.h"
@@ -142,12 +143,15 @@ double ReducedChi2Floor(int degrees_of_freedom) {
   return root > 0.0 ? root * root * root : 0.0;
 }
 
-std::string ToString(SigmaBasis basis) {
-  return basis == SigmaBasis::kNoiseModel          ? "noise_model"
-         : basis == SigmaBasis::kNoiseModelWidened ? "noise_model_widened"
-         : basis == SigmaBasis::kNoiseModelScaled  ? "noise_model_scaled"
-                                                   : "residual_scatter";
-}
+constexpr std::pair<SigmaBasis, const char*> kSigmaBases[] = {
+    {SigmaBasis::kNoiseModel, "noise_model"},
+    {SigmaBasis::kNoiseModelWidened, "noise_model_widened"},
+    {SigmaBasis::kNoiseModelScaled, "noise_model_scaled"},
+    {SigmaBasis::kResidualScatter, "residual_scatter"}};
+constexpr std::pair<BoundFlag, const char*> kBoundFlags[] = {
+    {BoundFlag::kNone, ""}, {BoundFlag::kMin, "min"}, {BoundFlag::kMax, "max"}};
+
+std::string ToString(SigmaBasis basis) { return EnumName(kSigmaBases, basis); }
 
 std::string SigmaNote(const Identifiability& id) {
   if (id.sigma_basis != SigmaBasis::kNoiseModelScaled) return "";
@@ -170,9 +174,7 @@ std::string AtBoundNote(const Identifiability& id) {
          "only move away from the bound; a 1 sigma that rests on them is not meaningful";
 }
 
-std::string ToString(BoundFlag flag) {
-  return flag == BoundFlag::kMin ? "min" : flag == BoundFlag::kMax ? "max" : "";
-}
+std::string ToString(BoundFlag flag) { return EnumName(kBoundFlags, flag); }
 
 BoundFlag BoundFlagAt(const ParameterBounds& b, double value) {
   const bool log_scale = b.scale == ParameterScale::kLog;

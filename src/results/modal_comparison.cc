@@ -73,11 +73,11 @@ std::vector<Mode> ReferenceModes(const Model& model, const HostPosture& host,
   EmaOptions options;
   options.band_max_hz = max_hz;
   try {
-    EmaResult estimate = EstimateModes(measured, options, "measured FRFs");
     // The structure's damping, as frfit ema gives it: FRFs under an exponential window hold its
-    // damping too (the fit warns that its own dampings include it: load_problem.cc).
-    const double tau = ExponentialWindowTau(measured);
-    RemoveExponentialWindow(tau, &estimate);
+    // damping too, which the EMA takes out (the fit warns that its own dampings include it:
+    // load_problem.cc).
+    EmaResult estimate = EstimateModes(measured, options, "measured FRFs");
+    const double tau = estimate.exponential_window_tau_s;
     auto result = std::make_shared<const EmaResult>(std::move(estimate));
     *description = "modes estimated from the measured FRFs (frfit ema): " + DescribeMethod(*result) +
                    (std::isfinite(tau) ? "; the exponential window's damping (tau " + FormatDouble(tau) +

@@ -1,6 +1,6 @@
-# Checks the PTX of the deterministic device code (kernels/cuda_evaluator.cu,
-# kernels/cuda_normal_equations.cu) for what would break bit-identity with the cpu backend
-# (DESIGN.md §3), without needing a GPU:
+# Checks the PTX of the deterministic device code (src/evaluator/cuda/cuda_evaluator.cu,
+# src/evaluator/cuda/cuda_normal_equations.cu) for what would break bit-identity with the cpu
+# backend (DESIGN.md §3), without needing a GPU:
 #   - a fused multiply-add (fma/mad on f64): the cpu rounds a*b and then a*b+c, an FMA once;
 #   - an f64 mul/add/sub without an explicit rounding mode: ptxas may contract those into FMAs
 #     ("mul.rn"/"add.rn" are never contracted, PTX ISA, "Floating-Point Instructions");

@@ -8,7 +8,7 @@
 // addresses, half of them near the file's metadata (the superblock, B-trees, heaps, object names),
 // written to a file and opened. It must be read or refused with frfit::Error within its time
 // budget, and leave no HDF5 object open (a leaked handle keeps the file open: HDF5 would hand the
-// stale file to the next open of that path). HDF5's own error printing is off (io/hdf5_file.cc).
+// stale file to the next open of that path). HDF5's own error printing is off (files/hdf5_file.cc).
 // Each input is read in a child process: libhdf5 1.10 itself overruns buffers and crashes on some
 // damaged metadata, which frfit cannot prevent; such faults, wholly inside libhdf5, are counted by
 // the function they happen in (docs/fuzzing.md), and any other is a finding.
@@ -29,7 +29,7 @@
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/io/time_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/model/model_yaml.h"
 #include "fuzz_harness.h"
 

@@ -7,7 +7,7 @@
 
 #include "frfit/campaign/campaign.h"
 #include "frfit/campaign/campaign_ema.h"
-#include "frfit/io/csv_table.h"
+#include "frfit/files/csv_table.h"
 
 namespace frfit::campaign {
 

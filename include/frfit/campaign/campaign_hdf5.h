@@ -4,7 +4,7 @@
 #include <string>
 
 #include "frfit/campaign/campaign.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit::campaign {
 

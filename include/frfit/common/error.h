@@ -26,6 +26,10 @@ class Error : public std::runtime_error {
 void Require(bool ok, const std::string& file, const std::string& field,
              const std::string& expected, const std::string& got);
 
+// How an IsValid(std::string* error) says no: `why` ("field: expected …") into *error when error
+// is not null, and false.
+bool Invalid(std::string* error, const std::string& why);
+
 // Shortest decimal text that reads back as the same double (for messages and JSON).
 std::string FormatDouble(double value);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "frfit/frf/frf_format.h"
+#include "frfit/frf/frf_set.h"  // Symmetrization
 
 namespace frfit {
 
@@ -26,14 +27,6 @@ bool FromString(const std::string& text, CostType* type);
 enum class PhaseMode { kWrapped, kPrincipalLogs };
 std::string ToString(PhaseMode mode);
 bool FromString(const std::string& text, PhaseMode* mode);
-
-// The model is reciprocal (H_s = H_sᵀ); measured cross FRFs usually are not. Before fitting:
-//   none          — fit the cross FRFs as measured
-//   mirror_upper  — replace H_ji (i < j) by H_ij      mirror_lower — replace H_ij (i < j) by H_ji
-//   average       — replace both by (H_ij + H_ji)/2
-enum class Symmetrization { kNone, kMirrorUpper, kMirrorLower, kAverage };
-std::string ToString(Symmetrization mode);
-bool FromString(const std::string& text, Symmetrization* mode);
 
 // kNoise: the maximum-likelihood weights of the noise model (docs/noise.md): each line and entry
 // weighted by the inverse variance of its residual, 1/σ²_log = |H|²/σ_H² for the log costs and

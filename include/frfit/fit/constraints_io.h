@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "frfit/fit/constraints.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit {
 

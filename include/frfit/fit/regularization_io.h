@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frfit/fit/regularization.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit {
 

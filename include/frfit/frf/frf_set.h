@@ -5,6 +5,7 @@
 
 #include <array>
 #include <complex>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ struct FrfSet {
   int averages = 0;
   // Where the data came from (free text pairs: "model", "parameters", "source_file", ...).
   std::vector<std::pair<std::string, std::string>> provenance;
+  // The exponential window exp(−t/τ) the FRFs were measured under (frfit frf
+  // --exponential-window): its τ in seconds, +inf for none. It moves every pole by −1/τ; the EMA
+  // takes that out (modal/ema.h). Files record it as the provenance's exponential_window_tau_s,
+  // which the readers turn into this field (ExponentialWindowTauOf).
+  double exponential_window_tau_s = std::numeric_limits<double>::infinity();
 
   int num_lines() const { return static_cast<int>(frequency_hz.size()); }
   std::complex<double>& at(int line, int i, int j) { return H[line * 9 + EntryIndex(i, j)]; }
@@ -49,12 +55,30 @@ struct FrfSet {
   }
 };
 
+// The exponential window's τ a provenance records (exponential_window_tau_s, the last one given),
+// +inf when it records none or no τ > 0.
+double ExponentialWindowTauOf(const std::vector<std::pair<std::string, std::string>>& provenance);
+
 // Checks sizes, finiteness and ordering; throws Error naming `source` and the offending field.
 void Validate(const FrfSet& set, const std::string& source);
 
 // Returns the same data in another format (multiplies by (iω)^Δorder line by line, the noise
 // variance by ω^(2Δorder)). Converting to a lower order at a 0 Hz line is an error.
 FrfSet ConvertFormat(const FrfSet& set, FrfFormat to);
+
+// The model is reciprocal (H_s = H_sᵀ); measured cross FRFs usually are not. Before a fit
+// compares them (cost.symmetrization):
+//   none          — fit the cross FRFs as measured
+//   mirror_upper  — replace H_ji (i < j) by H_ij      mirror_lower — replace H_ij (i < j) by H_ji
+//   average       — replace both by (H_ij + H_ji)/2
+enum class Symmetrization { kNone, kMirrorUpper, kMirrorLower, kAverage };
+std::string ToString(Symmetrization mode);
+bool FromString(const std::string& text, Symmetrization* mode);
+
+// The set made reciprocal as `mode` says, with the noise variance to match (the mean's is a
+// quarter of the sum); an entry of a pair that is absent takes its partner's value. The coherence
+// and its averages are dropped: they are the measured entries', not their mirror's or mean's.
+FrfSet Symmetrize(const FrfSet& set, Symmetrization mode);
 
 // The same set on the given lines only (indices into set's lines, increasing), with their noise
 // variance and coherence.

@@ -25,7 +25,8 @@ struct HitCheckOptions {
   // max_tail_ratio of its peak and 3 times the pre-trigger RMS (its noise floor).
   double tail_fraction = 0.1;
   double max_tail_ratio = 0.02;
-  std::string Check() const;  // empty when valid, else "field: expected …"
+  // False with *error = "field: expected …" (when error is not null) when a setting is invalid.
+  bool IsValid(std::string* error) const;
 };
 
 // Every reason the hit's samples give to reject it (empty: none). `record` is after DC removal;

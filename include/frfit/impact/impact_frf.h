@@ -35,7 +35,8 @@ struct ImpactOptions {
   bool keep_traces = false;
   // Called with (hits done, hits) after each hit when set: the progress of a long recording.
   std::function<void(std::size_t, std::size_t)> progress;
-  std::string Check() const;  // empty when valid, else "field: expected …"
+  // False with *error = "field: expected …" (when error is not null) when a setting is invalid.
+  bool IsValid(std::string* error) const;
 };
 
 struct HitVerdict {

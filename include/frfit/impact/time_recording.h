@@ -12,6 +12,7 @@ namespace frfit {
 // What a channel measured, in SI units after reading (N, m/s², m/s, m).
 enum class ChannelQuantity { kForce, kAcceleration, kVelocity, kDisplacement };
 std::string ToString(ChannelQuantity quantity);  // "force", "acceleration", ...
+bool FromString(const std::string& text, ChannelQuantity* quantity);
 
 struct TimeChannel {
   std::string name;  // as the file names it ("hammer", "acc_x", "node 1 +Z"), for messages

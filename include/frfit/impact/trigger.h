@@ -22,8 +22,8 @@ struct TriggerOptions {
   // Length of each record in seconds (required for a continuous recording: the frequency lines
   // are fs/N, and every hit averaged must have the same N).
   double record_s = 0.0;
-  // Empty when valid, else "field: expected …".
-  std::string Check() const;
+  // False with *error = "field: expected …" (when error is not null) when a setting is invalid.
+  bool IsValid(std::string* error) const;
 };
 
 // A hit cut out of a continuous recording. `problem` is non-empty when the record could not be

@@ -23,7 +23,8 @@ struct ForceWindowOptions {
   bool enabled = true;
   double margin_s = 0.002;  // flat part beyond the pulse on each side: keeps the pulse's tails
   double taper_s = 0.002;   // half-cosine from 1 to 0 outside the margin: no step in the force
-  std::string Check() const;  // empty when valid, else "field: expected …"
+  // False with *error = "field: expected …" (when error is not null) when a setting is invalid.
+  bool IsValid(std::string* error) const;
 };
 
 // Window for the force channel of one record (all ones when disabled).
@@ -41,7 +42,8 @@ struct ExponentialWindowOptions {
   bool enabled() const { return tau_s > 0.0 || end_value > 0.0; }
   // τ for a record of `record_s` seconds (+inf when disabled).
   double TimeConstant(double record_s) const;
-  std::string Check() const;
+  // False with *error = "field: expected …" (when error is not null) when a setting is invalid.
+  bool IsValid(std::string* error) const;
 };
 std::vector<double> ExponentialWindow(int samples, double sample_rate_hz, double tau_s);
 

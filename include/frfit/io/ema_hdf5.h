@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/modal/ema.h"
 
 namespace frfit {

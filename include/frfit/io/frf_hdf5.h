@@ -9,7 +9,7 @@
 #include <string>
 
 #include "frfit/frf/frf_set.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit {
 

@@ -98,20 +98,17 @@ struct EmaResult {
   std::vector<EmaDropped> dropped;              // columns not kept, sorted by frequency
   FrfSet measured;                              // the lines used
   FrfSet synthesized;                           // the modal model at those lines
+  // The set's exponential window, taken out of the modes' poles (+inf: none).
+  double exponential_window_tau_s = std::numeric_limits<double>::infinity();
 };
 
+// FRFs measured under an exponential window exp(−t/τ) (set.exponential_window_tau_s) hold every
+// pole moved by −1/τ (the window's added damping ratio, 1/(τ·ω)): the modes come back with it
+// taken out, their damping the structure's (Im λ, the frequency, unchanged; the stabilisation
+// diagram and the modal model keep the poles as measured).
 // Throws Error naming `source` when the options are invalid, no entry is present, or the band
 // holds too few lines for order 1. A set without stable poles gives a result without modes.
 EmaResult EstimateModes(const FrfSet& set, const EmaOptions& options, const std::string& source);
-
-// FRFs from frfit frf under an exponential window exp(−t/τ) hold every pole moved by −1/τ (the
-// window's added damping ratio, 1/(τ·ω)): the set's provenance `exponential_window_tau_s`, +inf
-// when it has none.
-double ExponentialWindowTau(const FrfSet& set);
-// Moves the modes' poles of `result` back by +1/τ, so that their damping is the structure's (the
-// frequency, Im λ, is unchanged); nothing for τ = +inf. Every estimate of damping from measured
-// FRFs does it: frfit ema, and the fit's reference modes.
-void RemoveExponentialWindow(double tau_s, EmaResult* result);
 
 // The modes alone, as the modal comparison takes them.
 std::vector<Mode> ModesOf(const EmaResult& result);

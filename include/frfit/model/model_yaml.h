@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 #include "frfit/model/model.h"
 
 namespace frfit {

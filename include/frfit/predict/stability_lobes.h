@@ -42,8 +42,8 @@ struct LobeOptions {
   double speed_min_rpm = 5000.0, speed_max_rpm = 30000.0;
   int speed_points = 2000;
   int max_lobes = 0;  // 0: every lobe that reaches speed_min_rpm, at most kLobeLimit
-  // Empty when usable, else what is wrong (a field name and the constraint).
-  std::string Check() const;
+  // False with *error = "field: expected …" (when error is not null) when a setting is invalid.
+  bool IsValid(std::string* error) const;
 };
 inline constexpr int kLobeLimit = 5000;
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "frfit/frf/frf_set.h"
-#include "frfit/io/csv_table.h"
+#include "frfit/files/csv_table.h"
 #include "frfit/io/lobes_hdf5.h"
 #include "frfit/io/map_hdf5.h"
 #include "frfit/modal/ema.h"

@@ -21,7 +21,7 @@ struct ImpactReportInput {
 std::string RenderImpactReportHtml(const ImpactResult& result, const ImpactOptions& options,
                                    const ImpactReportInput& input);
 
-// Writes the page to `html_path` atomically (io/atomic_file.h): whole or not at all.
+// Writes the page to `html_path` atomically (files/atomic_file.h): whole or not at all.
 void WriteImpactReport(const std::string& html_path, const ImpactResult& result,
                        const ImpactOptions& options, const ImpactReportInput& input);
 

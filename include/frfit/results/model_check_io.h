@@ -6,7 +6,7 @@
 #include <string>
 
 #include "frfit/results/model_check.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit {
 

@@ -21,7 +21,7 @@
 #include "frfit/campaign/campaign_ema_hdf5.h"
 #include "frfit/campaign/campaign_hdf5.h"
 #include "frfit/common/error.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "test_support.h"
 
 namespace frfit::test {

@@ -17,7 +17,7 @@
 #include "frfit/results/fit_result.h"
 #include "frfit/io/ema_hdf5.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/results/fit_result.h"
 #include "test_support.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/io/time_hdf5.h"
 #include "test_support.h"
 

@@ -17,7 +17,7 @@
 #include "frfit/common/error.h"
 #include "frfit/frf/frf_set.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 namespace frfit {
 namespace {

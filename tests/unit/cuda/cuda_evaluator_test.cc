@@ -20,7 +20,7 @@
 #include <cuda_runtime.h>
 
 #include "frfit/evaluator/cuda_backend.h"
-#include "kernels/cuda_batched_tier.h"
+#include "src/evaluator/cuda/cuda_batched_tier.h"
 #endif
 
 namespace frfit {

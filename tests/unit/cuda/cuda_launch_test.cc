@@ -1,8 +1,9 @@
-// The cuda kernels' launches emulated on the host, without a GPU (kernels/cuda_launch.h,
+// The cuda kernels' launches emulated on the host, without a GPU (src/evaluator/cuda/cuda_launch.h,
 // docs/gpu-backend.md). The kernels compute their indices only through the functions of
-// kernels/cuda_launch.h and read tables built by kernels/cuda_tables.h; here every (block, thread)
-// of every launch a wrapper makes runs those same functions on those same tables, and the test
-// checks what a GPU run would show only as wrong numbers or a crash far from the cause:
+// src/evaluator/cuda/cuda_launch.h and read tables built by src/evaluator/cuda/cuda_tables.h; here
+// every (block, thread) of every launch a wrapper makes runs those same functions on those same
+// tables, and the test checks what a GPU run would show only as wrong numbers or a crash far from
+// the cause:
 //   - every line of a group is computed by exactly one thread or tile, all lanes of a tile agree
 //     on its line, and threads past the last line do nothing;
 //   - the tiles of a block get disjoint, 16-byte aligned slots that hold the scratch of their
@@ -14,7 +15,7 @@
 //   - the batched tier's chunks cover every line once within the chunk buffers.
 // Finally the per-line functions run through the emulated grids and must give the cpu backend's
 // costs and normal equations bit for bit (==).
-#include "kernels/cuda_launch.h"
+#include "src/evaluator/cuda/cuda_launch.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-# Checks the machine code of the cpu backend's vector loops (src/evaluator/cpu_line_kernels.cc)
+# Checks the machine code of the cpu backend's vector loops (src/evaluator/cpu/cpu_line_kernels.cc)
 # for fused multiply-adds: the scalar path and the cuda backend round a·b and then a·b + c, an FMA
 # rounds once, so one FMA would break the bit-identity of DESIGN.md §3. The file holds AVX2 and
 # AVX-512 code (target attributes) inside a baseline build, where -ffp-contract=off is the only

@@ -38,7 +38,7 @@
 #include "kernels/line_cost.h"
 #include "kernels/line_normal.h"
 #include "kernels/simd.h"
-#include "src/evaluator/cpu_line_kernels.h"
+#include "src/evaluator/cpu/cpu_line_kernels.h"
 
 namespace frfit {
 namespace {

@@ -1,8 +1,8 @@
-// The cpu backend's thread pool (src/evaluator/thread_pool.h): every job runs exactly once, on a
-// thread index in range, round after round — with calls back to back (the workers still polling)
+// The cpu backend's thread pool (src/evaluator/cpu/thread_pool.h): every job runs exactly once, on
+// a thread index in range, round after round — with calls back to back (the workers still polling)
 // and after pauses (the workers asleep) — and the pool shuts down cleanly; RunEach passes on a
 // job's exception.
-#include "src/evaluator/thread_pool.h"
+#include "src/evaluator/cpu/thread_pool.h"
 
 #include <gtest/gtest.h>
 

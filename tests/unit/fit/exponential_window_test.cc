@@ -13,6 +13,7 @@
 #include "frfit/fit/load_problem.h"
 #include "frfit/results/modal_comparison.h"
 #include "frfit/io/frf_hdf5.h"
+#include "frfit/modal/ema.h"
 #include "frfit/model/model_yaml.h"
 #include "test_support.h"
 
@@ -58,7 +59,7 @@ TEST_F(ExponentialWindow, ReferenceModesOfWindowedFrfsHaveTheWindowTakenOut) {
   measured.provenance.clear();  // measured data: the reference comes from the FRFs (frfit ema)
   std::string plain_text, windowed_text;
   const std::vector<Mode> plain = ReferenceModes(model, posture, measured, 30.0, &plain_text, nullptr);
-  measured.provenance.emplace_back("exponential_window_tau_s", "0.5");
+  measured.exponential_window_tau_s = 0.5;
   const std::vector<Mode> windowed = ReferenceModes(model, posture, measured, 30.0, &windowed_text, nullptr);
   ASSERT_EQ(plain.size(), 3u);
   ASSERT_EQ(windowed.size(), plain.size());
@@ -71,6 +72,31 @@ TEST_F(ExponentialWindow, ReferenceModesOfWindowedFrfsHaveTheWindowTakenOut) {
   EXPECT_NE(windowed_text.find("the exponential window's damping (tau 0.5 s) removed"), std::string::npos)
       << windowed_text;
   EXPECT_EQ(plain_text.find("exponential window"), std::string::npos);
+}
+
+// The EMA takes the window out itself: of the same FRFs, with and without a window recorded, the
+// modes differ by exactly the window's 1/τ in each pole, and a file read back carries the window
+// its provenance records.
+TEST_F(ExponentialWindow, TheEmaTakesTheWindowOutOfEachPole) {
+  FrfSet plain = ReadFrfSet(kData + "frf_milling_inertance.h5");
+  EXPECT_FALSE(std::isfinite(plain.exponential_window_tau_s));
+  FrfSet windowed = plain;
+  windowed.provenance.emplace_back("exponential_window_tau_s", "0.5");
+  WriteFrfSet(Path("windowed.h5"), windowed);
+  windowed = ReadFrfSet(Path("windowed.h5"));
+  ASSERT_EQ(windowed.exponential_window_tau_s, 0.5);
+  const EmaResult a = EstimateModes(plain, EmaOptions{}, "plain");
+  const EmaResult b = EstimateModes(windowed, EmaOptions{}, "windowed");
+  EXPECT_FALSE(std::isfinite(a.exponential_window_tau_s));
+  EXPECT_EQ(b.exponential_window_tau_s, 0.5);
+  ASSERT_EQ(a.modes.size(), 3u);
+  ASSERT_EQ(b.modes.size(), a.modes.size());
+  for (size_t k = 0; k < a.modes.size(); ++k) {
+    EXPECT_EQ(b.modes[k].mode.eigenvalue, a.modes[k].mode.eigenvalue + 1.0 / 0.5) << k;
+    EXPECT_EQ(b.modes[k].mode.frequency_hz, a.modes[k].mode.frequency_hz) << k;
+    const std::complex<double> s = b.modes[k].mode.eigenvalue;
+    EXPECT_EQ(b.modes[k].mode.damping_ratio, -s.real() / std::abs(s)) << k;
+  }
 }
 
 }  // namespace

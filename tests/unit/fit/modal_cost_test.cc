@@ -18,7 +18,7 @@
 #include "frfit/fit/fit.h"
 #include "frfit/fit/modal_cost.h"
 #include "frfit/fit/parameter_map.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"

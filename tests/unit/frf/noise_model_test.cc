@@ -15,7 +15,7 @@
 #include "frfit/frf/noise_estimate.h"
 #include "frfit/frf/synthesize.h"
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"

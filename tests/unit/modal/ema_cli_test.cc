@@ -11,7 +11,7 @@
 #include <set>
 
 #include "frfit/io/frf_hdf5.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/common/rng.h"
 #include "test_support.h"
 

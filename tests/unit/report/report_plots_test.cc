@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

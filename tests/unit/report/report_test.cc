@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "frfit/common/error.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/report/fleet_index.h"
 #include "frfit/report/html_report.h"
 #include "frfit/results/fit_result.h"

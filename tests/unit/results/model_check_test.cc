@@ -22,7 +22,7 @@
 #include "frfit/fit/fit_passes.h"
 #include "frfit/frf/measurement_noise.h"
 #include "frfit/frf/synthesize.h"
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/modal/mode_pairing.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"

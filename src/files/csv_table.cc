@@ -1,4 +1,4 @@
-#include "frfit/io/csv_table.h"
+#include "frfit/files/csv_table.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "src/evaluator/thread_pool.h"
+#include "src/evaluator/cpu/thread_pool.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

@@ -1,5 +1,5 @@
 // The GPU team of kernels/team.h: a tile of kLanes threads (4, 8, 16 or 32) of one warp sharing one
-// frequency line, its scratch in shared memory. Included only by kernels/*.cu.
+// frequency line, its scratch in shared memory. Included only by src/evaluator/cuda/*.cu.
 #pragma once
 
 #include <cooperative_groups.h>

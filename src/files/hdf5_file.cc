@@ -1,4 +1,4 @@
-#include "frfit/io/hdf5_file.h"
+#include "frfit/files/hdf5_file.h"
 
 #include <hdf5_hl.h>
 
@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "frfit/common/error.h"
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 
 namespace frfit {
 namespace {

@@ -1,4 +1,4 @@
-// The shared YAML loading (io/yaml_reader.h) every YAML input goes through: documents whose
+// The shared YAML loading (files/yaml_reader.h) every YAML input goes through: documents whose
 // aliases expand without bound, nest too deep or use collections as keys are refused with
 // frfit::Error before any reader walks them; anchors and aliases in sane use still read, and so
 // does a large document without aliases. The command-line cases are in cli/input_checks_test.cc.
@@ -9,7 +9,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/fit/fit_options.h"
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 #include "frfit/model/model_yaml.h"
 #include "test_support.h"
 

@@ -1,4 +1,4 @@
-#include "frfit/io/atomic_file.h"
+#include "frfit/files/atomic_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,5 @@
-// The cuda backend's opt-in cuBLAS tier (kernels/cuda_batched_tier.h, docs/gpu-backend.md).
+// The cuda backend's opt-in cuBLAS tier (src/evaluator/cuda/cuda_batched_tier.h,
+// docs/gpu-backend.md).
 //
 // Per group of problems with the same n, in chunks that bound the scratch memory:
 //   1. AssembleKernel: one thread per line writes Z (column-major, as cuBLAS wants) and the three
@@ -16,8 +17,8 @@
 #include "frfit/common/error.h"
 #include "frfit/evaluator/cuda_backend.h"
 #include "kernels/complex.h"
-#include "kernels/cuda_batched_tier.h"
-#include "kernels/cuda_common.h"
+#include "src/evaluator/cuda/cuda_batched_tier.h"
+#include "src/evaluator/cuda/cuda_common.h"
 #include "kernels/line_cost.h"
 
 namespace frfit::cuda {

@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "frfit/common/error.h"
-#include "kernels/cuda_common.h"
+#include "src/evaluator/cuda/cuda_common.h"
 #include "kernels/line_normal.h"
 #include "kernels/tree_sum.h"
 

@@ -1,4 +1,4 @@
-#include "frfit/io/output_path.h"
+#include "frfit/files/output_path.h"
 
 #include <sys/stat.h>
 

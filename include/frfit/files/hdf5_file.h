@@ -24,7 +24,7 @@ class Hdf5File {
   Hdf5File& operator=(const Hdf5File&) = delete;
 
   const std::string& path() const { return path_; }
-  // kCreate: writes the file to path() atomically (io/atomic_file.h); throws Error on failure.
+  // kCreate: writes the file to path() atomically (files/atomic_file.h); throws Error on failure.
   void Save();
   // kCreate: the finished file's bytes, what Save() writes (for a caller that writes them
   // itself, e.g. after letting go of a lock held around the HDF5 library).

@@ -1,4 +1,4 @@
-#include "frfit/io/yaml_reader.h"
+#include "frfit/files/yaml_reader.h"
 
 #include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion (not in yaml.h)
 

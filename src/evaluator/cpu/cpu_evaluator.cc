@@ -17,8 +17,8 @@
 #include "kernels/line_cost.h"
 #include "kernels/line_normal.h"
 #include "kernels/tree_sum.h"
-#include "src/evaluator/cpu_line_kernels.h"
-#include "src/evaluator/thread_pool.h"
+#include "src/evaluator/cpu/cpu_line_kernels.h"
+#include "src/evaluator/cpu/thread_pool.h"
 
 namespace frfit {
 namespace {

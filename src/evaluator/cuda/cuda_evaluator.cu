@@ -22,9 +22,9 @@
 
 #include "frfit/common/error.h"
 #include "frfit/evaluator/cuda_backend.h"
-#include "kernels/cuda_common.h"
+#include "src/evaluator/cuda/cuda_common.h"
 #include "kernels/line_cost.h"
-#include "kernels/tile_team.cuh"
+#include "src/evaluator/cuda/tile_team.cuh"
 #include "kernels/tree_sum.h"
 
 namespace frfit::cuda {

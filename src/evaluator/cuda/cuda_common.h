@@ -1,4 +1,5 @@
-// Internal to the cuda backend (included only by kernels/*.cu; it pulls in CUDA headers).
+// Internal to the cuda backend (included only by src/evaluator/cuda/*.cu; it pulls in CUDA
+// headers).
 //
 // What both cuda tiers share (docs/gpu-backend.md):
 //   - Check/CheckLaunch: every CUDA, cuBLAS call and every launch is checked; a failure throws
@@ -8,7 +9,8 @@
 //     segment tables, the coefficient upload, the fixed-order reduction kernel and the download.
 //     A tier supplies ComputeLineCosts(): fill line_costs_ / line_status_ for every segment.
 // The tables themselves and the kernels' launch shapes and index arithmetic are plain C++
-// (kernels/cuda_tables.h, kernels/cuda_launch.h), so that the host tests can run them.
+// (src/evaluator/cuda/cuda_tables.h, src/evaluator/cuda/cuda_launch.h), so that the host tests can
+// run them.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,7 +22,7 @@
 #include <vector>
 
 #include "frfit/evaluator/evaluator.h"
-#include "kernels/cuda_launch.h"
+#include "src/evaluator/cuda/cuda_launch.h"
 
 namespace frfit::cuda {
 
@@ -104,7 +106,7 @@ class CudaEvaluatorBase : public Evaluator {
   void Evaluate(std::span<const int> individuals, std::span<const double> coefficients,
                 std::span<double> costs, std::span<EvalStatus> status) override;
   // Both tiers compute normal equations with the deterministic one-thread-per-line kernel
-  // (kernels/cuda_normal_equations.cu).
+  // (src/evaluator/cuda/cuda_normal_equations.cu).
   void EvaluateNormalEquations(const NormalEquationsBatch& batch, std::span<double> normal,
                                std::span<EvalStatus> status) override;
 
@@ -141,7 +143,7 @@ class CudaEvaluatorBase : public Evaluator {
   DeviceBuffer<double> costs_;
   DeviceBuffer<unsigned char> status_;
   std::vector<Group> groups_;  // kept so device buffers are reused from call to call
-  // The normal-equation path's own buffers (kernels/cuda_normal_equations.cu).
+  // The normal-equation path's own buffers (src/evaluator/cuda/cuda_normal_equations.cu).
   DeviceBuffer<double> sensitivities_;
   DeviceBuffer<double> line_terms_;
   DeviceBuffer<unsigned char> normal_line_status_;

@@ -7,7 +7,7 @@
 // target does not include FMA, and the file is compiled with -ffp-contract=off besides, so no
 // a·b + c is fused (tests/unit/evaluator/cpu_no_fma_test.cmake checks the machine code).
 // -fno-math-errno (CMakeLists.txt) lets sqrt be one instruction per vector; it rounds the same.
-#include "src/evaluator/cpu_line_kernels.h"
+#include "src/evaluator/cpu/cpu_line_kernels.h"
 
 #include <algorithm>
 #include <type_traits>

@@ -1,8 +1,8 @@
 // The cuda kernels' launch shapes and index arithmetic (docs/gpu-backend.md): how many blocks of
 // how many threads each launch wrapper asks for, which line, tile slot, individual or term a
-// thread of a kernel works on, and where it reads and writes. The kernels (kernels/*.cu) call
-// exactly these functions and keep only the per-line call and the stores; being host-device (and
-// the launch shapes plain C++), they also run on the host, where
+// thread of a kernel works on, and where it reads and writes. The kernels (src/evaluator/cuda/*.cu)
+// call exactly these functions and keep only the per-line call and the stores; being host-device
+// (and the launch shapes plain C++), they also run on the host, where
 // tests/unit/cuda/cuda_launch_test.cc walks every (block, thread) of every launch and checks
 // coverage, bounds and slots without a GPU. Only integer arithmetic here, except the reductions'
 // sums, which are the kernels' own.
@@ -12,7 +12,7 @@
 #include <cstddef>
 
 #include "frfit/common/host_device.h"
-#include "kernels/cuda_tables.h"
+#include "src/evaluator/cuda/cuda_tables.h"
 #include "kernels/line_cost.h"
 #include "kernels/tree_sum.h"
 

@@ -1,0 +1,32 @@
+// The one rule for what a residual weighs under each cost type (docs/noise.md). A measured H with
+// noise variance σ² gives a linear residual (normalized_complex) of variance σ² and, to first order
+// in σ/|H|, a log residual of variance σ²/|H|²: the same line weighs |H|² times as much under a
+// log cost as under the linear one. The fit's noise weights, the search's log stand-in for the
+// normalized_complex cost (fit/fit_passes.h) and the packed normaliser 1/Σ w|H|² (Pack) all take
+// their weights from here. It holds no weighting scheme (peaks, bands: ComputeWeights).
+#pragma once
+
+#include <complex>
+
+#include "frfit/cost/cost_options.h"
+
+namespace frfit {
+
+// The weight of H's residual under `type` per unit weight of its linear residual: 1 for
+// normalized_complex, |H|² for the log costs.
+double LinearWeightScale(CostType type, std::complex<double> h);
+
+// The maximum-likelihood weight of one residual under `type`: 1/σ²_log = |H|²/σ² for the log
+// costs, 1/σ² for normalized_complex. A variance of 0 (a noise-free file) is held at double
+// precision's relative floor; an infinite one weighs nothing.
+double InverseNoiseVariance(CostType type, std::complex<double> h, double variance);
+
+// A residual's weight under `from` expressed under `to` (what it weighs there for the same
+// knowledge of H).
+double WeightUnder(CostType to, CostType from, std::complex<double> h, double weight);
+
+// Whether a set's packed weights carry normalized_complex's 1/Σ w|H|² (papers/003): not with noise
+// weights, which make the cost a χ² as they stand, nor for a static test, weighed by 1/σ² already.
+bool NormalizesWeights(const CostOptions& cost, bool is_static);
+
+}  // namespace frfit
