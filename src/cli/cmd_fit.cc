@@ -208,9 +208,6 @@ int RunFit(int argc, char** argv) {
   if (args.Has("static")) AddStaticTests(LoadStaticTests(args.Get("static")), &problem);
   // Measured modes (frfit ema results) beside or instead of them (docs/fit-config.md, "Modal data").
   if (args.Has("modes")) AddModes(args.GetList("modes"), options, &problem);
-  // Beam models past the kernels' size are fitted on a reduced basis (docs/reduction.md): Fit
-  // reduces them.
-
   const bool quiet = args.Flag("quiet") || args.Flag("json");
   std::string evaluator_description;
   settings.backend_chosen = [&](const Evaluator& evaluator, const BackendChoice& choice) {
@@ -239,6 +236,7 @@ int RunFit(int argc, char** argv) {
       WriteTextFileAtomically(paths.checkpoint, j.dump());
     };
 
+  // Fit reduces beam models past the kernels' size to a basis (docs/reduction.md).
   const FitResult result = Fit(problem, map, options, settings);
   if (settings.progress && ::isatty(STDERR_FILENO) != 0) std::fputs("\n", stderr);
   if (!paths.out.empty()) WriteFitResult(paths.out, result);
