@@ -6,12 +6,14 @@
 #include "frfit/common/error.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/fit_passes.h"
+#include "frfit/fit/reduce_problem.h"
 #include "src/evaluator/cpu/thread_pool.h"
 
 namespace frfit {
 
 FitJob MakeFitJob(FitRun* run, const ParameterMap& map, const Problem& problem) {
   run->UseModalData(&problem.modes);
+  run->UseReductionFloor(ReductionFloor(problem));
   return {run, &map, static_cast<int>(problem.postures.size()), PostureCoordinates(problem),
           [&problem, &map](int pass, std::span<const double> u) {
             return PackForPass(problem, map, pass, u);

@@ -205,8 +205,14 @@ void FitRun::StartRefinementPass() {
   phase_ = FitPhase::kLevenbergMarquardt;
 }
 
+void FitRun::UseReductionFloor(double cost) {
+  reduction_floor_ = cost;
+  if (lm_ && pass_ == 0) lm_->set_exact_fit_cost(cost);
+}
+
 void FitRun::StartLm(std::span<const double> starts) {
   lm_.emplace(options_.levenberg_marquardt, map_->dim(), starts);
+  if (pass_ == 0) lm_->set_exact_fit_cost(reduction_floor_);
   if (!Constrained()) return;
   const ParameterMap* map = map_;
   lm_->set_step_projection([map](std::span<const double> u, std::span<const double> target,

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <complex>
 
 #include "frfit/common/error.h"
+#include "frfit/cost/residual_weight.h"
+#include "frfit/fit/fit_passes.h"
 #include "kernels/line_cost.h"
 
 namespace frfit {
@@ -115,6 +119,44 @@ bool ReduceProblem(const ReductionSettings& settings, const std::string& config_
   for (ProblemPosture& pp : problem->postures) EstimateError(*map, &pp);
   map->UseReducedLayout(joints, size);
   return true;
+}
+
+namespace {
+
+// ε²·S of one set of the search's problem (ReductionFloor), before its posture weight.
+double SetFloor(const ProblemPosture& pp, const CostOptions& cost) {
+  const double error = pp.reduction ? pp.reduction_error : 0.0;
+  if (!(error > 0.0) || !std::isfinite(error)) return 0.0;
+  // A static test is scored by its linear residual whatever the cost (Pack).
+  const CostType type = pp.is_static ? CostType::kNormalizedComplex : cost.type;
+  double scale = 0.0, norm = 0.0;
+  for (int k = 0; k < pp.measured.num_lines(); ++k) {
+    double line = 0.0, largest = 0.0;
+    for (int e = 0; e < 9; ++e) {
+      const std::complex<double> h = pp.measured.H[k * 9 + e];
+      const double w = pp.weights[k * 9 + e];
+      line += std::norm(h);
+      norm += w * std::norm(h);
+      // A residual ΔH of the entry weighs w·|ΔH|²/LinearWeightScale: |ΔH/H|² under a log cost.
+      if (w > 0.0) largest = std::max(largest, w / LinearWeightScale(type, h));
+    }
+    scale += line * largest;
+  }
+  if (NormalizesWeights(cost, pp.is_static) && norm > 0.0) scale /= norm;
+  return error * error * scale;
+}
+
+}  // namespace
+
+double ReductionFloor(const Problem& problem) {
+  if (std::none_of(problem.postures.begin(), problem.postures.end(),
+                   [](const ProblemPosture& pp) { return pp.reduction != nullptr; }))
+    return 0.0;
+  const Problem search = SearchProblem(problem);  // the weights the search's cost has
+  double floor = 0.0;
+  for (const ProblemPosture& pp : search.postures)
+    floor += pp.posture_weight * SetFloor(pp, search.cost);
+  return std::isfinite(floor) ? kReductionFloorMargin * floor : 0.0;
 }
 
 std::vector<SetReduction> Reductions(const Problem& problem) {

@@ -257,7 +257,8 @@ void LevenbergMarquardt::Accept(LmStart& s, std::span<const double> terms) {
       take();
       s.lambda *= std::max(1.0 / 3.0, 1.0 - Cube(2.0 * rho - 1.0));
       s.nu = 2.0;
-      s.exact = s.exact || cost <= kExactFit * s.initial_cost;
+      s.exact = s.exact || cost <= kExactFit * s.initial_cost ||
+                (exact_fit_cost_ > 0.0 && cost <= exact_fit_cost_);
       if (cost == 0.0 ||
           (actual <= options_.tol_cost * before && predicted <= options_.tol_cost * before)) {
         s.termination = LmTermination::kCost;

@@ -30,8 +30,8 @@ struct FitJob {
 };
 
 // The job of a run on `problem` (which must outlive the drive): its postures' coordinates and its
-// passes' problems (fit_passes.h) filled in, and the problem's measured modes given to the run
-// (FitRun::UseModalData). The evaluator's problem for it starts as
+// passes' problems (fit_passes.h) filled in, and the problem's measured modes and, for a reduced
+// problem, its reduction floor given to the run (FitRun::UseModalData, UseReductionFloor). The evaluator's problem for it starts as
 // PackForPass(problem, map, 0, {}) — Pack(problem) for the log costs.
 FitJob MakeFitJob(FitRun* run, const ParameterMap& map, const Problem& problem);
 

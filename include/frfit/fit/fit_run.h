@@ -87,6 +87,13 @@ class FitRun {
   // resumed run is given them again (MakeFitJob does).
   void UseModalData(const ModalData* modes) { modes_ = modes && !modes->empty() ? modes : nullptr; }
   const ModalData* modal_data() const { return modes_; }
+  // The cost at or below which the search's least-squares refinement takes a start for an exact
+  // fit, beside its relative test (LevenbergMarquardt::set_exact_fit_cost): the floor a reduced
+  // model's reduction error explains (ReductionFloor, fit/reduce_problem.h); 0 (the default):
+  // none. The search's only: a refinement pass has other weights and one start. Not part of the
+  // saved state: a resumed run is given it again (MakeFitJob does).
+  void UseReductionFloor(double cost);
+  double reduction_floor() const { return reduction_floor_; }
 
   const FitOptions& options() const { return options_; }
   FitPhase phase() const { return phase_; }
@@ -147,6 +154,7 @@ class FitRun {
 
   const ParameterMap* map_;
   const ModalData* modes_ = nullptr;
+  double reduction_floor_ = 0.0;
   FitOptions options_;
   std::uint64_t seed_ = 0;
   FitPhase phase_ = FitPhase::kGeneticAlgorithm;

@@ -34,6 +34,21 @@ bool ReduceProblem(const ReductionSettings& settings, const std::string& config_
 bool WillReduce(const ReductionSettings& settings, const std::string& config_source,
                 const Problem& problem);
 
+// The cost a reduced problem's search can fall to through its reduction error alone: with each
+// set's ReductionError ε (‖H_full − H_reduced‖_F ≤ ε‖H_full‖_F per line at the samples), a set of
+// noise-free FRFs that the full model makes costs the reduced model at most ε²·S, S the set's
+// cost scale under the search's weights — Σ over lines of ‖H‖²_F times the largest weight of a
+// unit relative (log costs) or absolute (linear) residual among its fitted entries, normalised
+// and weighted as Pack weighs the set — summed over the sets and times kReductionFloorMargin
+// (docs/decisions.md, "The exact fit of a reduced model"). A search whose cost falls to it has
+// fitted the data as exactly as the reduced model can (FitRun::UseReductionFloor). 0 for a
+// problem without a reduced set: no other fit changes.
+double ReductionFloor(const Problem& problem);
+// ε is measured at the reduction's samples, not at every point of the box: the floor allows a
+// tenfold error between them (RecoversTheTruthThroughTheReduction checks the fitted point's
+// against that), a hundredfold cost.
+constexpr double kReductionFloorMargin = 100.0;
+
 // Each reduced set of `problem`, for FitResult::reductions.
 std::vector<SetReduction> Reductions(const Problem& problem);
 // The `reduction` object of `frfit fit --json`:

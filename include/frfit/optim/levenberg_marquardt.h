@@ -29,6 +29,8 @@
 // to working precision, which only a global minimum of a sum of squares can be. The other starts
 // then stop ("stopped": none can do better) and this one stops ("cost") at the first iteration
 // that no longer halves its cost: below that it would only polish rounding.
+// A caller whose model itself is exact only to a known error installs the cost that error
+// explains (set_exact_fit_cost): a start whose cost falls to it is an exact fit too.
 // Agreeing starts: once the best start has converged, a start whose cost agrees with it
 // (agreement_tolerance) and whose own undamped Gauss–Newton model cannot take it below it stops
 // ("agreed"): going on would only polish the same minimum.
@@ -161,6 +163,13 @@ class LevenbergMarquardt {
       std::span<const double> u, std::span<const double> target, std::span<const double> metric)>;
   void set_step_projection(StepProjection projection) { projection_ = std::move(projection); }
 
+  // An exact fit beside the relative test above: a start whose accepted cost is at or below
+  // `cost` fitted the data as exactly as the model can (a reduced model: the floor its reduction
+  // error explains, fit/reduce_problem.h). 0 (the default): none. Not part of SaveState: whoever
+  // resumes a run installs it again.
+  void set_exact_fit_cost(double cost) { exact_fit_cost_ = cost; }
+  double exact_fit_cost() const { return exact_fit_cost_; }
+
  private:
   void Accept(LmStart& s, std::span<const double> terms);
   void Propose(LmStart& s);
@@ -178,6 +187,7 @@ class LevenbergMarquardt {
   std::int64_t evaluations_ = 0;
   int rounds_ = 0;
   StepProjection projection_;
+  double exact_fit_cost_ = 0.0;
 };
 
 }  // namespace frfit
