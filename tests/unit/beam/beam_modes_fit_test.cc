@@ -11,10 +11,11 @@
 //   - the multi-point residuals' Jacobian (E and mass columns) against central differences;
 //   - noise-free modes give E and the masses back to 1e-6;
 //   - noisy modes (0.5 % on the frequencies, 0.005 per part of a unit shape, about 3 % of a
-//     typical entry) leave the parameters within their reported σ: over two draws (8 values) at
-//     most one beyond 3σ and none beyond 4σ, as the KUKA modal fits are held
-//     (tests/unit/fit/modal_cost_test.cc); the calibration over many draws is
-//     benchmarks/beam_modes_calibration.cc's (benchmarks/RESULTS.md).
+//     typical entry), fitted with modes.shape_std at the shapes' noise, leave each parameter
+//     within 3 of its own reported σ over two draws, and the shapes' variance ratio near 1.
+//     With the default shape_std (4× the noise) the shapes are underweighted in the fit but not
+//     in its σ, which come out narrow (benchmarks/beam_modes_calibration.cc,
+//     benchmarks/RESULTS.md "A beam model from modes").
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -84,11 +85,12 @@ TEST(BeamModesFit, NoisyModesLeaveEachParameterWithinItsSigma) {
   const Model model = ParseModelText(LFrameModel(kPerLink), "l_frame");
   const std::vector<double> truth = TruthVector(model);
   const ModalSet clean = DenseModes(model, kTruth, kModes, kPerLink);
-  int values = 0, beyond_one = 0, beyond_three = 0;
+  int values = 0, beyond_one = 0;
   for (int draw = 0; draw < 2; ++draw) {
     std::mt19937_64 rng(46 + draw);
     std::normal_distribution<double> normal;
     ModalData data;
+    data.options.shape_std = 0.005;  // the shapes' noise, as shape_variance_ratio would tell
     data.sets = {clean};
     for (MeasuredMode& m : data.sets[0].modes) {
       m.frequency_hz += m.frequency_sigma_hz * normal(rng);
@@ -104,15 +106,16 @@ TEST(BeamModesFit, NoisyModesLeaveEachParameterWithinItsSigma) {
       std::printf("draw %d %s: error %+.3f %%, 1 sigma %.3f %%, z %+.2f\n", draw, q.name.c_str(),
                   100.0 * (r.parameters[k] / truth[k] - 1.0), 100.0 * q.std_absolute / truth[k], z);
       ASSERT_TRUE(std::isfinite(z)) << q.name;
-      EXPECT_LT(std::abs(z), 4.0) << q.name << " draw " << draw;
+      EXPECT_LT(std::abs(z), 3.0) << q.name << " draw " << draw;
       EXPECT_LT(q.std_absolute, 0.05 * truth[k]) << q.name;  // σ that say something
-      ++values, beyond_one += std::abs(z) > 1.0, beyond_three += std::abs(z) > 3.0;
+      ++values, beyond_one += std::abs(z) > 1.0;
     }
     std::printf("draw %d: shape variance ratio %.4f, %d evaluations, %s\n", draw,
                 r.modal_shape_variance_ratio, static_cast<int>(r.evaluations), r.termination.c_str());
+    EXPECT_GT(r.modal_shape_variance_ratio, 0.7) << "draw " << draw;
+    EXPECT_LT(r.modal_shape_variance_ratio, 1.4) << "draw " << draw;
   }
   std::printf("%d of %d errors beyond 1 sigma\n", beyond_one, values);
-  EXPECT_LE(beyond_three, 1) << values;
 }
 
 }  // namespace
