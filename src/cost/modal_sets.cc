@@ -23,7 +23,7 @@ ModalSet MakeModalSet(const Model& model, const EmaResult& ema, const std::strin
   ModalSet set;
   set.source = source;
   set.posture = Linearize(model, measured.posture);
-  set.response_frame = measured.response_frame;
+  set.response_frames = {measured.response_frame};
   set.basis = PointsAt(model, set.posture, measured.response_frame, measured.excitation_frame,
                        source).response_basis;
   for (size_t i = 0; i < ema.modes.size(); ++i) {
@@ -47,6 +47,16 @@ ModalSet MakeModalSet(const Model& model, const EmaResult& ema, const std::strin
     set.modes.push_back(m);
   }
   return set;
+}
+
+Eigen::MatrixXd StackedPointBasis(const Model& model, const Posture& posture,
+                                  const std::vector<std::string>& frames,
+                                  const std::string& source) {
+  Eigen::MatrixXd basis(posture.n, 3 * static_cast<Eigen::Index>(frames.size()));
+  for (size_t i = 0; i < frames.size(); ++i)
+    basis.middleCols(3 * static_cast<Eigen::Index>(i), 3) =
+        PointsAt(model, posture, frames[i], frames[i], source).response_basis;
+  return basis;
 }
 
 }  // namespace frfit

@@ -18,12 +18,24 @@ namespace {
 using Cplx = std::complex<double>;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-int PerMode(const ModalCostOptions& o) { return 1 + (o.damping ? 1 : 0) + 6; }
+// Residuals per measured mode of `set`: the frequency, the damping ratio with modes.damping, and
+// the real and imaginary part of each shape entry (three per point).
+int PerMode(const ModalCostOptions& o, const ModalSet& set) {
+  return 1 + (o.damping ? 1 : 0) + 2 * static_cast<int>(set.basis.cols());
+}
 
-// The measured shape with its unknown axes zeroed, and which axes are known.
-Eigen::Vector3cd Known(const Eigen::Vector3cd& shape, Eigen::Vector3d* mask) {
-  Eigen::Vector3cd out = Eigen::Vector3cd::Zero();
-  for (int a = 0; a < 3; ++a) {
+// Shape vectors are fixed-size (Eigen::Vector3cd) for a set at one point — the arithmetic, and so
+// the bits, of the single-point (`frfit ema`) sets — and dynamic (Eigen::VectorXcd) for a set
+// over several points.
+template <typename Vec>
+using MaskOf = Eigen::Matrix<double, Vec::RowsAtCompileTime, 1>;
+
+// The measured shape with its unknown entries zeroed, and which entries are known.
+template <typename Vec>
+Vec Known(const Eigen::VectorXcd& shape, MaskOf<Vec>* mask) {
+  Vec out = Vec::Zero(shape.size());
+  mask->resize(shape.size());
+  for (Eigen::Index a = 0; a < shape.size(); ++a) {
     const bool known = std::isfinite(std::abs(shape(a)));
     (*mask)(a) = known ? 1.0 : 0.0;
     if (known) out(a) = shape(a);
@@ -31,7 +43,8 @@ Eigen::Vector3cd Known(const Eigen::Vector3cd& shape, Eigen::Vector3d* mask) {
   return out;
 }
 
-double MacOf(const Eigen::Vector3cd& a, const Eigen::Vector3cd& b) {
+template <typename Vec>
+double MacOf(const Vec& a, const Vec& b) {
   const double denominator = a.squaredNorm() * b.squaredNorm();
   return denominator > 0.0 ? std::norm(a.dot(b)) / denominator : 0.0;
 }
@@ -84,9 +97,9 @@ JointModes JointSide(const Posture& posture, const ParameterMap& map, std::span<
 // The model's side of one set: its posture's modes seen at the set's point.
 struct ModelModes {
   std::vector<Mode> modes;
-  std::vector<Eigen::Vector3cd> shapes;  // basisᵀ·shape
+  std::vector<Eigen::VectorXcd> shapes;  // basisᵀ·shape
   std::vector<std::complex<double>> eigenvalue_u;  // [mode][p]: ∂λ/∂u
-  std::vector<Eigen::MatrixXcd> shape_u;           // per mode 3×p: ∂(basisᵀ·shape)/∂u
+  std::vector<Eigen::MatrixXcd> shape_u;           // per mode 3P×p: ∂(basisᵀ·shape)/∂u
 };
 
 ModelModes ModelSide(const ModalSet& set, const JointModes& joint) {
@@ -100,13 +113,14 @@ ModelModes ModelSide(const ModalSet& set, const JointModes& joint) {
 }
 
 // Each measured mode's partner (−1: none): least total |Δf|/f + (1 − MAC), no window.
+template <typename Vec>
 std::vector<int> Pair(const ModalSet& set, const ModelModes& model) {
   Eigen::MatrixXd cost(set.modes.size(), model.modes.size());
   for (size_t i = 0; i < set.modes.size(); ++i) {
-    Eigen::Vector3d mask;
-    const Eigen::Vector3cd measured = Known(set.modes[i].shape, &mask);
+    MaskOf<Vec> mask;
+    const Vec measured = Known<Vec>(set.modes[i].shape, &mask);
     for (size_t k = 0; k < model.modes.size(); ++k) {
-      const Eigen::Vector3cd seen = model.shapes[k].cwiseProduct(mask.cast<Cplx>());
+      const Vec seen = Vec(model.shapes[k]).cwiseProduct(mask.template cast<Cplx>());
       cost(i, k) = std::abs(model.modes[k].frequency_hz - set.modes[i].frequency_hz) /
                        set.modes[i].frequency_hz +
                    (1.0 - MacOf(measured, seen));
@@ -116,15 +130,16 @@ std::vector<int> Pair(const ModalSet& set, const ModelModes& model) {
 }
 
 // One set's residuals (and rows of ∂r/∂u) from `at` on.
+template <typename Vec>
 void EvaluateSet(const ModalSet& set, const ModalCostOptions& o, const ParameterMap& map,
                  const JointModes& joint, bool jacobian, ModalEvaluation* out, int at) {
   const ModelModes model = ModelSide(set, joint);
-  const std::vector<int> partner = Pair(set, model);
-  const int p = map.dim();
-  for (size_t i = 0; i < set.modes.size(); ++i, at += PerMode(o)) {
+  const std::vector<int> partner = Pair<Vec>(set, model);
+  const int p = map.dim(), entries = static_cast<int>(set.basis.cols());
+  for (size_t i = 0; i < set.modes.size(); ++i, at += PerMode(o, set)) {
     const MeasuredMode& m = set.modes[i];
-    Eigen::Vector3d mask;
-    const Eigen::Vector3cd measured = Known(m.shape, &mask);
+    MaskOf<Vec> mask;
+    const Vec measured = Known<Vec>(m.shape, &mask);
     ModalResidual row;
     row.source = set.source, row.posture = set.posture.name, row.mode = static_cast<int>(i);
     row.frequency_hz = m.frequency_hz, row.frequency_sigma_hz = m.frequency_sigma_hz;
@@ -136,19 +151,19 @@ void EvaluateSet(const ModalSet& set, const ModalCostOptions& o, const Parameter
       r[0] = -m.frequency_hz / m.frequency_sigma_hz;
       if (o.damping) r[1] = -m.damping_ratio / m.damping_sigma;
       double* s = r + 1 + (o.damping ? 1 : 0);
-      for (int a = 0; a < 3; ++a)
+      for (int a = 0; a < entries; ++a)
         s[2 * a] = measured(a).real() / o.shape_std, s[2 * a + 1] = measured(a).imag() / o.shape_std;
     } else {
       const Mode& mode = model.modes[k];
       row.model_frequency_hz = mode.frequency_hz;
       r[0] = (mode.frequency_hz - m.frequency_hz) / m.frequency_sigma_hz;
       if (o.damping) r[1] = (mode.damping_ratio - m.damping_ratio) / m.damping_sigma;
-      const Eigen::Vector3cd phi = model.shapes[k].cwiseProduct(mask.cast<Cplx>());
+      const Vec phi = Vec(model.shapes[k]).cwiseProduct(mask.template cast<Cplx>());
       const double phi2 = phi.squaredNorm();
       const Cplx alpha = phi.dot(measured) / phi2;  // φᴴm̂/φᴴφ
-      const Eigen::Vector3cd shape_r = (measured - alpha * phi) / o.shape_std;
+      const Vec shape_r = (measured - alpha * phi) / o.shape_std;
       double* s = r + 1 + (o.damping ? 1 : 0);
-      for (int a = 0; a < 3; ++a) s[2 * a] = shape_r(a).real(), s[2 * a + 1] = shape_r(a).imag();
+      for (int a = 0; a < entries; ++a) s[2 * a] = shape_r(a).real(), s[2 * a + 1] = shape_r(a).imag();
       row.mac = MacOf(measured, phi);
       if (jacobian) {
         const double lr = mode.eigenvalue.real(), li = mode.eigenvalue.imag();
@@ -158,12 +173,12 @@ void EvaluateSet(const ModalSet& set, const ModalCostOptions& o, const Parameter
           out->jacobian(at, j) = dl.imag() / (2.0 * M_PI) / m.frequency_sigma_hz;
           if (o.damping)
             out->jacobian(at + 1, j) = (-li * li * dl.real() + lr * li * dl.imag()) / r3 / m.damping_sigma;
-          const Eigen::Vector3cd dphi = model.shape_u[k].col(j).cwiseProduct(mask.cast<Cplx>());
+          const Vec dphi = Vec(model.shape_u[k].col(j)).cwiseProduct(mask.template cast<Cplx>());
           const Cplx dalpha =
               dphi.dot(measured) / phi2 - alpha * (dphi.dot(phi) + phi.dot(dphi)) / phi2;
-          const Eigen::Vector3cd ds = -(dalpha * phi + alpha * dphi) / o.shape_std;
+          const Vec ds = -(dalpha * phi + alpha * dphi) / o.shape_std;
           const int s = at + 1 + (o.damping ? 1 : 0);
-          for (int a = 0; a < 3; ++a)
+          for (int a = 0; a < entries; ++a)
             out->jacobian(s + 2 * a, j) = ds(a).real(), out->jacobian(s + 2 * a + 1, j) = ds(a).imag();
         }
       }
@@ -171,8 +186,8 @@ void EvaluateSet(const ModalSet& set, const ModalCostOptions& o, const Parameter
     row.frequency_residual = r[0];
     row.damping_residual = o.damping ? r[1] : 0.0;
     double shape2 = 0.0, all2 = 0.0;
-    for (int t = 0; t < PerMode(o); ++t) all2 += r[t] * r[t];
-    for (int t = 1 + (o.damping ? 1 : 0); t < PerMode(o); ++t) shape2 += r[t] * r[t];
+    for (int t = 0; t < PerMode(o, set); ++t) all2 += r[t] * r[t];
+    for (int t = 1 + (o.damping ? 1 : 0); t < PerMode(o, set); ++t) shape2 += r[t] * r[t];
     row.shape_residual = std::sqrt(shape2);
     row.cost = 0.5 * all2;
     out->modes.push_back(row);
@@ -183,8 +198,9 @@ void EvaluateSet(const ModalSet& set, const ModalCostOptions& o, const Parameter
 
 int ModalResidualCount(const ModalData& data) {
   int count = 0;
-  for (const ModalSet& set : data.sets) count += static_cast<int>(set.modes.size());
-  return count * PerMode(data.options);
+  for (const ModalSet& set : data.sets)
+    count += static_cast<int>(set.modes.size()) * PerMode(data.options, set);
+  return count;
 }
 
 ModalEvaluation EvaluateModalData(const ModalData& data, const ParameterMap& map,
@@ -200,8 +216,11 @@ ModalEvaluation EvaluateModalData(const ModalData& data, const ParameterMap& map
     auto it = joint.find(set.posture.name);
     if (it == joint.end())
       it = joint.emplace(set.posture.name, JointSide(set.posture, map, u, jacobian)).first;
-    EvaluateSet(set, data.options, map, it->second, jacobian, &out, at);
-    at += static_cast<int>(set.modes.size()) * PerMode(data.options);
+    if (set.basis.cols() == 3)
+      EvaluateSet<Eigen::Vector3cd>(set, data.options, map, it->second, jacobian, &out, at);
+    else
+      EvaluateSet<Eigen::VectorXcd>(set, data.options, map, it->second, jacobian, &out, at);
+    at += static_cast<int>(set.modes.size()) * PerMode(data.options, set);
   }
   for (double r : out.residuals) out.cost += 0.5 * r * r;
   return out;
@@ -230,10 +249,16 @@ void AddTerms(const ModalData& data, const ModalEvaluation& e, int p, double sha
               double* out) {
   Eigen::VectorXd r = Eigen::Map<const Eigen::VectorXd>(e.residuals.data(), e.residuals.size());
   Eigen::MatrixXd jac = e.jacobian;
-  const int per = PerMode(data.options), first_shape = 1 + (data.options.damping ? 1 : 0);
-  if (shape_scale != 1.0)
-    for (int row = 0; row < r.size(); ++row)
-      if (row % per >= first_shape) r(row) *= shape_scale, jac.row(row) *= shape_scale;
+  const int first_shape = 1 + (data.options.damping ? 1 : 0);
+  if (shape_scale != 1.0) {
+    int row = 0;
+    for (const ModalSet& set : data.sets) {
+      const int per = PerMode(data.options, set);
+      for (size_t i = 0; i < set.modes.size(); ++i, row += per)
+        for (int t = first_shape; t < per; ++t)
+          r(row + t) *= shape_scale, jac.row(row + t) *= shape_scale;
+    }
+  }
   const Eigen::VectorXd g = 0.5 * jac.transpose() * r;
   const Eigen::MatrixXd a = 0.5 * jac.transpose() * jac;
   out[0] += 0.5 * r.squaredNorm();
@@ -246,18 +271,21 @@ void AddTerms(const ModalData& data, const ModalEvaluation& e, int p, double sha
 }  // namespace
 
 double ShapeVarianceRatio(const ModalData& data, const ModalEvaluation& e, int parameters) {
-  const int per = PerMode(data.options), first_shape = 1 + (data.options.damping ? 1 : 0);
+  const int first_shape = 1 + (data.options.damping ? 1 : 0);
   double chi2 = 0.0;
-  int dof = 0, others = 0, at = 0;
-  for (const ModalSet& set : data.sets)
-    for (size_t i = 0; i < set.modes.size(); ++i, ++at) {
+  int dof = 0, others = 0, at = 0, row = 0;
+  for (const ModalSet& set : data.sets) {
+    const int per = PerMode(data.options, set);
+    for (size_t i = 0; i < set.modes.size(); ++i, ++at, row += per) {
       if (e.modes[at].model_mode < 0) continue;  // a penalty, not noise
       int known = 0;
-      for (int a = 0; a < 3; ++a) known += std::isfinite(std::abs(set.modes[i].shape(a)));
+      for (Eigen::Index a = 0; a < set.modes[i].shape.size(); ++a)
+        known += std::isfinite(std::abs(set.modes[i].shape(a)));
       dof += 2 * known - 2;
       others += first_shape;
-      for (int t = first_shape; t < per; ++t) chi2 += std::pow(e.residuals[at * per + t], 2);
+      for (int t = first_shape; t < per; ++t) chi2 += std::pow(e.residuals[row + t], 2);
     }
+  }
   // The fitted parameters take their share of the degrees of freedom from the shapes too.
   const double free = dof - static_cast<double>(parameters) * dof / std::max(1, dof + others);
   return free > 0.0 && chi2 > 0.0 ? chi2 / free : 1.0;

@@ -1,7 +1,9 @@
 // Measured modes as data of a fitting problem (`frfit fit --modes EMA.h5`, docs/fit-config.md,
 // "Modal data"): each `frfit ema` result becomes one ModalSet — its posture linearised on the
 // model, the point its shapes were seen at, and each mode's frequency, damping and shape with
-// their 1σ. The cost they add is computed on the host (fit/modal_cost.h), not by the evaluators.
+// their 1σ. A set may also see its shapes at several points (modes measured over a structure,
+// papers/002's 22 points on a mechanism): one shape per mode over all of them, with one scale.
+// The cost they add is computed on the host (fit/modal_cost.h), not by the evaluators.
 #pragma once
 
 #include <Eigen/Core>
@@ -30,16 +32,19 @@ struct MeasuredMode {
   double frequency_sigma_hz = 0.0;  // the file's, or 1 % of the frequency where it has none
   double damping_ratio = 0.0;
   double damping_sigma = 0.0;       // the file's, or 0.25 × the ratio where it has none
-  // At the set's response point, in its axes, scaled to unit length over the known axes; NaN on
-  // axes no FRF measured.
-  Eigen::Vector3cd shape;
+  // At the set's entries (the columns of its basis: three per point, in that point's axes),
+  // scaled to unit length over the known entries; NaN on entries not measured.
+  Eigen::VectorXcd shape;
 };
 
 struct ModalSet {
   std::string source;          // the EMA file
   Posture posture;             // the model linearised at the set's posture
-  std::string response_frame;  // where the shapes were seen ("": the sensor)
-  Eigen::MatrixXd basis;       // n×3: the model's shape there is basisᵀ·Mode::shape
+  // Where the shapes were seen, in stacking order: one frame for an `frfit ema` result ("": the
+  // sensor), several for modes measured over a structure.
+  std::vector<std::string> response_frames;
+  // n×3P: the model's shape at the P points, three entries each, is basisᵀ·Mode::shape.
+  Eigen::MatrixXd basis;
   std::vector<MeasuredMode> modes;
 };
 
@@ -53,5 +58,11 @@ struct ModalData {
 // One ModalSet from an EMA result read from `source`: its posture and response frame must exist
 // on `model` and it must hold at least one mode; otherwise an Error naming `source`.
 ModalSet MakeModalSet(const Model& model, const EmaResult& ema, const std::string& source);
+
+// The n×3P basis of `frames` ("" = the sensor) at `posture` (the model linearised), their
+// PointsAt response bases side by side; an unknown frame is an Error naming `source`.
+Eigen::MatrixXd StackedPointBasis(const Model& model, const Posture& posture,
+                                  const std::vector<std::string>& frames,
+                                  const std::string& source);
 
 }  // namespace frfit

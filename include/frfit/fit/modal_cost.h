@@ -4,10 +4,11 @@
 //
 // Per measured mode, a fixed set of real residuals, each of unit variance so that the cost adds
 // ½Σr² to the fit's F (twice F is the χ²): the frequency (f_model − f)/σ_f; with
-// modes.damping the damping ratio (ζ_model − ζ)/σ_ζ; and the shape at the set's point, two per
-// known axis (real and imaginary part) of (m̂ − α φ)/σ_shape, m̂ the measured shape at unit length,
-// φ the model's shape there and α = φᴴm̂/φᴴφ the least-squares complex scale — a residual that
-// does not depend on how either shape is scaled (docs/decisions.md, "Modal cost").
+// modes.damping the damping ratio (ζ_model − ζ)/σ_ζ; and the shape at the set's points, two per
+// known entry (real and imaginary part) of (m̂ − α φ)/σ_shape, m̂ the measured shape at unit
+// length, φ the model's shape there and α = φᴴm̂/φᴴφ the least-squares complex scale — one scale
+// per mode over all of the set's points, a residual that does not depend on how either shape is
+// scaled (docs/decisions.md, "Modal cost").
 //
 // Pairing: the measured modes of a set are paired one to one with the model's modes at every
 // evaluation, by the least total |f_model − f|/f + (1 − MAC) (Kuhn–Munkres), with no frequency
@@ -53,7 +54,7 @@ struct ModalEvaluation {
   double cost = 0.0;                 // ½Σr²
 };
 
-// Real residuals per measured mode (1 + damping + 6) times the measured modes.
+// Real residuals: per measured mode 1 + damping + 6 per point of its set.
 int ModalResidualCount(const ModalData& data);
 
 // The modal residuals (and with `jacobian` their derivatives by u) at one point u of `map`.
@@ -71,7 +72,7 @@ void AddModalNormalTerms(const ModalData& data, const ParameterMap& map,
                          std::span<const double> points, std::span<double> normal);
 
 // The shapes' noise against modes.shape_std, estimated from their residuals in `e` (at the fitted
-// point): their χ² over their degrees of freedom — 2 per known axis less 2 for the complex scale,
+// point): their χ² over their degrees of freedom — 2 per known entry less 2 for the complex scale,
 // of each paired mode, less the shapes' share of the `parameters` fitted — 1 when there are none.
 // The frequencies keep their EMA σ. The identifiability weighs the shape residuals by 1/ratio
 // (docs/decisions.md, "Modal cost").
