@@ -17,7 +17,7 @@ Per fit it reports: stiffness error (median, worst), modes at a posture not fitt
 error, damping error), the share of estimates within 2 sigma and the median |error/sigma|,
 parameters at a bound, and the model check's verdict, reduced chi2 and unexplained modes.
 
-  python3 benchmarks/measured_data_study.py [--family kuka|kuka_tool|3dof] [--case noise|clean|base|mode|...]
+  python3 benchmarks/measured_data_study.py [--family kuka|kuka_tool|3dof|delta] [--case noise|clean|base|mode|...]
       [--trials 5] [--seed 11] [--postures 3] [--config PATH] [--no-noise-model] [--build build]
       [--points joint3,joint2]
 
@@ -56,6 +56,10 @@ FAMILIES = {
                   "reference": "params_from34.yaml", "fixed_truth": {"m_tool": 78.0}},
     "3dof": {"dir": "datasets/paper_3dof", "postures": ["milling"],
              "check": ("milling", "z2=50,z3=-70"), "reference": "params_table1.yaml"},
+    # The Delta (a closed chain): its platform FRFs at C1 and C2 over its dataset's band. Its
+    # postures place the platform, so the modes are checked at C2 itself (no coordinate to move).
+    "delta": {"dir": "datasets/delta", "postures": ["C1", "C2"], "check": ("C2", None),
+              "fitted_q": None, "reference": "params_truth.yaml", "band": "2:40:0.05", "f_max": 40.5},
 }
 
 
@@ -68,7 +72,7 @@ def run(cmd):
 
 def model_bounds(model_text):
     bounds = {}
-    for m in re.finditer(r"name: (\w+), type: \w+, stiffness: \{initial: [^,]+, min: ([^,]+), max: ([^}]+)\}, "
+    for m in re.finditer(r"name: (\w+), type: \w+, stiffness: \{initial: [^,]+, min: ([^,]+), max: ([^}]+)\},\s*"
                          r"damping: \{initial: [^,]+, min: ([^,]+), max: ([^}]+)\}", model_text):
         bounds["k_" + m.group(1)] = (float(m.group(2)), float(m.group(3)))
         bounds["d_" + m.group(1)] = (float(m.group(4)), float(m.group(5)))
@@ -140,10 +144,11 @@ def strip_truth(path):
             del f["provenance"].attrs["parameters"]
 
 
-def modes(frfit, model, posture, q, params):
-    out = run([frfit, "modal", "--model", model, "--posture", posture, "--q", q, "--params", params,
-               "--json"]).stdout
-    return [(m["frequency_hz"], m["damping_ratio"]) for m in json.loads(out)["modes"] if m["frequency_hz"] < 30.5]
+def modes(frfit, model, posture, q, params, f_max=30.5):
+    """The modes below f_max at `posture`, its coordinates moved by `q` (None: as it is)."""
+    out = run([frfit, "modal", "--model", model, "--posture", posture, "--params", params, "--json"]
+              + (["--q", q] if q else [])).stdout
+    return [(m["frequency_hz"], m["damping_ratio"]) for m in json.loads(out)["modes"] if m["frequency_hz"] < f_max]
 
 
 def main():
@@ -197,7 +202,7 @@ def main():
         for p, frame in [(p, f) for p in postures for f in frames]:
             out = os.path.join(work, f"t{t}_{p}{'_' + frame if frame else ''}.h5")
             cmd = [frfit, "simulate", "--model", truth_model, "--posture", p, "--params", sim_params,
-                   "--band", "2:30:0.25", "--format", "inertance", "--out", out]
+                   "--band", fam.get("band", "2:30:0.25"), "--format", "inertance", "--out", out]
             if frame:
                 cmd += ["--response-frame", frame]
             if noisy:
@@ -220,8 +225,9 @@ def main():
         z = [(par[k] - v) / ident[k]["std_absolute"] for k, v in truth.items() if ident[k]["std_absolute"] > 0]
         # modes at the posture not fitted: truth model (with its extra physics) vs fitted model
         cp, cq = fam["check"]
-        true_modes = modes(frfit, truth_model, cp, cq, sim_params)
-        fit_modes = modes(frfit, model, cp, cq, result)
+        f_max = fam.get("f_max", 30.5)
+        true_modes = modes(frfit, truth_model, cp, cq, sim_params, f_max)
+        fit_modes = modes(frfit, model, cp, cq, result, f_max)
         ferr, derr = [], []
         for f, d in true_modes:
             g = min(fit_modes, key=lambda m: abs(m[0] - f))
@@ -229,8 +235,9 @@ def main():
             derr.append(abs(g[1] / d - 1))
         # and at the first fitted posture
         fitted_err = []
-        true_here = modes(frfit, truth_model, postures[0], "z1=0", sim_params)
-        fit_here = modes(frfit, model, postures[0], "z1=0", result)
+        fitted_q = fam.get("fitted_q", "z1=0")
+        true_here = modes(frfit, truth_model, postures[0], fitted_q, sim_params, f_max)
+        fit_here = modes(frfit, model, postures[0], fitted_q, result, f_max)
         for f, _ in true_here:
             fitted_err.append(min(abs(g / f - 1) for g, _ in fit_here))
         check = fit.get("model_check", {})
