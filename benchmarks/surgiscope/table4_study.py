@@ -35,6 +35,8 @@ def modes(frfit, posture, log_k, log_e, workdir):
     # Modes whose damping ratio exceeds 0.5 are the motor dampers' overdamped pairs on the beams'
     # root rotations (real eigenvalues near -2e4 1/s, nearly equal for the three arms, which the
     # eigensolver returns as complex pairs with an imaginary part of 1e-2 1/s): not oscillations.
+    # `frfit modal` now lists such pairs under near_critical_pairs, not among the modes
+    # (docs/decisions.md); the filter stays for any other heavily damped mode.
     return np.array([m["frequency_hz"] for m in json.loads(out)["modes"]
                      if m["damping_ratio"] < 0.5][:5])
 

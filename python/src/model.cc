@@ -224,8 +224,20 @@ void RegisterModel(py::module_& m) {
         out["eigenvalue"] = ToNumpy(eigenvalues, {modes});
         out["sensor_shape"] = ToNumpy(sensor, {modes, 3});
         out["shape"] = ToNumpy(shapes, {modes, static_cast<py::ssize_t>(model.num_dofs())});
-        out["overdamped_dofs"] = model.num_dofs() - static_cast<int>(k);
+        // As `frfit modal --json`: a free coordinate's rigid-body motion is no DOF that fails to
+        // oscillate, and a near-critical pair (no mode) is one.
+        const int rigid = analysis.rigid_body_eigenvalues / 2;
+        out["overdamped_dofs"] = model.num_dofs() - rigid - static_cast<int>(k);
+        out["rigid_body_modes"] = rigid;
         out["real_eigenvalues_1_per_s"] = ToNumpy(analysis.real_eigenvalues);
+        py::list pairs;
+        for (const std::complex<double>& lambda : analysis.near_critical) {
+          py::dict pair;
+          pair["frequency_hz"] = lambda.imag() / (2.0 * M_PI);
+          pair["damping_ratio"] = -lambda.real() / std::abs(lambda);
+          pairs.append(pair);
+        }
+        out["near_critical_pairs"] = pairs;
         return out;
       },
       py::arg("model"), py::arg("posture") = py::none(), py::kw_only(), py::arg("q") = py::none(),

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import frfit
-from conftest import run_cli, run_cli_json
+from conftest import DATASETS, run_cli, run_cli_json
 
 
 def test_model_and_linearisation(paper):
@@ -70,3 +70,51 @@ def test_frf_set_numpy_and_file_round_trip(tmp_path, paper):
     from_uff = frfit.FrfSet.read(tmp_path / "copy.uff", posture="milling")
     assert np.array_equal(from_uff.H, s.H)
     assert np.allclose(s.to_format("receptance").to_format("inertance").H, s.H, rtol=1e-12)
+
+
+def test_modal_counts_the_dofs_as_the_cli_on_a_free_base():
+    """A free-free beam: six rigid-body motions are neither modes nor overdamped DOFs, as in
+    `frfit modal --json` (rigid_body_modes, overdamped_dofs, near_critical_pairs)."""
+    d = DATASETS / "free_free_beam"
+    model = frfit.Model(d / "model.yaml")
+    modes = frfit.modal(model, "hung")
+    cli = run_cli_json("modal", "--model", d / "model.yaml", "--posture", "hung")
+    assert list(modes["frequency_hz"]) == [m["frequency_hz"] for m in cli["modes"]]
+    assert modes["rigid_body_modes"] == cli["rigid_body_modes"] == 6
+    assert modes["overdamped_dofs"] == cli["overdamped_dofs"] == 0
+    assert modes["near_critical_pairs"] == cli.get("near_critical_pairs", []) == []
+
+
+def test_modal_lists_a_near_critical_pair_apart(tmp_path):
+    """Two rotors on parallel shafts (I = 1.25 and 0.6 kg·m², no coupling), damped at 0.995 and
+    0.9 of critical: the first is no mode and is listed under near_critical_pairs with the roots
+    of I s² + c s + k, as in `frfit modal --json`."""
+    rotors = [(4.0, 0.25, 1.0e4, 0.995), (2.0, 0.1, 2.0e4, 0.9)]  # mass, central inertia, k, ζ
+    text = ("format: frfit-model-1\nname: two_rotors\ngravity: [0, 0, 0]\n"
+            "damping_model: viscous\ndofs:\n")
+    roots = []
+    for i, (m, j, k, zeta) in enumerate(rotors, start=1):
+        inertia = j + m * 0.25
+        c = 2 * zeta * float(np.sqrt(k * inertia))
+        roots.append(complex(-c, np.sqrt(4 * inertia * k - c * c)) / (2 * inertia))
+        text += (f"  - {{name: z{i}, type: rotational, "
+                 f"stiffness: {{initial: {k!r}, min: 1, max: 1.0e9}}, "
+                 f"damping: {{initial: {c!r}, min: 1.0e-3, max: 1.0e9}}}}\n")
+    text += ("frames:\n  - {name: shaft1, parent: ground, transforms: [{rotz: z1}]}\n"
+             "  - {name: shaft2, parent: ground, transforms: [{disp: [0, 1, 0]}, {rotz: z2}]}\n"
+             "  - {name: tip, parent: shaft2, transforms: [{disp: [0.5, 0, 0]}]}\nbodies:\n")
+    for i, (m, j, _, _) in enumerate(rotors, start=1):
+        text += (f"  - {{name: rotor{i}, frame: shaft{i}, mass: {m!r}, com: [0.5, 0, 0], "
+                 f"inertia: {{xx: {j!r}, yy: {j!r}, zz: {j!r}, xy: 0, xz: 0, yz: 0, "
+                 "off_diagonal: tensor_entries}}\n")
+    path = tmp_path / "two_rotors.yaml"
+    path.write_text(text + "sensor: tip\npostures:\n  rest: {z1: 0, z2: 0}\n")
+    modes = frfit.modal(frfit.Model(path), "rest")
+    cli = run_cli_json("modal", "--model", path, "--posture", "rest")
+    assert modes["near_critical_pairs"] == cli["near_critical_pairs"]
+    assert list(modes["frequency_hz"]) == [m["frequency_hz"] for m in cli["modes"]]
+    assert modes["overdamped_dofs"] == cli["overdamped_dofs"] == 1
+    (pair,) = modes["near_critical_pairs"]
+    assert pair["frequency_hz"] == pytest.approx(roots[0].imag / (2 * np.pi), rel=1e-10)
+    assert pair["damping_ratio"] == pytest.approx(0.995, rel=1e-10)
+    assert modes["frequency_hz"] == pytest.approx([roots[1].imag / (2 * np.pi)], rel=1e-10)

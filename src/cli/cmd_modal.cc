@@ -54,6 +54,13 @@ int RunModal(int argc, char** argv) {
     out["overdamped_dofs"] = not_oscillating;
     if (rigid > 0) out["rigid_body_modes"] = rigid;
     out["real_eigenvalues_1_per_s"] = analysis.real_eigenvalues;
+    if (!analysis.near_critical.empty()) {
+      out["near_critical_pairs"] = nlohmann::json::array();
+      for (const std::complex<double>& lambda : analysis.near_critical)
+        out["near_critical_pairs"].push_back(
+            {{"frequency_hz", lambda.imag() / (2.0 * M_PI)},
+             {"damping_ratio", -lambda.real() / std::abs(lambda)}});
+    }
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
@@ -81,7 +88,9 @@ int RunModal(int argc, char** argv) {
         "  1σ: the fit's covariance (%s) carried to this posture, linearised "
         "(docs/identifiability.md)\n",
         ctx.parameters_source.c_str());
-  if (not_oscillating > 0) {
+  // The DOFs with real eigenvalues; a near-critical pair (its own line below) is the other kind.
+  const int overdamped = not_oscillating - static_cast<int>(analysis.near_critical.size());
+  if (overdamped > 0) {
     std::string rates;
     for (double v : analysis.real_eigenvalues) {
       char text[32];
@@ -90,8 +99,12 @@ int RunModal(int argc, char** argv) {
     }
     std::printf(
         "  %zu modes for %d DOFs: %d DOF%s overdamped (real eigenvalues %s 1/s), no frequency\n",
-        modes.size(), dofs, not_oscillating, not_oscillating == 1 ? " is" : "s are", rates.c_str());
+        modes.size(), dofs, overdamped, overdamped == 1 ? " is" : "s are", rates.c_str());
   }
+  for (const std::complex<double>& lambda : analysis.near_critical)
+    std::printf(
+        "  near-critical pair at %.4g Hz, damping ratio %.4f (>= %.2f): no resonance, not a mode\n",
+        lambda.imag() / (2.0 * M_PI), -lambda.real() / std::abs(lambda), kNearCriticalDamping);
   if (rigid > 0)
     std::printf("  %d rigid-body mode%s (eigenvalue 0: coordinates without springs), not listed\n",
                 rigid, rigid == 1 ? "" : "s");

@@ -114,9 +114,17 @@ FirstOrder SolveFirstOrder(const Posture& posture, const JointCoefficients& coef
   return out;
 }
 
-// Whether eigenvalue λ is a mode's (Im λ > 0, not a real one): the columns of the solver that
-// ComputeModes and ModeFrequencyDerivatives report, in order of frequency.
-bool IsMode(Cplx lambda) { return lambda.imag() > 1e-9 * std::abs(lambda); }
+// Whether eigenvalue λ is a mode's (Im λ > 0, not a real one, not near-critical): the columns of
+// the solver that ComputeModes and every derivative of the modes report, in order of frequency.
+// A pair damped at kNearCriticalDamping or more has no resonance peak (none above 1/√2) and is
+// no mode (docs/decisions.md): two nearly equal real eigenvalues of overdamped DOFs, or a free
+// base's rigid-body motion, can come back from the solver as such a pair far below every mode.
+bool IsNearCritical(Cplx lambda) {
+  return -lambda.real() >= kNearCriticalDamping * std::abs(lambda);
+}
+bool IsMode(Cplx lambda) {
+  return lambda.imag() > 1e-9 * std::abs(lambda) && !IsNearCritical(lambda);
+}
 
 // A rigid-body motion (a free base: coordinates without springs) has λ = 0 twice, a defective
 // pair that the eigensolver returns as two tiny eigenvalues, which are no modes. "Tiny" is
@@ -155,7 +163,11 @@ ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coef
       ++out.rigid_body_eigenvalues;
     else if (!(std::abs(lambda.imag()) > 1e-9 * std::abs(lambda)))
       out.real_eigenvalues.push_back(lambda.real());
+    else if (lambda.imag() > 0.0 && IsNearCritical(lambda))
+      out.near_critical.push_back(lambda);
   }
+  std::sort(out.near_critical.begin(), out.near_critical.end(),
+            [](Cplx a, Cplx b) { return a.imag() < b.imag(); });
   for (int k : ModeColumns(first.eigenvalues)) {
     const Cplx lambda = first.eigenvalues(k);
     Mode mode;

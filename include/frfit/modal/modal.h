@@ -24,16 +24,23 @@ struct Mode {
 // B = J_fᵀR_0,f): basisᵀ·shape, as ComputeModes does with the sensor's basis.
 void SeeShapesAt(const Eigen::MatrixXd& basis, std::vector<Mode>* modes);
 
-// Oscillating modes sorted by frequency; overdamped (real) eigenvalues are left out.
+// Oscillating modes sorted by frequency; overdamped (real) eigenvalues and near-critical pairs
+// (damping ratio ≥ kNearCriticalDamping) are left out.
 std::vector<Mode> ComputeModes(const Posture& posture, const JointCoefficients& coefficients);
+
+// Damping ratio from which a complex pair is near-critical rather than a mode.
+inline constexpr double kNearCriticalDamping = 0.99;
 
 // The whole eigenvalue picture: the oscillating modes (as ComputeModes), and the real eigenvalues
 // of the 2n of the pencil, which belong to no mode — an overdamped DOF gives two, sorted from the
-// slowest decay. n − modes.size() DOFs do not oscillate.
+// slowest decay. n − modes.size() DOFs do not oscillate (rigid-body motions aside).
 struct ModalAnalysis {
   std::vector<Mode> modes;
   std::vector<double> real_eigenvalues;  // 1/s
   int rigid_body_eigenvalues = 0;         // λ ≈ 0: two per rigid-body motion (a free base)
+  // Complex pairs (Im λ > 0 listed) with damping ratio ≥ kNearCriticalDamping: one DOF each that
+  // does not oscillate either, kept out of `modes` (docs/decisions.md), sorted by Im λ.
+  std::vector<std::complex<double>> near_critical;
 };
 ModalAnalysis AnalyseModes(const Posture& posture, const JointCoefficients& coefficients);
 
