@@ -117,7 +117,8 @@ FitResult RealFit(bool ema = true) {
 }
 
 TEST_F(FitResultFile, ReadsBackEveryFieldItWrites) {
-  // A field added to these structs must be written, read and compared here: then these counts.
+  // A field added to these structs must be written, read and compared here, and left as the
+  // reader leaves it by AsReadBack (InMemoryResultAsReadBackEqualsTheFile): then these counts.
   EXPECT_EQ(FieldCount<FitResult>(), 49u);
   EXPECT_EQ(FieldCount<PostureResult>(), 8u);
   EXPECT_EQ(FieldCount<ModalComparison>(), 6u);
