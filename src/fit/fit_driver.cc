@@ -15,8 +15,13 @@ FitJob MakeFitJob(FitRun* run, const ParameterMap& map, const Problem& problem) 
   run->UseModalData(&problem.modes);
   run->UseReductionFloor(ReductionFloor(problem));
   return {run, &map, static_cast<int>(problem.postures.size()), PostureCoordinates(problem),
-          [&problem, &map](int pass, std::span<const double> u) {
-            return PackForPass(problem, map, pass, u);
+          [run, &problem, &map](int pass, std::span<const double> u) {
+            if (!PassReweights(problem, pass, u)) return PackForPass(problem, map, pass, u);
+            // The pass's weights, kept for the run's result (FitRun::PassWeights).
+            std::vector<std::vector<double>> weights = NoiseWeightsAt(problem, map, u);
+            PackedProblem packed = Pack(WithWeights(problem, weights));
+            run->KeepPassWeights(&problem, pass, u, std::move(weights));
+            return packed;
           }};
 }
 

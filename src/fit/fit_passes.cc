@@ -29,8 +29,15 @@ std::vector<std::vector<double>> NoiseWeightsAt(const Problem& problem, const Pa
 Problem WithNoiseWeightsAt(const Problem& problem, const ParameterMap& map,
                            std::span<const double> u) {
   if (u.empty() || problem.cost.weights.mode != WeightMode::kNoise) return problem;
+  return WithWeights(problem, NoiseWeightsAt(problem, map, u));
+}
+
+bool PassReweights(const Problem& problem, int pass, std::span<const double> u) {
+  return pass > 0 && !u.empty() && problem.cost.weights.mode == WeightMode::kNoise;
+}
+
+Problem WithWeights(const Problem& problem, std::vector<std::vector<double>> weights) {
   Problem out = problem;
-  std::vector<std::vector<double>> weights = NoiseWeightsAt(problem, map, u);
   for (size_t q = 0; q < out.postures.size(); ++q) out.postures[q].weights = std::move(weights[q]);
   return out;
 }

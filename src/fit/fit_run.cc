@@ -1,6 +1,7 @@
 #include "frfit/fit/fit_run.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -348,6 +349,23 @@ void FitRun::EndCycle() {
 }
 
 // --- checkpoint state ----------------------------------------------------------------------------
+
+void FitRun::KeepPassWeights(const Problem* problem, int pass, std::span<const double> point,
+                             std::vector<std::vector<double>> weights) {
+  kept_weights_ = {problem, pass, {point.begin(), point.end()}, std::move(weights)};
+}
+
+const std::vector<std::vector<double>>* FitRun::PassWeights(const Problem& problem) const {
+  const KeptPassWeights& k = kept_weights_;
+  const bool same_point =
+      k.point.size() == pass_point_.size() &&
+      std::equal(k.point.begin(), k.point.end(), pass_point_.begin(), [](double a, double b) {
+        return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+      });
+  return k.problem == &problem && k.pass == pass_ && same_point ? &k.weights : nullptr;
+}
+
+void FitRun::ForgetPassWeights() { kept_weights_ = {}; }
 
 nlohmann::json FitRun::SaveState(StateHistory history) const {
   nlohmann::json j;

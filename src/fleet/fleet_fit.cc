@@ -88,6 +88,7 @@ void MakeColdMap(FleetRobotFit& r) {
   r.problem.cost = r.cold_options.cost;
   for (size_t q = 0; q < r.configured_weights.size(); ++q)
     r.problem.postures[q].weights = r.configured_weights[q];
+  r.run->ForgetPassWeights();  // the warm run's: of the problem as it was
 }
 
 // The runs as the checkpoint left them; the fallback robots it names are checked against the

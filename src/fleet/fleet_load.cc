@@ -3,8 +3,10 @@
 // reason), then the check that no output would overwrite an input and the fingerprint that
 // --resume compares.
 #include <exception>
+#include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frfit/common/error.h"
@@ -177,16 +179,27 @@ std::string CheckInputs(const FleetNight& night) {
   // checkpoint.
   Fingerprint fp;
   fp.MixFile(manifest.path);
+  // Each configuration file's options as YAML, written once: they are every robot's cold options
+  // (LoadRobots), and the options of a robot without a previous result (LoadRobotData changes
+  // only a warm robot's).
+  std::map<std::string, std::string> configured;
+  auto configured_yaml = [&](const FleetRobot& robot, const FitOptions& as_configured) {
+    auto it = configured.find(robot.config);
+    if (it == configured.end())
+      it = configured.emplace(robot.config, FitOptionsToYaml(as_configured)).first;
+    return std::string_view(it->second);
+  };
   for (const auto& r : night.ready) {
     const FleetRobot& robot = manifest.robots[r->index];
     fp.Mix(robot.name);
     fp.Mix(std::to_string(robot.seed));
     fp.MixFile(robot.model);
-    fp.Mix(FitOptionsToYaml(r->options));
+    if (robot.previous.empty()) fp.Mix(configured_yaml(robot, r->options));
+    else fp.Mix(FitOptionsToYaml(r->options));
     for (const std::string& file : robot.frf) fp.MixFile(file);
     if (!robot.previous.empty()) {
       fp.MixFile(robot.previous);
-      fp.Mix(FitOptionsToYaml(r->cold_options));  // a fallback's
+      fp.Mix(configured_yaml(robot, r->cold_options));  // a fallback's
     }
   }
   return std::to_string(fp.value());

@@ -3,9 +3,10 @@
 //   LoadRobots          fleet_load.cc      models, configurations, previous results, problems
 //   CheckInputs         fleet_load.cc      no output is an input; the inputs' fingerprint
 //   FitRobots           fleet_fit.cc       both passes of the batched fitting loop, checkpoints
-//   WriteRobotResults   fleet_results.cc   <robot>.h5, each robot's outcome and modes
+//   WriteRobotResults   fleet_results.cc   <robot>.h5, each robot's outcome and modes, <robot>.html
+//   WriteReportsFromFiles fleet_reports.cc the <robot>.html the result in memory could not give
 //   AssessDrift         fleet_results.cc   each warm robot's changes since its previous night
-//   WriteDrift, WriteSummary (fleet_summary.cc) and WriteReports (fleet_reports.cc)
+//   WriteDrift, WriteSummary (fleet_summary.cc) and WriteReports (fleet_reports.cc, index.html)
 // The per-robot files go to the disk on FleetFileWriter's threads (fleet_file_writer.h).
 // Not here: what the outputs say (fleet_summary.cc, fleet_drift.h) and MPI (fleet_shard.h).
 #pragma once
@@ -21,6 +22,7 @@
 
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_options.h"
+#include "frfit/results/fit_result.h"
 #include "frfit/results/identifiability.h"
 #include "frfit/fit/fit_run.h"
 #include "frfit/fit/parameter_map.h"
@@ -63,6 +65,9 @@ struct FleetRobotFit {
   // from `identifiability`; empty for a posture whose result was assessed on another (a reduced
   // or static one): the drift propagates those itself.
   std::vector<std::vector<double>> mode_sigma_hz;
+  // Whether WriteRobotResults rendered <robot>.html from the result in memory (AsReadBack: what
+  // the file holds); else WriteReportsFromFiles reads the file back for it.
+  bool report_written = false;
 };
 
 struct FleetNight {
@@ -83,6 +88,11 @@ struct FleetNight {
 // on what they hold runs beside it).
 std::mutex& Hdf5Lock();
 
+class FleetFileWriter;
+// <robot>.html of `result` (what the robot's result file holds), written by `writer`.
+void WriteRobotReport(const FleetNight& night, const std::string& robot, const FitResult& result,
+                      FleetFileWriter* writer);
+
 // Calls job(k) for every k in [0, count) on `threads` threads and rethrows the first exception
 // one threw once all have returned.
 void ForEachRobot(size_t count, int threads, const std::function<void(size_t)>& job);
@@ -97,6 +107,7 @@ void LoadRobots(FleetNight* night);
 std::string CheckInputs(const FleetNight& night);  // the fingerprint of everything that decides
 void FitRobots(FleetNight* night, const std::string& fingerprint);
 void WriteRobotResults(FleetNight* night);
+void WriteReportsFromFiles(const FleetNight& night);
 void AssessDrift(FleetNight* night);
 void RateCostsAgainstMedian(FleetReport* report);
 void WriteDrift(const FleetNight& night);

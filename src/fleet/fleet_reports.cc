@@ -1,5 +1,5 @@
 // The HTML pages of a fleet night (fleet_night.h, docs/fleet.md "Fleet picture"): per fitted
-// robot <robot>.html, rendered from its result file, and index.html with one row per robot, its
+// robot <robot>.html, showing what its result file holds, and index.html with one row per robot, its
 // start and drift flags, and each parameter's spread across the fleet.
 #include <algorithm>
 #include <cmath>
@@ -41,19 +41,6 @@ std::vector<FleetIndexRun::Night> PreviousNights(const FleetManifest& manifest,
   return nights;
 }
 
-// The report shows what the result file holds: it is read back (under the HDF5 lock),
-// rendered beside the other threads and written in the background. It lies next to the index.
-void WriteRobotReport(const FleetNight& night, const FleetRobotOutcome& r,
-                      FleetFileWriter* writer) {
-  FitResult data;
-  {
-    const std::lock_guard<std::mutex> lock(Hdf5Lock());
-    data = ReadFitResult(r.result_file);
-  }
-  writer->Write((night.run_dir / (r.name + ".html")).string(),
-                RenderReportHtml(data, {"index.html", "fleet index"}));
-}
-
 void WriteIndex(const FleetNight& night) {
   const FleetReport& report = night.report;
   std::vector<FleetIndexRow> index;
@@ -87,14 +74,31 @@ void WriteIndex(const FleetNight& night) {
 
 }  // namespace
 
-void WriteReports(const FleetNight& night) {
-  const FleetReport& report = night.report;
+void WriteRobotReport(const FleetNight& night, const std::string& robot, const FitResult& result,
+                      FleetFileWriter* writer) {
+  writer->Write((night.run_dir / (robot + ".html")).string(),
+                RenderReportHtml(result, {"index.html", "fleet index"}));
+}
+
+// The robots whose report WriteRobotResults could not render from the result in memory: their
+// result file is read back (under the HDF5 lock), rendered beside the other threads and written
+// in the background.
+void WriteReportsFromFiles(const FleetNight& night) {
   FleetFileWriter writer;
-  ForEachRobot(report.robots.size(), night.threads, [&](size_t i) {
-    if (report.robots[i].status == "ok") WriteRobotReport(night, report.robots[i], &writer);
+  ForEachRobot(night.ready.size(), night.threads, [&](size_t k) {
+    const FleetRobotFit& r = *night.ready[k];
+    const FleetRobotOutcome& out = night.report.robots[r.index];
+    if (out.status != "ok" || r.report_written) return;
+    FitResult data;
+    {
+      const std::lock_guard<std::mutex> lock(Hdf5Lock());
+      data = ReadFitResult(out.result_file);
+    }
+    WriteRobotReport(night, out.name, data, &writer);
   });
   writer.Finish();
-  WriteIndex(night);
 }
+
+void WriteReports(const FleetNight& night) { WriteIndex(night); }
 
 }  // namespace frfit

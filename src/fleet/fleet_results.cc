@@ -3,6 +3,7 @@
 // then its drift since the previous night. Both run on every thread; each robot's work depends on
 // its own fit only.
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -58,6 +59,12 @@ void WriteRobotResult(const FleetNight& night, FleetRobotFit* r, FleetRobotOutco
     image = FitResultImage(out->result_file, result);
   }
   writer->Write(out->result_file, std::move(image));
+  // The report shows what the result file holds: the result as the file gives it back, rendered
+  // beside the other threads' work under the HDF5 lock, not read back under it.
+  if (const std::optional<FitResult> stored = AsReadBack(result, out->result_file)) {
+    WriteRobotReport(night, out->name, *stored, writer);
+    r->report_written = true;
+  }
   out->status = "ok";
   out->cost = result.cost;
   out->evaluations = r->run->evaluations() + (r->cold_run ? r->cold_run->evaluations() : 0);
@@ -91,7 +98,7 @@ void WriteRobotResults(FleetNight* night) {
     FleetRobotFit& r = *night->ready[k];
     WriteRobotResult(*night, &r, &night->report.robots[r.index], &writer);
   });
-  writer.Finish();  // the reports read the files back
+  writer.Finish();  // WriteReportsFromFiles reads files back
 }
 
 void AssessDrift(FleetNight* night) {

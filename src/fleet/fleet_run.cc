@@ -45,6 +45,8 @@ FleetReport RunFleet(const FleetRunOptions& options) {
   clock.Restart();
   WriteRobotResults(&night);
   clock.Lap(&t.results);
+  WriteReportsFromFiles(night);
+  clock.Lap(&t.reports);
   AssessDrift(&night);
   clock.Lap(&t.drift);
   FleetReport& report = night.report;

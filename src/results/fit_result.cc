@@ -116,8 +116,12 @@ void SetModeSigmas(const std::vector<ModeSigma>& sigmas, ModalComparison* modal)
 
 FitResult AssembleFitResult(const Problem& searched, const ParameterMap& map, const FitRun& run,
                             const FitOptions& options) {
-  // The problem the run ended on: the search's, or its last refinement pass's.
-  const Problem problem = ProblemForPass(searched, map, run.pass(), run.pass_point());
+  // The problem the run ended on: the search's, or its last refinement pass's, with the weights
+  // the drive computed for it where the run kept them.
+  const std::vector<std::vector<double>>* kept = run.PassWeights(searched);
+  const Problem problem = kept && PassReweights(searched, run.pass(), run.pass_point())
+                              ? WithWeights(searched, *kept)
+                              : ProblemForPass(searched, map, run.pass(), run.pass_point());
   const Model& model = *problem.model;
   FitResult r;
   r.model_name = model.name;

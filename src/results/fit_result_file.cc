@@ -1,6 +1,7 @@
 // The fit result file (layout: docs/file-formats.md): its one writer (WriteFitResult,
 // FitResultImage) and its one reader (ReadFitResult), side by side so that a field is added to
 // both at once; tests/unit/results/fit_result_file_test.cc reads back a result with every field set.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <complex>
@@ -421,6 +422,82 @@ FitResult ReadFitResult(const std::string& path, FitResultSections sections) {
     }
   if (f.Exists("/static_tests")) r.static_tests = ReadStaticTests(f);
   if (f.Exists("/modal_data")) ReadModalData(f, &r);
+  return r;
+}
+
+namespace {
+
+// A modal comparison as ReadModalComparison gives it back: each row's stored columns (not its
+// fitted_index) and no EMA (a set's is its own group; a comparison over points has none).
+void AsReadBack(ModalComparison* modal) {
+  for (ModalComparisonRow& row : modal->rows) {
+    ModalComparisonRow stored = row;
+    stored.fitted_index = ModalComparisonRow{}.fitted_index;
+    row = stored;
+  }
+  modal->ema = nullptr;
+}
+
+// A set as ReadPosture gives it back: the measured set without its coherence, averages and
+// provenance, the fitted one rebuilt from the measured one's lines and entries.
+void AsReadBack(PostureResult* p) {
+  FrfSet& m = p->measured;
+  if (m.response_frame.empty() && m.excitation_frame.empty()) m.posture = p->name;
+  if (m.noise_variance.size() != m.H.size()) {
+    m.noise_variance.clear();
+    m.noise_source.clear();
+  }
+  FrfSet measured;
+  measured.posture = m.posture;
+  measured.response_frame = m.response_frame;
+  measured.excitation_frame = m.excitation_frame;
+  measured.format = m.format;
+  measured.frequency_hz = std::move(m.frequency_hz);
+  measured.H = std::move(m.H);
+  measured.present = m.present;
+  measured.noise_variance = std::move(m.noise_variance);
+  measured.noise_source = std::move(m.noise_source);
+  FrfSet fitted;
+  fitted.posture = measured.posture;
+  fitted.response_frame = measured.response_frame;
+  fitted.excitation_frame = measured.excitation_frame;
+  fitted.format = measured.format;
+  fitted.frequency_hz = measured.frequency_hz;
+  fitted.present = measured.present;
+  fitted.H = std::move(p->fitted.H);
+  p->measured = std::move(measured);
+  p->fitted = std::move(fitted);
+  AsReadBack(&p->modal);
+}
+
+}  // namespace
+
+std::optional<FitResult> AsReadBack(FitResult r, const std::string& path) {
+  for (const PostureResult& p : r.postures)
+    if (p.modal.ema) return std::nullopt;
+  r.file = path;
+  r.has_identifiability = true;
+  r.has_model_check = true;
+  for (int& f : r.free) f = f != 0;
+  if (r.start_costs.empty()) {
+    r.starts_agreeing = FitResult{}.starts_agreeing;
+    r.refinement_termination.clear();
+  }
+  r.search_cost = FitResult{}.search_cost;
+  r.refinement_passes = FitResult{}.refinement_passes;
+  r.start_parameters.clear();
+  r.mode_sigmas.clear();
+  r.reductions.clear();
+  if (!r.regularization.enabled) r.regularization = RegularizationSummary{};
+  if (r.modal_data.empty()) r.modal_shape_variance_ratio = FitResult{}.modal_shape_variance_ratio;
+  for (PostureResult& p : r.postures) AsReadBack(&p);
+  std::sort(r.postures.begin(), r.postures.end(),
+            [](const PostureResult& a, const PostureResult& b) { return a.name < b.name; });
+  for (ModalComparisonPoints& c : r.modal_comparison_points) AsReadBack(&c.modal);
+  std::sort(r.modal_comparison_points.begin(), r.modal_comparison_points.end(),
+            [](const ModalComparisonPoints& a, const ModalComparisonPoints& b) {
+              return a.posture < b.posture;
+            });
   return r;
 }
 

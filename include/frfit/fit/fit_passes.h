@@ -25,6 +25,12 @@ std::vector<std::vector<double>> NoiseWeightsAt(const Problem& problem, const Pa
 // The problem with those weights; `u` empty returns the problem as it is.
 Problem WithNoiseWeightsAt(const Problem& problem, const ParameterMap& map,
                            std::span<const double> u);
+// Whether the problem of pass `pass` at u is the problem with NoiseWeightsAt(u): a refinement
+// pass under noise weights. Then WithWeights(problem, NoiseWeightsAt(problem, map, u)) is
+// ProblemForPass, to the bit.
+bool PassReweights(const Problem& problem, int pass, std::span<const double> u);
+// The problem with `weights` ([posture][line·9 + entry]) in place of its postures' own.
+Problem WithWeights(const Problem& problem, std::vector<std::vector<double>> weights);
 
 // What the search evaluates: the problem itself, or for normalized_complex its log_complex form.
 Problem SearchProblem(const Problem& problem);

@@ -26,6 +26,8 @@
 
 namespace frfit {
 
+struct Problem;
+
 enum class FitPhase { kGeneticAlgorithm, kNelderMead, kLevenbergMarquardt, kDone };
 std::string ToString(FitPhase phase);  // "ga" | "nm" | "lm" | "done"
 // The number a phase is stored as in result files and history logs: 0 genetic algorithm,
@@ -132,6 +134,15 @@ class FitRun {
   // the search): the problem of the pass is ProblemForPass(problem, map, pass(), pass_point()).
   int pass() const { return pass_; }
   const std::vector<double>& pass_point() const { return pass_point_; }
+  // The noise weights of a refinement pass's problem (NoiseWeightsAt `problem` at `point`,
+  // fit/fit_passes.h) as the driver's packer computed them, kept so that the result
+  // (AssembleFitResult) does not compute them again. PassWeights gives them only for the same
+  // problem object, pass and point (to the bit) as the run's now; a caller that changes the
+  // problem in place after the drive forgets them first.
+  void KeepPassWeights(const Problem* problem, int pass, std::span<const double> point,
+                       std::vector<std::vector<double>> weights);
+  const std::vector<std::vector<double>>* PassWeights(const Problem& problem) const;
+  void ForgetPassWeights();
 
   nlohmann::json SaveState(StateHistory history = StateHistory::kInline) const;
 
@@ -181,6 +192,12 @@ class FitRun {
   std::vector<HistoryRow> history_;
   int pass_ = 0;
   std::vector<double> pass_point_;
+  struct KeptPassWeights {
+    const Problem* problem = nullptr;
+    int pass = 0;
+    std::vector<double> point;
+    std::vector<std::vector<double>> weights;
+  } kept_weights_;
   FitTermination search_termination_ = FitTermination::kNotDone;
   double search_best_cost_ = 0.0;
   mutable std::vector<double> repaired_;  // the repaired points of the last Ask (constraints)

@@ -130,9 +130,9 @@ struct FleetStageSeconds {
   double check_inputs = 0.0;  // no output is an input; the fingerprint of every input file
   double fit = 0.0;           // the first pass: every robot in one batched drive
   double fallback = 0.0;      // the second pass: the untrusted warm results refitted cold
-  double results = 0.0;       // <robot>.h5 and each robot's modal frequencies
+  double results = 0.0;       // <robot>.h5, each robot's modal frequencies and <robot>.html
   double drift = 0.0;         // each warm robot's changes since its previous night
-  double reports = 0.0;       // <robot>.html and index.html
+  double reports = 0.0;       // index.html and the <robot>.html read back from the file
   double summary = 0.0;       // drift.json, drift.txt, summary.csv (summary.json, last, is not in)
 };
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,16 @@ enum class FitResultSections { kAll, kSummary };
 // holds arrays of inconsistent shapes.
 FitResult ReadFitResult(const std::string& path,
                         FitResultSections sections = FitResultSections::kAll);
+
+// What ReadFitResult(path) returns for the file WriteFitResult(path, result) writes, without the
+// file: the reader's path and sections set, what the file does not hold left at the reader's
+// defaults, the sets and the comparisons over points in name order, a multi-point-free set's
+// posture its name. nullopt where the file keeps part of the result only in part: an EMA
+// reference (its group holds neither the FRFs nor the dropped columns, and its modes' eigenvalues
+// are recomputed on reading), so a caller reads the file then. For a caller that has the result
+// in memory and must show what the file holds (the fleet's reports); fit_result_file_test.cc
+// checks the two equal, field by field and as the report renders them.
+std::optional<FitResult> AsReadBack(FitResult result, const std::string& path);
 
 // The --json object of `frfit fit` (DESIGN.md §5).
 nlohmann::ordered_json FitResultToJson(const FitResult& result);

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -164,6 +166,45 @@ TEST(NoiseWeights, ReweightingPassesEndOnTheModelsWeights) {
   other->SetProblems({Pack(c.problem)});
   DriveFits({{&plain, &map, 1, PostureCoordinates(c.problem)}}, other.get(), {});
   EXPECT_EQ(plain.pass(), 0);
+}
+
+// The result's last pass problem takes the weights the drive computed for that pass (FitRun::
+// PassWeights) instead of computing them again: the same bits as NoiseWeightsAt at the run's
+// pass point, and the same result as without them; kept for that problem object only.
+TEST(NoiseWeights, TheResultTakesTheLastPassWeightsTheDriveKept) {
+  const FitOptions options = NoiseOptions(2);
+  const NoisyCase c = Paper3DofNoisy(options, 3, true);
+  const ParameterMap map(*c.model, options.parameters, "test");
+  auto evaluator = CreateCpuEvaluator(1);
+  evaluator->SetProblems({Pack(c.problem)});
+  FitRun run(map, options, 1);
+  DriveFits({MakeFitJob(&run, map, c.problem)}, evaluator.get(), {});
+  ASSERT_EQ(run.pass(), 2);
+  const std::vector<std::vector<double>>* kept = run.PassWeights(c.problem);
+  ASSERT_NE(kept, nullptr);
+  const std::vector<std::vector<double>> fresh = NoiseWeightsAt(c.problem, map, run.pass_point());
+  ASSERT_EQ(kept->size(), fresh.size());
+  for (size_t q = 0; q < fresh.size(); ++q) {
+    ASSERT_EQ((*kept)[q].size(), fresh[q].size());
+    for (size_t i = 0; i < fresh[q].size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>((*kept)[q][i]), std::bit_cast<std::uint64_t>(fresh[q][i]))
+          << "posture " << q << " entry " << i;
+  }
+  const Problem copy = c.problem;  // another problem: its weights are not the run's to give
+  EXPECT_EQ(run.PassWeights(copy), nullptr);
+
+  const FitResult with_kept = AssembleFitResult(c.problem, map, run, options);
+  run.ForgetPassWeights();
+  ASSERT_EQ(run.PassWeights(c.problem), nullptr);
+  const FitResult recomputed = AssembleFitResult(c.problem, map, run, options);
+  ASSERT_EQ(with_kept.postures.size(), recomputed.postures.size());
+  for (size_t q = 0; q < recomputed.postures.size(); ++q) {
+    const std::vector<double>&a = with_kept.postures[q].weights, &b = recomputed.postures[q].weights;
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(a[i]), std::bit_cast<std::uint64_t>(b[i])) << i;
+  }
+  EXPECT_EQ(FitResultToJson(with_kept).dump(), FitResultToJson(recomputed).dump());
 }
 
 // Several fits driven together, their steps and reweighting passes on the driver's threads, each

@@ -21,6 +21,7 @@
 #include "frfit/results/fit_result.h"
 #include "frfit/results/identifiability_io.h"
 #include "frfit/results/model_check_io.h"
+#include "frfit/report/html_report.h"
 #include "round_trip_checks.h"
 #include "test_support.h"
 
@@ -98,14 +99,16 @@ class FitResultFile : public test::TempDirTest {};
 
 // A fit of the paper's example with its FRFs' provenance removed: the reference modes then come
 // from the EMA of the data (modal.ema), as on measured data.
-FitResult RealFit() {
+// With `ema` false the FRFs keep their provenance: the reference modes are the model's at the
+// parameters they were synthesised from.
+FitResult RealFit(bool ema = true) {
   const std::string dir = std::string(FRFIT_SOURCE_DIR) + "/datasets/paper_3dof/";
   auto model = std::make_shared<const Model>(LoadModel(dir + "model.yaml"));
   const FitOptions options = LoadFitOptions(dir + "fit.yaml");
   const ParameterMap map(*model, options.parameters, dir + "fit.yaml");
   Problem problem =
       LoadProblem(model, {dir + "frf_milling_inertance.h5"}, options, dir + "fit.yaml");
-  problem.postures[0].measured.provenance.clear();
+  if (ema) problem.postures[0].measured.provenance.clear();
   FitRunSettings settings;
   settings.seed = 3;
   settings.evaluator.backend = BackendType::kCpu;
@@ -114,7 +117,8 @@ FitResult RealFit() {
 }
 
 TEST_F(FitResultFile, ReadsBackEveryFieldItWrites) {
-  // A field added to these structs must be written, read and compared here: then these counts.
+  // A field added to these structs must be written, read and compared here, and left as the
+  // reader leaves it by AsReadBack (InMemoryResultAsReadBackEqualsTheFile): then these counts.
   EXPECT_EQ(FieldCount<FitResult>(), 49u);
   EXPECT_EQ(FieldCount<PostureResult>(), 8u);
   EXPECT_EQ(FieldCount<ModalComparison>(), 6u);
@@ -302,6 +306,107 @@ TEST_F(FitResultFile, ReadsBackEveryFieldItWrites) {
   EXPECT_EQ(IdentifiabilityToJson(summary.identifiability), IdentifiabilityToJson(b.identifiability));
   EXPECT_TRUE(summary.postures.empty());
   EXPECT_TRUE(summary.history.empty());
+}
+
+// The fleet renders each robot's report from the result in memory as the file would give it back
+// (AsReadBack): everything the file does not hold is set here, the sets and the comparisons over
+// points out of name order, and the two must read and render the same.
+TEST_F(FitResultFile, InMemoryResultAsReadBackEqualsTheFile) {
+  FitResult a = RealFit(/*ema=*/false);
+  ASSERT_EQ(a.postures.size(), 1u);
+  ASSERT_FALSE(a.postures[0].modal.ema);
+  ASSERT_FALSE(a.postures[0].modal.rows.empty());
+  ASSERT_FALSE(a.identifiability.per_parameter.empty());
+  ASSERT_FALSE(a.postures[0].measured.provenance.empty());  // not stored
+  // What the file does not hold, set as a fit or an import leaves it.
+  a.search_cost = 0.5;
+  a.refinement_passes = 2;
+  a.start_parameters = {{1.0, 2.0}};
+  a.mode_sigmas = {{ModeSigma{0.25, 0.5}}};
+  a.reductions.resize(1);
+  a.regularization.enabled = true;
+  a.regularization.weight = 0.1 + 0.2;
+  a.regularization.curve.points = {{0.5, 2.0, 0.25, 1.5}};
+  a.regularization.curve.chosen = 0;
+  a.regularization.at_weight = {0.1 + 0.2, 2.5, 0.125, 1.25};
+  a.constraints = {{"k_z1 >= k_z2", Relation::kGreaterEqual, 1.0 / 3.0, false}};
+  a.modal_data = {{"ema.h5", "milling", 2, 10.5, 0.01, 1, 10.25, -25.0, 0.5, 0.97, 0.125, 312.5}};
+  a.modal_shape_variance_ratio = 1.0 / 3.0;
+  PostureResult& p = a.postures[0];
+  p.measured.coherence.assign(p.measured.H.size(), 0.99);
+  p.measured.averages = 8;
+  p.measured.exponential_window_tau_s = 0.5;
+  p.fitted.noise_variance.assign(p.measured.H.size(), 1.0);
+  p.fitted.provenance = {{"model", "m"}};
+  p.modal.rows[0].fitted_index = 3;
+  // A multi-point set named before it, the single-point one holding no posture name of its own.
+  PostureResult q = p;
+  q.name = "aa:joint3:sensor";
+  q.measured.posture = "milling";
+  q.measured.response_frame = "joint3";
+  q.measured.excitation_frame = "sensor";
+  p.measured.posture = "";
+  a.postures.push_back(std::move(q));
+  for (const char* posture : {"zz", "aa"}) {
+    ModalComparisonPoints c;
+    c.posture = posture;
+    c.points = {"sensor", "joint3"};
+    c.modal = p.modal;
+    c.modal.ema = std::make_shared<const EmaResult>();  // the file holds a set's EMA only
+    a.modal_comparison_points.push_back(c);
+  }
+
+  const std::string path = Path("result.h5");
+  WriteFitResult(path, a);
+  const FitResult b = ReadFitResult(path);
+  const std::optional<FitResult> stored = AsReadBack(a, path);
+  ASSERT_TRUE(stored);
+  const FitResult& c = *stored;
+  ASSERT_EQ(c.postures.size(), b.postures.size());
+  for (size_t k = 0; k < b.postures.size(); ++k) {
+    ExpectSameSet(c.postures[k], b.postures[k]);
+    EXPECT_EQ(c.postures[k].fitted.posture, b.postures[k].fitted.posture);
+    EXPECT_EQ(c.postures[k].measured.coherence, b.postures[k].measured.coherence);
+    EXPECT_EQ(c.postures[k].measured.provenance, b.postures[k].measured.provenance);
+    EXPECT_EQ(c.postures[k].fitted.noise_variance, b.postures[k].fitted.noise_variance);
+    EXPECT_EQ(c.postures[k].modal.rows[0].fitted_index, b.postures[k].modal.rows[0].fitted_index);
+  }
+  ASSERT_EQ(c.modal_comparison_points.size(), b.modal_comparison_points.size());
+  for (size_t k = 0; k < b.modal_comparison_points.size(); ++k) {
+    EXPECT_EQ(c.modal_comparison_points[k].posture, b.modal_comparison_points[k].posture);
+    ExpectSameModal(c.modal_comparison_points[k].modal, b.modal_comparison_points[k].modal, "points");
+  }
+  EXPECT_EQ(c.file, b.file);
+  EXPECT_EQ(c.free, b.free);
+  EXPECT_EQ(c.search_cost, b.search_cost);
+  EXPECT_EQ(c.refinement_passes, b.refinement_passes);
+  EXPECT_EQ(c.start_parameters, b.start_parameters);
+  EXPECT_EQ(c.mode_sigmas.size(), b.mode_sigmas.size());
+  EXPECT_EQ(c.reductions.size(), b.reductions.size());
+  ExpectSame(c.modal_shape_variance_ratio, b.modal_shape_variance_ratio, "shape variance ratio");
+  EXPECT_EQ(IdentifiabilityToJson(c.identifiability), IdentifiabilityToJson(b.identifiability));
+  EXPECT_EQ(ModelCheckToJson(c.model_check), ModelCheckToJson(b.model_check));
+  EXPECT_EQ(ConstraintsToJson(c.constraints), ConstraintsToJson(b.constraints));
+  EXPECT_EQ(RegularizationToJson(c.regularization), RegularizationToJson(b.regularization));
+  EXPECT_EQ(FitResultToJson(c).dump(), FitResultToJson(b).dump());
+  EXPECT_EQ(RenderReportHtml(c, {"index.html", "fleet index"}),
+            RenderReportHtml(b, {"index.html", "fleet index"}));
+
+  // Without a start's costs the file holds neither their agreement nor the best one's stop.
+  a.start_costs.clear();
+  a.modal_data.clear();
+  a.regularization.enabled = false;
+  WriteFitResult(path, a);
+  EXPECT_EQ(FitResultToJson(*AsReadBack(a, path)).dump(), FitResultToJson(ReadFitResult(path)).dump());
+  EXPECT_EQ(RenderReportHtml(*AsReadBack(a, path)), RenderReportHtml(ReadFitResult(path)));
+}
+
+// An EMA reference the file keeps only in part (no FRFs, no dropped columns): the caller reads
+// the file instead.
+TEST_F(FitResultFile, ResultWithAnEmaReferenceIsNotReadBackInMemory) {
+  const FitResult a = RealFit();
+  ASSERT_TRUE(a.postures[0].modal.ema);
+  EXPECT_FALSE(AsReadBack(a, Path("result.h5")));
 }
 
 }  // namespace
