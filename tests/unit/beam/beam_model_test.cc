@@ -13,6 +13,7 @@
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/posture/posture.h"
+#include "planar_frame_element.h"
 #include "test_support.h"
 
 namespace frfit {
@@ -154,35 +155,8 @@ void DenseTree(Eigen::MatrixXd* M, Eigen::MatrixXd* K) {
   chain(tip, kLc, kNc, -M_PI / 2);
   const int size = 3 * nodes;
   Eigen::MatrixXd m = Eigen::MatrixXd::Zero(size, size), k = m;
-  for (const Element& e : elements) {
-    const double l = e.length, ea = kE * kA / l, ei = kE * kI;
-    Eigen::Matrix<double, 6, 6> kl = Eigen::Matrix<double, 6, 6>::Zero(), ml = kl;
-    kl(0, 0) = kl(3, 3) = ea;
-    kl(0, 3) = kl(3, 0) = -ea;
-    const int bend[4] = {1, 2, 4, 5};
-    const double kb[4][4] = {{12, 6 * l, -12, 6 * l}, {6 * l, 4 * l * l, -6 * l, 2 * l * l},
-                             {-12, -6 * l, 12, -6 * l}, {6 * l, 2 * l * l, -6 * l, 4 * l * l}};
-    const double mb[4][4] = {{156, 22 * l, 54, -13 * l}, {22 * l, 4 * l * l, 13 * l, -3 * l * l},
-                             {54, 13 * l, 156, -22 * l}, {-13 * l, -3 * l * l, -22 * l, 4 * l * l}};
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) {
-        kl(bend[i], bend[j]) = ei / (l * l * l) * kb[i][j];
-        ml(bend[i], bend[j]) = kRho * kA * l / 420.0 * mb[i][j];
-      }
-    ml(0, 0) = ml(3, 3) = kRho * kA * l / 3.0;
-    ml(0, 3) = ml(3, 0) = kRho * kA * l / 6.0;
-    Eigen::Matrix<double, 6, 6> t = Eigen::Matrix<double, 6, 6>::Zero();
-    const double c = std::cos(e.angle), s = std::sin(e.angle);
-    for (int h = 0; h < 2; ++h) {
-      t(3 * h, 3 * h) = c, t(3 * h, 3 * h + 1) = s;
-      t(3 * h + 1, 3 * h) = -s, t(3 * h + 1, 3 * h + 1) = c;
-      t(3 * h + 2, 3 * h + 2) = 1.0;
-    }
-    const Eigen::Matrix<double, 6, 6> kg = t.transpose() * kl * t, mg = t.transpose() * ml * t;
-    const int dofs[6] = {3 * e.a, 3 * e.a + 1, 3 * e.a + 2, 3 * e.b, 3 * e.b + 1, 3 * e.b + 2};
-    for (int i = 0; i < 6; ++i)
-      for (int j = 0; j < 6; ++j) k(dofs[i], dofs[j]) += kg(i, j), m(dofs[i], dofs[j]) += mg(i, j);
-  }
+  for (const Element& e : elements)
+    test::AddPlanarFrameElement(e.a, e.b, e.length, e.angle, {kE, kA, kI, kRho}, &m, &k);
   *M = m.bottomRightCorner(size - 3, size - 3);
   *K = k.bottomRightCorner(size - 3, size - 3);
 }

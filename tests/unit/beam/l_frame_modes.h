@@ -23,6 +23,7 @@
 #include "frfit/fit/fit.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/model/model_yaml.h"
+#include "planar_frame_element.h"
 
 namespace frfit::test::l_frame {
 
@@ -90,33 +91,7 @@ inline void DenseLFrame(const Truth& t, int per_link, Eigen::MatrixXd* M, Eigen:
   const int nodes = 1 + 2 * per_link, size = 3 * nodes;
   Eigen::MatrixXd m = Eigen::MatrixXd::Zero(size, size), k = m;
   auto element = [&](int a, int b, double l, double angle, double e) {
-    const double ea = e * kA / l, ei = e * kIz;
-    Eigen::Matrix<double, 6, 6> kl = Eigen::Matrix<double, 6, 6>::Zero(), ml = kl;
-    kl(0, 0) = kl(3, 3) = ea;
-    kl(0, 3) = kl(3, 0) = -ea;
-    const int bend[4] = {1, 2, 4, 5};
-    const double kb[4][4] = {{12, 6 * l, -12, 6 * l}, {6 * l, 4 * l * l, -6 * l, 2 * l * l},
-                             {-12, -6 * l, 12, -6 * l}, {6 * l, 2 * l * l, -6 * l, 4 * l * l}};
-    const double mb[4][4] = {{156, 22 * l, 54, -13 * l}, {22 * l, 4 * l * l, 13 * l, -3 * l * l},
-                             {54, 13 * l, 156, -22 * l}, {-13 * l, -3 * l * l, -22 * l, 4 * l * l}};
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) {
-        kl(bend[i], bend[j]) = ei / (l * l * l) * kb[i][j];
-        ml(bend[i], bend[j]) = kRho * kA * l / 420.0 * mb[i][j];
-      }
-    ml(0, 0) = ml(3, 3) = kRho * kA * l / 3.0;
-    ml(0, 3) = ml(3, 0) = kRho * kA * l / 6.0;
-    Eigen::Matrix<double, 6, 6> tr = Eigen::Matrix<double, 6, 6>::Zero();
-    const double c = std::cos(angle), s = std::sin(angle);
-    for (int h = 0; h < 2; ++h) {
-      tr(3 * h, 3 * h) = c, tr(3 * h, 3 * h + 1) = s;
-      tr(3 * h + 1, 3 * h) = -s, tr(3 * h + 1, 3 * h + 1) = c;
-      tr(3 * h + 2, 3 * h + 2) = 1.0;
-    }
-    const Eigen::Matrix<double, 6, 6> kg = tr.transpose() * kl * tr, mg = tr.transpose() * ml * tr;
-    const int dofs[6] = {3 * a, 3 * a + 1, 3 * a + 2, 3 * b, 3 * b + 1, 3 * b + 2};
-    for (int i = 0; i < 6; ++i)
-      for (int j = 0; j < 6; ++j) k(dofs[i], dofs[j]) += kg(i, j), m(dofs[i], dofs[j]) += mg(i, j);
+    test::AddPlanarFrameElement(a, b, l, angle, {e, kA, kIz, kRho}, &m, &k);
   };
   for (int e = 0; e < per_link; ++e) element(e, e + 1, kLa / per_link, 0.0, t.e_upper);
   for (int e = 0; e < per_link; ++e)
