@@ -79,6 +79,10 @@ TransformJet Offset(const TransformJet& jet, const Eigen::Vector3d& offset_m) {
   S.block<3, 1>(0, 3) = offset_m;
   TransformJet out;
   out.T = jet.T * S;
+  // Reserved: a beam model's second derivatives are n² matrices (8 MB at 255 coordinates),
+  // which growing by push_back copied and faulted in several times over.
+  out.d.reserve(jet.d.size());
+  out.dd.reserve(jet.dd.size());
   for (const Mat4& d : jet.d) out.d.push_back(d * S);
   for (const Mat4& dd : jet.dd) out.dd.push_back(dd * S);
   return out;

@@ -25,6 +25,15 @@ Blocks BlocksAt(const Posture& full, int joints, const JointCoefficients& c) {
           m.bottomLeftCorner(b, joints)};
 }
 
+// Whether BlocksAt gives b's blocks the bits of a's without building them: the same masses and
+// parts, and the same springs on the beams' own coordinates (the joints' springs and every
+// damping sit outside the blocks, and each entry is computed from these alone).
+bool SameBlockInputs(const JointCoefficients& a, const JointCoefficients& b, int joints) {
+  return a.masses == b.masses && a.parts == b.parts &&
+         std::equal(a.stiffness.begin() + joints, a.stiffness.end(), b.stiffness.begin() + joints,
+                    b.stiffness.end());
+}
+
 bool SameBlocks(const Blocks& a, const Blocks& b) {
   return a.k_bb == b.k_bb && a.k_bj == b.k_bj && a.m_bb == b.m_bb && a.m_bj == b.m_bj;
 }
@@ -105,6 +114,10 @@ Reduction Reduce(const Posture& full, int joints, const std::vector<JointCoeffic
   int modes = 0;
   std::vector<Blocks> seen;
   for (size_t s = 0; s < samples.size(); ++s) {
+    // (Skipped before building a 255-coordinate sample's matrices where they cannot differ.)
+    if (std::any_of(samples.begin(), samples.begin() + s,
+                    [&](const JointCoefficients& r) { return SameBlockInputs(r, samples[s], joints); }))
+      continue;
     const Blocks at = s == 0 ? first : BlocksAt(full, joints, samples[s]);
     // A sample that moves only the joints' springs has an earlier sample's beam blocks: its
     // candidates would all be dropped as dependent, so it is skipped.

@@ -21,6 +21,7 @@
 #include <Eigen/SparseLU>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 
 #include "frfit/frf/synthesize.h"
@@ -159,14 +160,84 @@ void SchurLine(const std::vector<SampleMatrices>& mats, const std::vector<size_t
   }
 }
 
+// Whether the full matrices at b differ from those at a only on the diagonal, where the joints'
+// own coefficients (stiffness, viscous, hysteretic) enter: the same masses, α and parts.
+bool SameOffDiagonal(const JointCoefficients& a, const JointCoefficients& b) {
+  return a.mass_proportional == b.mass_proportional && a.masses == b.masses && a.parts == b.parts;
+}
+
+// The matrices at c from those at a sample `base` that shares its masses, α and parts
+// (SameOffDiagonal): a copy whose diagonal entries are recomputed where c's own coefficients
+// differ, in the order of TangentStiffness and TangentDamping's additions, so the bits are those
+// of building them anew (the host code is not contracted to FMA: each sum and product rounds
+// alike; only a zero's sign could differ, which no sum or solve after sees). Building a
+// 255-coordinate sample anew adds every affine part's dense 255×255 matrix.
+SampleMatrices FromBase(const Posture& full, const SampleMatrices& base,
+                        const JointCoefficients& base_c, const Eigen::VectorXd& gravity_diagonal,
+                        const JointCoefficients& c) {
+  SampleMatrices out = base;
+  for (int j = 0; j < full.n; ++j) {
+    if (c.stiffness[j] == base_c.stiffness[j] && c.hysteretic[j] == base_c.hysteretic[j] &&
+        c.viscous[j] == base_c.viscous[j])
+      continue;
+    Cplx k = Cplx(gravity_diagonal(j), 0.0) + Cplx(c.stiffness[j], c.hysteretic[j]);
+    for (const AffinePart& part : full.affine_parts)
+      if (part.target == AffinePart::Target::kStiffness)
+        k += (Cplx(1.0, 0.0) * c.parts[part.coefficient]) * Cplx(part.matrix(j, j), 0.0);
+    for (const AffinePart& part : full.affine_parts)
+      if (part.target == AffinePart::Target::kLossStiffness)
+        k += (Cplx(0.0, 1.0) * c.parts[part.coefficient]) * Cplx(part.matrix(j, j), 0.0);
+    double d = c.mass_proportional * base.m(j, j) + c.viscous[j];
+    for (const AffinePart& part : full.affine_parts)
+      if (part.target == AffinePart::Target::kDamping)
+        d += (1.0 * c.parts[part.coefficient]) * part.matrix(j, j);
+    out.k(j, j) = k;
+    out.c(j, j) = d;
+  }
+  return out;
+}
+
+// Every sample's matrices, and group[s]: the first sample whose beam rows equal sample s's.
+// A sample that moves only the joints' own coefficients from an earlier one is derived from it.
+std::vector<SampleMatrices> SampleSet(const Posture& full, int joints,
+                                      const std::vector<JointCoefficients>& samples,
+                                      std::vector<size_t>* group) {
+  std::vector<SampleMatrices> mats;
+  std::vector<size_t> base(samples.size());
+  std::vector<Eigen::VectorXd> gravity_diagonal(samples.size());
+  for (size_t s = 0; s < samples.size(); ++s) {
+    const JointCoefficients& c = samples[s];
+    base[s] = s;
+    for (size_t r = 0; r < s; ++r)
+      if (base[r] == r && SameOffDiagonal(samples[r], c)) {
+        base[s] = r;
+        break;
+      }
+    if (base[s] == s) {
+      mats.push_back({MassMatrix(full, c), TangentDamping(full, c), TangentStiffness(full, c)});
+      gravity_diagonal[s] = GravityStiffness(full, c).diagonal();
+      continue;
+    }
+    mats.push_back(FromBase(full, mats[base[s]], samples[base[s]], gravity_diagonal[base[s]], c));
+  }
+  *group = GroupSamples(mats, joints);
+  return mats;
+}
+
 // Receptances H[s][line] of the full posture, sensor to sensor.
 std::vector<std::vector<Eigen::Matrix3cd>> FullReceptances(
     const Posture& full, int joints, const std::vector<JointCoefficients>& samples,
     const std::vector<double>& frequency_hz, FullSolve solve) {
-  std::vector<SampleMatrices> mats;
-  for (const JointCoefficients& c : samples)
-    mats.push_back({MassMatrix(full, c), TangentDamping(full, c), TangentStiffness(full, c)});
-  const std::vector<size_t> group = GroupSamples(mats, joints);
+  std::vector<size_t> group;
+  const std::vector<SampleMatrices> mats = SampleSet(full, joints, samples, &group);
+#ifdef FRFIT_CHECK_SAMPLE_SET
+  for (size_t s = 0; s < samples.size(); ++s) {
+    const SampleMatrices anew{MassMatrix(full, samples[s]), TangentDamping(full, samples[s]),
+                              TangentStiffness(full, samples[s])};
+    if (!(anew.m == mats[s].m && anew.c == mats[s].c && anew.k == mats[s].k)) std::abort();
+  }
+  if (group != GroupSamples(mats, joints)) std::abort();
+#endif
   const Eigen::MatrixXcd b = full.sensor_basis.cast<Cplx>();
   std::vector<std::vector<Eigen::Matrix3cd>> h(samples.size(),
                                                 std::vector<Eigen::Matrix3cd>(frequency_hz.size()));
