@@ -87,7 +87,8 @@ TEST_F(ReductionFloorTest, BoundsTheReducedModelsCostWhereItsErrorWasMeasured) {
   const FrfSet reduced =
       Synthesize(reduction.posture, ReducedCoefficients(c, reduction.joints, reduction.posture.n),
                  pp.measured.frequency_hz, pp.measured.format);
-  const std::vector<double>& weights = SearchProblem(problem).postures.front().weights;
+  const Problem search = SearchProblem(problem);  // kept: its weights are read below
+  const std::vector<double>& weights = search.postures.front().weights;
   double cost = 0.0;
   for (size_t i = 0; i < weights.size(); ++i)
     if (weights[i] > 0.0)
