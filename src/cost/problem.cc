@@ -287,15 +287,9 @@ std::vector<double> NoiseWeightsAtModel(const ProblemPosture& posture, const Frf
     throw Error("", "weights", "expected the model's FRF on the " +
                                    std::to_string(set.num_lines()) + " lines of the fit");
   std::vector<double> weights = posture.weights;
-  const bool estimated = set.noise_source == "estimated";
   for (size_t i = 0; i < weights.size(); ++i) {
     if (weights[i] == 0.0) continue;
-    const int e = static_cast<int>(i % 9);
-    double variance = set.noise_variance[i];
-    if (estimated) {
-      const double a = posture.noise_estimate.relative[e], b = posture.noise_estimate.floor[e];
-      variance = a * a * std::norm(model.H[i]) + b * b;
-    }
+    const double variance = NoiseVarianceAt(set, posture.noise_estimate, i, model.H[i]);
     weights[i] = InverseNoiseVariance(cost.type, model.H[i], variance);
     if (weights[i] == 0.0) weights[i] = std::numeric_limits<double>::min();  // stays fitted
   }

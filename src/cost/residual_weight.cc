@@ -25,4 +25,12 @@ bool NormalizesWeights(const CostOptions& cost, bool is_static) {
          !is_static;
 }
 
+double NoiseVarianceAt(const FrfSet& measured, const NoiseEstimate& estimate, std::size_t i,
+                       std::complex<double> h) {
+  if (measured.noise_source != "estimated") return measured.noise_variance[i];
+  const int e = static_cast<int>(i % 9);
+  const double a = estimate.relative[e], b = estimate.floor[e];
+  return a * a * std::norm(h) + b * b;
+}
+
 }  // namespace frfit

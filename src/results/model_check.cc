@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frfit/common/error.h"
+#include "frfit/cost/residual_weight.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/host_posture.h"
 #include "frfit/results/model_check_noise.h"
@@ -85,17 +86,12 @@ std::vector<PostureResidual> Residuals(const Problem& problem, const std::vector
     r.frequency_hz = measured.frequency_hz;
     r.z.assign(measured.H.size(), 0.0);
     r.w.assign(measured.H.size(), 0.0);
-    const bool estimated = measured.noise_source == "estimated";
     const std::array<int, 9> averages = VarianceAverages(measured);
     for (size_t i = 0; i < measured.H.size(); ++i) {
       const int e = static_cast<int>(i % 9);
       if (pp.weights[i] == 0.0) continue;
       r.fitted[e] = true;
-      double variance = measured.noise_variance[i];
-      if (estimated) {
-        const double a = pp.noise_estimate.relative[e], b = pp.noise_estimate.floor[e];
-        variance = a * a * std::norm(model.H[i]) + b * b;
-      }
+      const double variance = NoiseVarianceAt(measured, pp.noise_estimate, i, model.H[i]);
       r.z[i] = (measured.H[i] - model.H[i]) / std::sqrt(variance);
       const double z2 = std::norm(r.z[i]);
       r.w[i] = averages[e] > 0 && z2 > 0.0

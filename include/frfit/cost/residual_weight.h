@@ -7,8 +7,11 @@
 #pragma once
 
 #include <complex>
+#include <cstddef>
 
 #include "frfit/cost/cost_options.h"
+#include "frfit/frf/frf_set.h"
+#include "frfit/frf/noise_estimate.h"
 
 namespace frfit {
 
@@ -29,4 +32,11 @@ double WeightUnder(CostType to, CostType from, std::complex<double> h, double we
 // weights, which make the cost a χ² as they stand, nor for a static test, weighed by 1/σ² already.
 bool NormalizesWeights(const CostOptions& cost, bool is_static);
 
+// The noise variance of the residual at line-entry i (line-major, 9 entries) where the model gives
+// h: the measured set's own (noise_variance) or, where that was estimated from the data, the
+// estimate's pooled two-term model at the model's FRF, relative_e²|h|² + floor_e² (docs/noise.md)
+// — the model's |h| rather than the noisy measured one, as the noise weights and the model check
+// both take it.
+double NoiseVarianceAt(const FrfSet& measured, const NoiseEstimate& estimate, std::size_t i,
+                       std::complex<double> h);
 }  // namespace frfit
