@@ -22,45 +22,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 
 #include "frfit/frf/synthesize.h"
 #include "frfit/posture/reduction.h"
+#include "src/posture/reduction_samples.h"
 
 namespace frfit {
 namespace {
 
 using Cplx = std::complex<double>;
 using SparseZ = Eigen::SparseMatrix<Cplx, Eigen::ColMajor, int>;
-
-struct SampleMatrices {
-  Eigen::MatrixXd m, c;
-  Eigen::MatrixXcd k;
-};
-
-// Whether two samples' matrices agree outside the joints' diagonal block, bit for bit.
-bool SameBeamRows(const SampleMatrices& a, const SampleMatrices& b, int joints) {
-  const Eigen::Index nb = a.m.rows() - joints;
-  auto same = [&](const auto& x, const auto& y) {
-    return x.bottomRows(nb) == y.bottomRows(nb) &&
-           x.topRightCorner(joints, nb) == y.topRightCorner(joints, nb);
-  };
-  return same(a.m, b.m) && same(a.k, b.k) && same(a.c, b.c);
-}
-
-// group[s]: the first sample whose beam rows equal sample s's.
-std::vector<size_t> GroupSamples(const std::vector<SampleMatrices>& s, int joints) {
-  std::vector<size_t> group(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    group[i] = i;
-    for (size_t g = 0; g < i; ++g)
-      if (group[g] == g && SameBeamRows(s[g], s[i], joints)) {
-        group[i] = g;
-        break;
-      }
-  }
-  return group;
-}
 
 template <typename Block>
 Eigen::MatrixXcd Dynamic(const SampleMatrices& s, double omega, Block block) {
@@ -78,11 +51,22 @@ Eigen::MatrixXcd Dynamic(const SampleMatrices& s, double omega) {
 // sample is solved densely instead.
 constexpr double kMaxCancellation = 1e6;
 
-// Z_bb of one group as a sparse matrix: its pattern (every cell where M_bb, K_bb or C_bb is
-// non-zero), analysed once, and per line its values −ω²m + iωc + k.
+// Z_bb of one group, factored per line: the full model's is sparse (each beam's element matrices
+// are banded; a beam couples to the beams it carries only through the few coordinates of its
+// station), the reduced posture's is dense (its modes and static corrections couple every pair).
 class BeamBlock {
  public:
-  BeamBlock(const SampleMatrices& s, int joints) {
+  virtual ~BeamBlock() = default;
+  // Factors Z_bb at ω; false when the factorization fails.
+  virtual bool Factor(double omega) = 0;
+  virtual Eigen::MatrixXcd Solve(const Eigen::MatrixXcd& r) = 0;
+};
+
+// The sparse Z_bb: its pattern (every cell where M_bb, K_bb or C_bb is non-zero), analysed once,
+// and per line its values −ω²m + iωc + k.
+class SparseBeamBlock : public BeamBlock {
+ public:
+  SparseBeamBlock(const SampleMatrices& s, int joints) {
     const int nb = static_cast<int>(s.m.rows()) - joints;
     std::vector<Eigen::Triplet<Cplx>> cells;
     for (int col = 0; col < nb; ++col)
@@ -99,20 +83,37 @@ class BeamBlock {
     }
     lu_.analyzePattern(z_);
   }
-  // Factors Z_bb at ω; false when the factorization fails.
-  bool Factor(double omega) {
+  bool Factor(double omega) override {
     Cplx* v = z_.valuePtr();
     for (size_t i = 0; i < m_.size(); ++i) v[i] = -omega * omega * m_[i] + Cplx(0.0, omega) * c_[i] + k_[i];
     lu_.factorize(z_);
     return lu_.info() == Eigen::Success;
   }
-  Eigen::MatrixXcd Solve(const Eigen::MatrixXcd& r) { return lu_.solve(r); }
+  Eigen::MatrixXcd Solve(const Eigen::MatrixXcd& r) override { return lu_.solve(r); }
 
  private:
   SparseZ z_;
   std::vector<double> m_, c_;
   std::vector<Cplx> k_;
   Eigen::SparseLU<SparseZ, Eigen::COLAMDOrdering<int>> lu_;
+};
+
+// The dense Z_bb by a partial-pivoting LU (a singular one leaves non-finite solutions, which
+// SchurLine refuses).
+class DenseBeamBlock : public BeamBlock {
+ public:
+  DenseBeamBlock(const SampleMatrices& s, int joints) : s_(s), joints_(joints) {}
+  bool Factor(double omega) override {
+    const Eigen::Index nb = s_.m.rows() - joints_;
+    lu_.compute(Dynamic(s_, omega, [&](const auto& a) { return a.bottomRightCorner(nb, nb); }));
+    return true;
+  }
+  Eigen::MatrixXcd Solve(const Eigen::MatrixXcd& r) override { return lu_.solve(r); }
+
+ private:
+  const SampleMatrices& s_;
+  int joints_;
+  Eigen::PartialPivLU<Eigen::MatrixXcd> lu_;
 };
 
 // The sensor-to-sensor receptance of Z by a dense LU of all its coordinates.
@@ -122,14 +123,14 @@ Eigen::Matrix3cd DenseReceptance(const Eigen::MatrixXcd& z, const Eigen::MatrixX
 
 // One group's receptances at one line by the Schur complement; solved[s] tells which samples it
 // solved (none where the sparse LU failed; see kMaxCancellation).
-void SchurLine(const std::vector<SampleMatrices>& mats, const std::vector<size_t>& group, size_t g,
-               int joints, const Eigen::MatrixXcd& b, double omega, BeamBlock* beams,
+void SchurLine(const SampleMatrixSet& set, size_t g, const Eigen::MatrixXcd& b, double omega,
+               BeamBlock* beams,
                std::vector<std::vector<Eigen::Matrix3cd>>* h, size_t line,
                std::vector<char>* solved) {
   std::fill(solved->begin(), solved->end(), 0);
   if (!beams->Factor(omega)) return;
-  const int n = static_cast<int>(b.rows()), nb = n - joints;
-  const SampleMatrices& s0 = mats[g];
+  const int joints = set.joints, n = static_cast<int>(b.rows()), nb = n - joints;
+  const SampleMatrices& s0 = set.full[g];
   const Eigen::MatrixXcd zbj =
       Dynamic(s0, omega, [&](const auto& a) { return a.bottomLeftCorner(nb, joints); });
   const Eigen::MatrixXcd zjb =
@@ -142,11 +143,9 @@ void SchurLine(const std::vector<SampleMatrices>& mats, const std::vector<size_t
   const Eigen::MatrixXcd p = b.bottomRows(nb).transpose() * y;  // [P, Q = B_bᵀ Z_bb⁻¹ B_b]
   const Eigen::MatrixXcd bj = b.topRows(joints);
   const double g_norm = gy.leftCols(joints).norm(), q_norm = p.rightCols(3).norm();
-  for (size_t s = g; s < mats.size(); ++s) {
-    if (group[s] != g) continue;
-    const Eigen::MatrixXcd schur =
-        Dynamic(mats[s], omega, [&](const auto& a) { return a.topLeftCorner(joints, joints); }) -
-        gy.leftCols(joints);
+  for (size_t s = g; s < set.group.size(); ++s) {
+    if (set.group[s] != g) continue;
+    const Eigen::MatrixXcd schur = Dynamic(set.joint_block[s], omega) - gy.leftCols(joints);
     const Eigen::MatrixXcd xj =
         Eigen::PartialPivLU<Eigen::MatrixXcd>(schur).solve(bj - gy.rightCols(3));
     const Eigen::Matrix3cd px = p.leftCols(joints) * xj;
@@ -160,98 +159,35 @@ void SchurLine(const std::vector<SampleMatrices>& mats, const std::vector<size_t
   }
 }
 
-// Whether the full matrices at b differ from those at a only on the diagonal, where the joints'
-// own coefficients (stiffness, viscous, hysteretic) enter: the same masses, α and parts.
-bool SameOffDiagonal(const JointCoefficients& a, const JointCoefficients& b) {
-  return a.mass_proportional == b.mass_proportional && a.masses == b.masses && a.parts == b.parts;
-}
+// How Z_bb is factored: sparse (a full model's beams) or dense (a reduced posture's).
+enum class BeamSolve { kSparse, kDense };
 
-// The matrices at c from those at a sample `base` that shares its masses, α and parts
-// (SameOffDiagonal): a copy whose diagonal entries are recomputed where c's own coefficients
-// differ, in the order of TangentStiffness and TangentDamping's additions, so the bits are those
-// of building them anew (the host code is not contracted to FMA: each sum and product rounds
-// alike; only a zero's sign could differ, which no sum or solve after sees). Building a
-// 255-coordinate sample anew adds every affine part's dense 255×255 matrix.
-SampleMatrices FromBase(const Posture& full, const SampleMatrices& base,
-                        const JointCoefficients& base_c, const Eigen::VectorXd& gravity_diagonal,
-                        const JointCoefficients& c) {
-  SampleMatrices out = base;
-  for (int j = 0; j < full.n; ++j) {
-    if (c.stiffness[j] == base_c.stiffness[j] && c.hysteretic[j] == base_c.hysteretic[j] &&
-        c.viscous[j] == base_c.viscous[j])
-      continue;
-    Cplx k = Cplx(gravity_diagonal(j), 0.0) + Cplx(c.stiffness[j], c.hysteretic[j]);
-    for (const AffinePart& part : full.affine_parts)
-      if (part.target == AffinePart::Target::kStiffness)
-        k += (Cplx(1.0, 0.0) * c.parts[part.coefficient]) * Cplx(part.matrix(j, j), 0.0);
-    for (const AffinePart& part : full.affine_parts)
-      if (part.target == AffinePart::Target::kLossStiffness)
-        k += (Cplx(0.0, 1.0) * c.parts[part.coefficient]) * Cplx(part.matrix(j, j), 0.0);
-    double d = c.mass_proportional * base.m(j, j) + c.viscous[j];
-    for (const AffinePart& part : full.affine_parts)
-      if (part.target == AffinePart::Target::kDamping)
-        d += (1.0 * c.parts[part.coefficient]) * part.matrix(j, j);
-    out.k(j, j) = k;
-    out.c(j, j) = d;
-  }
-  return out;
-}
-
-// Every sample's matrices, and group[s]: the first sample whose beam rows equal sample s's.
-// A sample that moves only the joints' own coefficients from an earlier one is derived from it.
-std::vector<SampleMatrices> SampleSet(const Posture& full, int joints,
-                                      const std::vector<JointCoefficients>& samples,
-                                      std::vector<size_t>* group) {
-  std::vector<SampleMatrices> mats;
-  std::vector<size_t> base(samples.size());
-  std::vector<Eigen::VectorXd> gravity_diagonal(samples.size());
-  for (size_t s = 0; s < samples.size(); ++s) {
-    const JointCoefficients& c = samples[s];
-    base[s] = s;
-    for (size_t r = 0; r < s; ++r)
-      if (base[r] == r && SameOffDiagonal(samples[r], c)) {
-        base[s] = r;
-        break;
-      }
-    if (base[s] == s) {
-      mats.push_back({MassMatrix(full, c), TangentDamping(full, c), TangentStiffness(full, c)});
-      gravity_diagonal[s] = GravityStiffness(full, c).diagonal();
-      continue;
-    }
-    mats.push_back(FromBase(full, mats[base[s]], samples[base[s]], gravity_diagonal[base[s]], c));
-  }
-  *group = GroupSamples(mats, joints);
-  return mats;
-}
-
-// Receptances H[s][line] of the full posture, sensor to sensor.
-std::vector<std::vector<Eigen::Matrix3cd>> FullReceptances(
-    const Posture& full, int joints, const std::vector<JointCoefficients>& samples,
-    const std::vector<double>& frequency_hz, FullSolve solve) {
-  std::vector<size_t> group;
-  const std::vector<SampleMatrices> mats = SampleSet(full, joints, samples, &group);
-#ifdef FRFIT_CHECK_SAMPLE_SET
-  for (size_t s = 0; s < samples.size(); ++s) {
-    const SampleMatrices anew{MassMatrix(full, samples[s]), TangentDamping(full, samples[s]),
-                              TangentStiffness(full, samples[s])};
-    if (!(anew.m == mats[s].m && anew.c == mats[s].c && anew.k == mats[s].k)) std::abort();
-  }
-  if (group != GroupSamples(mats, joints)) std::abort();
-#endif
-  const Eigen::MatrixXcd b = full.sensor_basis.cast<Cplx>();
+// Receptances H[s][line] of `posture`, sensor to sensor.
+std::vector<std::vector<Eigen::Matrix3cd>> Receptances(
+    const Posture& posture, int joints, const std::vector<JointCoefficients>& samples,
+    const std::vector<double>& frequency_hz, FullSolve solve, BeamSolve beam_solve) {
+  const SampleMatrixSet set = BuildSampleSet(posture, joints, samples);
+  const Eigen::MatrixXcd b = posture.sensor_basis.cast<Cplx>();
   std::vector<std::vector<Eigen::Matrix3cd>> h(samples.size(),
                                                 std::vector<Eigen::Matrix3cd>(frequency_hz.size()));
-  const bool schur = solve == FullSolve::kSchur && joints > 0 && joints < full.n;
+  const bool schur = solve == FullSolve::kSchur && joints > 0 && joints < posture.n;
+  std::vector<std::optional<SampleMatrices>> dense(samples.size());  // built where first needed
   for (size_t g = 0; g < samples.size(); ++g) {
-    if (group[g] != g) continue;
-    std::optional<BeamBlock> beams;
-    if (schur) beams.emplace(mats[g], joints);
+    if (set.group[g] != g) continue;
+    std::unique_ptr<BeamBlock> beams;
+    if (schur && beam_solve == BeamSolve::kSparse)
+      beams = std::make_unique<SparseBeamBlock>(set.full[g], joints);
+    if (schur && beam_solve == BeamSolve::kDense)
+      beams = std::make_unique<DenseBeamBlock>(set.full[g], joints);
     std::vector<char> solved(samples.size(), 0);
     for (size_t l = 0; l < frequency_hz.size(); ++l) {
       const double omega = 2.0 * M_PI * frequency_hz[l];
-      if (schur) SchurLine(mats, group, g, joints, b, omega, &*beams, &h, l, &solved);
-      for (size_t s = g; s < samples.size(); ++s)
-        if (group[s] == g && !solved[s]) h[s][l] = DenseReceptance(Dynamic(mats[s], omega), b);
+      if (schur) SchurLine(set, g, b, omega, beams.get(), &h, l, &solved);
+      for (size_t s = g; s < samples.size(); ++s) {
+        if (set.group[s] != g || solved[s]) continue;
+        if (!dense[s]) dense[s] = set.Full(s);
+        h[s][l] = DenseReceptance(Dynamic(*dense[s], omega), b);
+      }
     }
   }
   return h;
@@ -263,7 +199,7 @@ double ReductionError(const Posture& full, const Reduction& reduction,
                       const std::vector<JointCoefficients>& samples,
                       const std::vector<double>& frequency_hz, FullSolve solve) {
   const std::vector<std::vector<Eigen::Matrix3cd>> a =
-      FullReceptances(full, reduction.joints, samples, frequency_hz, solve);
+      Receptances(full, reduction.joints, samples, frequency_hz, solve, BeamSolve::kSparse);
   double worst = 0.0;
   for (size_t s = 0; s < samples.size(); ++s) {
     const JointCoefficients& c = samples[s];
