@@ -1,12 +1,13 @@
 // ReductionError (posture/reduction.h): the full model's receptances at every sample and line
-// against the reduced posture's. The full solve is the cost of a reduced fit's set-up (a KUKA with
-// two 20-element beams: 255 coordinates, 37 samples, 150 lines, three postures), so it exploits
-// two structures of the full model:
+// against the reduced posture's. These solves are the cost of a reduced fit's set-up (a KUKA with
+// two 20-element beams: 255 coordinates reduced to 27, 37 samples, 150 lines, three postures), so
+// they exploit two structures of the models:
 //   - the samples differ mostly in the joints' coefficients, which sit in the joints' diagonal
 //     block only: the samples whose other blocks are equal share everything but Z_jj;
-//   - the beams' block Z_bb is sparse (each beam's element matrices are banded; a beam couples to
-//     the beams it carries only through the few coordinates of its station), so it is factored by
-//     a sparse LU whose ordering is analysed once per group of samples.
+//   - the full model's beams' block Z_bb is sparse (each beam's element matrices are banded; a
+//     beam couples to the beams it carries only through the few coordinates of its station), so
+//     it is factored by a sparse LU whose ordering is analysed once per group of samples; the
+//     reduced posture's (its modes and corrections, 18 of its 27 coordinates) is small and dense.
 // Per line and group: Z_bb = LU, Y = Z_bb⁻¹ [Z_bj B_b], G = Z_jb Y and P = B_bᵀ Y (all small);
 // per sample only the joints' Schur complement
 //     S = Z_jj − Z_jb Z_bb⁻¹ Z_bj,  x_j = S⁻¹ (B_j − Z_jb Z_bb⁻¹ B_b),
@@ -25,7 +26,6 @@
 #include <memory>
 #include <optional>
 
-#include "frfit/frf/synthesize.h"
 #include "frfit/posture/reduction.h"
 #include "src/posture/reduction_samples.h"
 
@@ -198,24 +198,18 @@ std::vector<std::vector<Eigen::Matrix3cd>> Receptances(
 double ReductionError(const Posture& full, const Reduction& reduction,
                       const std::vector<JointCoefficients>& samples,
                       const std::vector<double>& frequency_hz, FullSolve solve) {
+  const int joints = reduction.joints;
+  std::vector<JointCoefficients> reduced;
+  for (const JointCoefficients& c : samples)
+    reduced.push_back(ReducedCoefficients(c, joints, reduction.posture.n));
   const std::vector<std::vector<Eigen::Matrix3cd>> a =
-      Receptances(full, reduction.joints, samples, frequency_hz, solve, BeamSolve::kSparse);
+      Receptances(full, joints, samples, frequency_hz, solve, BeamSolve::kSparse);
+  const std::vector<std::vector<Eigen::Matrix3cd>> b =
+      Receptances(reduction.posture, joints, reduced, frequency_hz, solve, BeamSolve::kDense);
   double worst = 0.0;
-  for (size_t s = 0; s < samples.size(); ++s) {
-    const JointCoefficients& c = samples[s];
-    const FrfSet b = Synthesize(reduction.posture,
-                                ReducedCoefficients(c, reduction.joints, reduction.posture.n),
-                                frequency_hz, FrfFormat::kReceptance);
-    for (size_t l = 0; l < frequency_hz.size(); ++l) {
-      double difference = 0.0, norm = 0.0;
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          difference += std::norm(a[s][l](i, j) - b.at(static_cast<int>(l), i, j));
-          norm += std::norm(a[s][l](i, j));
-        }
-      worst = std::max(worst, std::sqrt(difference / norm));
-    }
-  }
+  for (size_t s = 0; s < samples.size(); ++s)
+    for (size_t l = 0; l < frequency_hz.size(); ++l)
+      worst = std::max(worst, (a[s][l] - b[s][l]).norm() / a[s][l].norm());
   return worst;
 }
 

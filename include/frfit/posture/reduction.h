@@ -59,11 +59,11 @@ Eigen::MatrixXd ReducedPointBasis(const Reduction& reduction, const Eigen::Matri
 // zeros to r; α, masses and part coefficients as they are.
 JointCoefficients ReducedCoefficients(const JointCoefficients& c, int joints, int r);
 
-// How ReductionError solves the full model. kSchur: the beams' block by a sparse LU once per line
-// for every sample that shares it, each sample's joints' Schur complement (the dense LU's solution
-// up to rounding; a line where forming the complement would cancel falls back to the dense LU);
-// kDense: a dense LU of all n coordinates per sample and line — the exact check of kSchur, at n³
-// per sample and line.
+// How ReductionError solves the full model and the reduced posture. kSchur: the beams' block by an
+// LU once per line for every sample that shares it (sparse in the full model, dense in the reduced
+// posture), each sample's joints' Schur complement (the dense LU's solution up to rounding; a line
+// where forming the complement would cancel falls back to the dense LU); kDense: a dense LU of all
+// coordinates per sample and line — the exact check of kSchur, at n³ per sample and line.
 enum class FullSolve { kSchur, kDense };
 
 // The largest relative receptance error ‖H_full − H_reduced‖_F / ‖H_full‖_F over the lines

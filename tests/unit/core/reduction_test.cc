@@ -137,8 +137,9 @@ TEST(Reduction, PadsToARequestedSizeWithFurtherModes) {
   EXPECT_EQ(Reduce(beam.posture, kJoints, BoxSamples(beam), {}, options, "t").posture.n, found + 3);
 }
 
-// ReductionError's default full solve (a sparse LU of the beams' block once per line, each
-// sample's joints' Schur complement) against its dense LU of all coordinates per sample and line,
+// ReductionError's default solves (the beams' block by an LU once per line — sparse in the full
+// model, dense in the reduced posture — each sample's joints' Schur complement) against its dense
+// LU of all coordinates per sample and line,
 // on the KUKA with two 20-element beams (255 coordinates; the arm's beam carries the forearm's):
 // line by line and sample by sample — samples that share the beams' block (springs and dampers
 // moved) and lines where Z_bb is singular (an undamped fixed-interface beam mode, where the
