@@ -1,5 +1,6 @@
 #include "frfit/posture/kinematics.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace frfit {
@@ -29,12 +30,15 @@ void StepTransform(const TransformStep& step, double a, Mat4* T, Mat4* dT, Mat4*
   }
 }
 
-// jet ← jet · S(q_c), with c the step's elastic DOF (or none).
+// jet ← jet · S(q_c), with c the step's elastic DOF (or none). Only the moving DOFs' derivatives
+// are computed (TransformJet); the others stay +0.0, as the full product would leave them.
 void Append(TransformJet* jet, const Mat4& S, const Mat4& dS, const Mat4& ddS, int dof, int n,
             bool second) {
+  if (dof >= 0 && std::find(jet->moving.begin(), jet->moving.end(), dof) == jet->moving.end())
+    jet->moving.push_back(dof);
   if (second) {
-    for (int p = 0; p < n; ++p)
-      for (int r = 0; r < n; ++r) {
+    for (int p : jet->moving)
+      for (int r : jet->moving) {
         Mat4 v = jet->dd[p * n + r] * S;
         if (p == dof) v += jet->d[r] * dS;
         if (r == dof) v += jet->d[p] * dS;
@@ -42,7 +46,7 @@ void Append(TransformJet* jet, const Mat4& S, const Mat4& dS, const Mat4& ddS, i
         jet->dd[p * n + r] = v;
       }
   }
-  for (int p = 0; p < n; ++p) {
+  for (int p : jet->moving) {
     Mat4 v = jet->d[p] * S;
     if (p == dof) v += jet->T * dS;
     jet->d[p] = v;
@@ -79,12 +83,16 @@ TransformJet Offset(const TransformJet& jet, const Eigen::Vector3d& offset_m) {
   S.block<3, 1>(0, 3) = offset_m;
   TransformJet out;
   out.T = jet.T * S;
-  // Reserved: a beam model's second derivatives are n² matrices (8 MB at 255 coordinates),
-  // which growing by push_back copied and faulted in several times over.
-  out.d.reserve(jet.d.size());
-  out.dd.reserve(jet.dd.size());
-  for (const Mat4& d : jet.d) out.d.push_back(d * S);
-  for (const Mat4& dd : jet.dd) out.dd.push_back(dd * S);
+  // The non-moving DOFs' zeros are copied, not multiplied (TransformJet).
+  out.moving = jet.moving;
+  out.d = jet.d;
+  out.dd = jet.dd;
+  const size_t n = jet.d.size();
+  for (int p : jet.moving) {
+    out.d[p] = jet.d[p] * S;
+    if (jet.dd.empty()) continue;
+    for (int r : jet.moving) out.dd[p * n + r] = jet.dd[p * n + r] * S;
+  }
   return out;
 }
 

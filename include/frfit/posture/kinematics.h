@@ -14,11 +14,16 @@ namespace frfit {
 using Mat4 = Eigen::Matrix4d;
 
 // A homogeneous transform T(q) and its derivatives at one q: d[p] = ∂T/∂q_p and, when requested,
-// dd[p·n + r] = ∂²T/∂q_p∂q_r, for the n elastic DOFs.
+// dd[p·n + r] = ∂²T/∂q_p∂q_r, for the n elastic DOFs. `moving` lists, in the order met from the
+// ground, the DOFs whose steps lie on the frame's path: every other DOF's derivatives are exact
+// zeros (+0.0), which the product rule keeps (a zero matrix times a homogeneous transform sums a
+// 0·0 or 0·1 term into each entry: +0.0), so they are not computed. A beam's frame moves with a
+// few of its 255 coordinates.
 struct TransformJet {
   Mat4 T = Mat4::Identity();
   std::vector<Mat4> d;
   std::vector<Mat4> dd;
+  std::vector<int> moving;
 };
 
 // Pose of every frame (index as in Model::frames) relative to the ground frame.
