@@ -1,4 +1,6 @@
 // build/frfit: identifies elastic parameters of flexible multibody models from FRFs.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -78,9 +80,19 @@ std::string CommandUsage(const std::string& command) {
   return "usage: frfit " + usage.substr(start + 2, end - start - 1);
 }
 
+// Large blocks (a beam model's frame derivatives, 8 MB each at 255 DOFs, built and dropped per
+// frame, body and posture) come from the heap and stay there for reuse: glibc would otherwise map
+// and unmap each one, and faulting their pages in anew cost a KUKA beam fit ~6 % of its CPU. The
+// peak resident memory is unchanged; memory is kept, not returned, until the command ends.
+void KeepLargeBlocksOnTheHeap() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  KeepLargeBlocksOnTheHeap();
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
