@@ -57,6 +57,7 @@ void RequireNoInputOverwritten(const Args& args, const Model& model, const FitPa
   inputs.push_back(args.Get("static", ""));
   if (args.Has("modes"))
     for (const std::string& file : args.GetList("modes")) inputs.push_back(file);
+  inputs.push_back(args.Get("mapping", ""));
   inputs.push_back(args.Get("config", ""));
   if (!paths.checkpoint.empty())
     RequireNotAnInput("frfit fit", "--checkpoint", paths.checkpoint, inputs);
@@ -75,6 +76,9 @@ std::string InputsFingerprint(const Args& args, const Model& model, const FitOpt
   if (args.Has("static")) inputs.MixFile(args.Get("static"));  // (nothing mixed without: old checkpoints resume)
   if (args.Has("modes"))
     for (const std::string& file : args.GetList("modes")) inputs.MixFile(file);
+  // (nothing mixed without: old checkpoints resume)
+  if (args.Has("mapping")) inputs.MixFile(args.Get("mapping"));
+  if (args.Has("posture")) inputs.Mix("posture=" + args.Get("posture"));
   inputs.Mix(FitOptionsToYaml(options));
   inputs.Mix("seed=" + std::to_string(seed));
   return std::to_string(inputs.value());
@@ -187,8 +191,8 @@ void PrintReductionText(const std::vector<SetReduction>& reductions) {
 
 int RunFit(int argc, char** argv) {
   const Args args("fit", argc, argv,
-                  {"model", "frf", "static", "modes", "config", "seed", "backend", "threads", "out", "checkpoint",
-                   "checkpoint-seconds", "resume", "progress-every"},
+                  {"model", "frf", "static", "modes", "mapping", "posture", "config", "seed", "backend",
+                   "threads", "out", "checkpoint", "checkpoint-seconds", "resume", "progress-every"},
                   {"json", "progress", "quiet"});
   // Everything is checked before the first evaluation.
   const std::string config_path = args.Get("config", "");
@@ -207,7 +211,12 @@ int RunFit(int argc, char** argv) {
   // Static deflection tests beside the FRFs (docs/static-tests.md).
   if (args.Has("static")) AddStaticTests(LoadStaticTests(args.Get("static")), &problem);
   // Measured modes (frfit ema results) beside or instead of them (docs/fit-config.md, "Modal data").
-  if (args.Has("modes")) AddModes(args.GetList("modes"), options, &problem);
+  // A campaign's modes (frfit ema CAMPAIGN) need the node map and posture (--mapping, --posture).
+  const CampaignModesSettings campaign{args.Get("mapping", ""), args.Get("posture", "")};
+  if (!args.Has("modes") && !campaign.empty())
+    throw Error("frfit fit", campaign.mapping.empty() ? "--posture" : "--mapping",
+                "expected only with --modes CAMPAIGN_EMA.h5 (a campaign's modes)");
+  if (args.Has("modes")) AddModes(args.GetList("modes"), options, campaign, &problem);
   const bool quiet = args.Flag("quiet") || args.Flag("json");
   std::string evaluator_description;
   settings.backend_chosen = [&](const Evaluator& evaluator, const BackendChoice& choice) {

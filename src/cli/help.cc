@@ -55,7 +55,12 @@ const std::vector<OptionText> kOptionHelp = {
     {"modes", "EMA.h5[,..]",
      "measured modes (frfit ema results) fitted beside or instead of the FRFs: frequencies in "
      "their 1σ and shapes at the measured points, paired with the model's at every evaluation "
-     "(docs/fit-config.md, \"Modal data\")"},
+     "(docs/fit-config.md, \"Modal data\"); a campaign's (frfit ema CAMPAIGN --out) with "
+     "--mapping and --posture"},
+    {"fit.mapping", "MAP.yaml",
+     "with --modes CAMPAIGN_EMA.h5: the node map, `nodes: {node: model frame}` and `directions` "
+     "(docs/campaign.md); every measured node must be mapped"},
+    {"fit.posture", "NAME", "with --modes CAMPAIGN_EMA.h5: the model posture the campaign was measured at"},
     {"design.target", "PARAM",
      "rank by the predicted 1σ of this parameter (e.g. k_x3) instead of the D-optimal gain"},
     {"design.points", "R:E,...",

@@ -12,6 +12,28 @@ bool ModalCostOptions::IsValid(std::string* error) const {
   return true;
 }
 
+MeasuredMode MakeMeasuredMode(double frequency_hz, double frequency_sigma_hz,
+                              double damping_ratio, double damping_sigma,
+                              const Eigen::VectorXcd& shape, const std::string& source,
+                              const std::string& field, const std::string& shape_field) {
+  MeasuredMode m;
+  m.frequency_hz = frequency_hz;
+  m.damping_ratio = damping_ratio;
+  if (!(m.frequency_hz > 0.0) || !std::isfinite(m.frequency_hz))
+    throw Error(source, field + ".frequency_hz", "expected a positive frequency");
+  const bool has_sigma = frequency_sigma_hz > 0.0 && std::isfinite(frequency_sigma_hz);
+  m.frequency_sigma_hz = has_sigma ? frequency_sigma_hz : 0.01 * m.frequency_hz;
+  const bool has_damping_sigma = damping_sigma > 0.0 && std::isfinite(damping_sigma);
+  m.damping_sigma = has_damping_sigma ? damping_sigma : 0.25 * std::abs(m.damping_ratio);
+  double norm2 = 0.0;
+  for (Eigen::Index a = 0; a < shape.size(); ++a)
+    if (std::isfinite(std::abs(shape(a)))) norm2 += std::norm(shape(a));
+  if (!(norm2 > 0.0))
+    throw Error(source, shape_field, "expected a shape with a non-zero known entry");
+  m.shape = shape / std::sqrt(norm2);
+  return m;
+}
+
 ModalSet MakeModalSet(const Model& model, const EmaResult& ema, const std::string& source) {
   const FrfSet& measured = ema.measured;
   if (measured.posture.empty() || model.FindPosture(measured.posture) < 0)
@@ -29,22 +51,10 @@ ModalSet MakeModalSet(const Model& model, const EmaResult& ema, const std::strin
   for (size_t i = 0; i < ema.modes.size(); ++i) {
     const EmaMode& e = ema.modes[i];
     const std::string field = "modes[" + std::to_string(i) + "]";
-    MeasuredMode m;
-    m.frequency_hz = e.mode.frequency_hz;
-    m.damping_ratio = e.mode.damping_ratio;
-    if (!(m.frequency_hz > 0.0) || !std::isfinite(m.frequency_hz))
-      throw Error(source, field + ".frequency_hz", "expected a positive frequency");
-    const bool has_sigma = e.frequency_sigma_hz > 0.0 && std::isfinite(e.frequency_sigma_hz);
-    m.frequency_sigma_hz = has_sigma ? e.frequency_sigma_hz : 0.01 * m.frequency_hz;
-    const bool has_damping_sigma = e.damping_sigma > 0.0 && std::isfinite(e.damping_sigma);
-    m.damping_sigma = has_damping_sigma ? e.damping_sigma : 0.25 * std::abs(m.damping_ratio);
-    double norm2 = 0.0;
-    for (int a = 0; a < 3; ++a)
-      if (std::isfinite(std::abs(e.mode.sensor_shape(a)))) norm2 += std::norm(e.mode.sensor_shape(a));
-    if (!(norm2 > 0.0))
-      throw Error(source, field + ".sensor_shape", "expected a shape with a non-zero known entry");
-    m.shape = e.mode.sensor_shape / std::sqrt(norm2);
-    set.modes.push_back(m);
+    set.modes.push_back(MakeMeasuredMode(e.mode.frequency_hz, e.frequency_sigma_hz,
+                                         e.mode.damping_ratio, e.damping_sigma,
+                                         e.mode.sensor_shape, source, field,
+                                         field + ".sensor_shape"));
   }
   return set;
 }

@@ -1,5 +1,7 @@
 #include "frfit/evaluator/evaluator.h"
 
+#include <limits>
+
 #include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
 #include "kernels/line_normal.h"
@@ -34,6 +36,16 @@ bool IsCudaUsable(std::string* reason) {
   if (reason) *reason = "this build of frfit has no cuda backend (no CUDA toolkit at build time)";
   return false;
 #endif
+}
+
+void CheckLineCapacity(const PackedProblem& problem) {
+  const int most = problem.num_lines() > 0 ? kernels::kMaxDofs : std::numeric_limits<int>::max();
+  if (problem.n < 1 || problem.n > most)
+    throw Error("", "problem",
+                problem.num_lines() > 0
+                    ? "expected 1 to " + std::to_string(kernels::kMaxDofs) +
+                          " elastic DOFs, got " + std::to_string(problem.n)
+                    : "expected at least 1 elastic DOF, got " + std::to_string(problem.n));
 }
 
 bool EvaluatorOptions::IsValid(std::string* error) const {

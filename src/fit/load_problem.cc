@@ -5,13 +5,26 @@
 #include <cmath>
 #include <cstdio>
 
+#include "frfit/campaign/campaign_ema_hdf5.h"
 #include "frfit/common/error.h"
+#include "frfit/cost/campaign_modal_set.h"
+#include "frfit/files/hdf5_file.h"
 #include "frfit/common/warning.h"
 #include "frfit/io/frf_hdf5.h"
 #include "frfit/modal/ema.h"
 
 namespace frfit {
 namespace {
+
+bool IsCampaignEmaResult(const std::string& path) {
+  try {
+    const Hdf5File f(path, Hdf5File::Mode::kRead);
+    return f.HasAttribute("/", "frfit_file") &&
+           f.GetAttribute("/", "frfit_file") == "campaign_ema_result";
+  } catch (const Error&) {
+    return false;  // ReadEmaResult says what is wrong with it
+  }
+}
 
 // FRFs from an impact test under an exponential window exp(−t/τ) (frfit frf) hold every pole
 // moved by −1/τ: the structure's damping ratio plus 1/(τω). The fit's model has no window, so its
@@ -107,14 +120,39 @@ Problem ProblemFromSets(std::shared_ptr<const Model> model, const std::vector<Fr
 }
 
 void AddModes(const std::vector<std::string>& files, const FitOptions& options, Problem* problem) {
+  AddModes(files, options, CampaignModesSettings{}, problem);
+}
+
+void AddModes(const std::vector<std::string>& files, const FitOptions& options,
+              const CampaignModesSettings& campaign, Problem* problem) {
   problem->modes.options = options.modes;
+  bool any_campaign = false;
   for (const std::string& file : files) {
     if (!problem->postures.empty() && problem->cost.weights.mode != WeightMode::kNoise)
       throw Error(file, "cost.weights.mode",
                   "expected noise beside FRF sets (a mode's residuals are in units of its sigma; "
                   "other weights are emphasis, not variances)");
-    problem->modes.sets.push_back(MakeModalSet(*problem->model, ReadEmaResult(file), file));
+    if (!IsCampaignEmaResult(file)) {
+      problem->modes.sets.push_back(MakeModalSet(*problem->model, ReadEmaResult(file), file));
+      continue;
+    }
+    any_campaign = true;
+    if (campaign.mapping.empty())
+      throw Error("frfit fit", "--mapping",
+                  "expected a node map (nodes: {node id: model frame}) for the campaign's modes "
+                  "in " + file);
+    if (campaign.posture.empty())
+      throw Error("frfit fit", "--posture",
+                  "expected the posture the campaign of " + file + " was measured at (model '" +
+                      problem->model->name + "' has " + problem->model->PostureNames() + ")");
+    problem->modes.sets.push_back(MakeCampaignModalSet(*problem->model, campaign.posture,
+                                                       campaign::ReadEmaResult(file),
+                                                       uff::ReadMapping(campaign.mapping), file));
   }
+  if (!any_campaign && !campaign.empty())
+    throw Error("frfit fit", campaign.mapping.empty() ? "--posture" : "--mapping",
+                "given, but no --modes file is a campaign's EMA result (frfit ema CAMPAIGN "
+                "--out); an frfit ema result names its own posture and point");
 }
 
 std::vector<std::vector<double>> PostureCoordinates(const Problem& problem) {

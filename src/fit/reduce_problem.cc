@@ -75,7 +75,8 @@ bool WillReduce(const ReductionSettings& settings, const std::string& config_sou
   const int n = model.num_dofs(), joints = KeptCoordinates(model);
   const bool beams = joints < n;
   if (settings.mode == ReductionMode::kNever) {
-    if (n > kernels::kMaxDofs)
+    // Modes alone (no FRF set, no static test) are never solved line by line: any size.
+    if (n > kernels::kMaxDofs && !problem.postures.empty())
       throw Error(config_source, "reduction.mode",
                   "expected auto or always: never solves the full model, which holds at most " +
                       std::to_string(kernels::kMaxDofs) + " elastic coordinates, and model '" +

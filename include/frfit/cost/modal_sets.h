@@ -55,6 +55,15 @@ struct ModalData {
   bool empty() const { return sets.empty(); }
 };
 
+// One measured mode as a set scores it: the frequency (positive and finite, else an Error naming
+// `source` and `field`.frequency_hz), its 1σ (1 % of it where not positive and finite), the
+// damping ratio and its 1σ (0.25 × the ratio likewise), and `shape` (NaN: not measured) scaled to
+// unit length over its known entries (none non-zero: an Error naming `shape_field`).
+MeasuredMode MakeMeasuredMode(double frequency_hz, double frequency_sigma_hz,
+                              double damping_ratio, double damping_sigma,
+                              const Eigen::VectorXcd& shape, const std::string& source,
+                              const std::string& field, const std::string& shape_field);
+
 // One ModalSet from an EMA result read from `source`: its posture and response frame must exist
 // on `model` and it must hold at least one mode; otherwise an Error naming `source`.
 ModalSet MakeModalSet(const Model& model, const EmaResult& ema, const std::string& source);

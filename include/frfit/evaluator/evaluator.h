@@ -43,6 +43,12 @@ struct NormalEquationsBatch {
 // and the upper triangle of A = JᵀWJ row by row (kernels::NormalTermCount).
 int NormalTermCount(int dim);
 
+// The size rule of every backend's SetProblems, in one place: a problem with lines needs 1 to
+// kernels::kMaxDofs elastic DOFs (the per-line kernels' fixed scratch solves its n×n system); one
+// without lines (problem.num_lines() == 0, a fit from modes alone) is never solved line by line,
+// so only n >= 1. Throws Error("problem", "expected 1 to 64 elastic DOFs, got N") otherwise.
+void CheckLineCapacity(const PackedProblem& problem);
+
 struct EvaluatorOptions {
   BackendType backend = BackendType::kCpu;
   int threads = 0;  // cpu backend: 0 = every hardware thread

@@ -68,6 +68,13 @@ struct PackedProblem {
 
   int num_postures() const { return static_cast<int>(postures.size()); }
   int coefficient_stride() const { return 3 * n + 1 + masses + parts; }
+  // FRF and static-test lines over every posture: 0 for a fit from modes alone, whose cost the
+  // host computes (fit/modal_cost.h), so that no line kernel ever runs on it.
+  long long num_lines() const {
+    long long lines = 0;
+    for (const PackedPosture& p : postures) lines += p.num_lines();
+    return lines;
+  }
 };
 
 // Outcome of one individual's evaluation. A non-OK individual's cost is +inf, so optimisers rank

@@ -28,6 +28,22 @@ Problem ProblemFromSets(std::shared_ptr<const Model> model, const std::vector<Fr
 // residuals are in units of their σ). Errors name the file.
 void AddModes(const std::vector<std::string>& files, const FitOptions& options, Problem* problem);
 
+// Where the points of a campaign's modes are (`--mapping`, `--posture` of frfit fit): the node
+// map's file (nodes → model frames, direction codes → axes) and the posture the campaign was
+// measured at. Empty: no campaign among the modes.
+struct CampaignModesSettings {
+  std::string mapping;
+  std::string posture;
+  bool empty() const { return mapping.empty() && posture.empty(); }
+};
+
+// AddModes, where a file may also be a campaign's EMA result (`frfit ema CAMPAIGN --out`): one set
+// over every node of it (cost/campaign_modal_set.h), which needs both `campaign` settings (an
+// Error naming --mapping or --posture otherwise); settings without a campaign file among `files`
+// are an Error too (they would be ignored).
+void AddModes(const std::vector<std::string>& files, const FitOptions& options,
+              const CampaignModesSettings& campaign, Problem* problem);
+
 // The coordinates (rad / m) of the problem's postures, in order, for FitJob::posture_q.
 std::vector<std::vector<double>> PostureCoordinates(const Problem& problem);
 

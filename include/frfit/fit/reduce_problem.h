@@ -30,7 +30,8 @@ bool ReduceProblem(const ReductionSettings& settings, const std::string& config_
                    ParameterMap* map, Problem* problem);
 
 // Whether ReduceProblem would reduce `problem` (false when a posture of it is reduced already),
-// with its Error for `reduction.mode: never` past the kernels' capacity.
+// with its Error for `reduction.mode: never` past the kernels' capacity (a problem of modes alone,
+// without postures, is never reduced and never refused: no kernel solves it line by line).
 bool WillReduce(const ReductionSettings& settings, const std::string& config_source,
                 const Problem& problem);
 

@@ -43,10 +43,7 @@ class CpuEvaluator final : public Evaluator {
   }
 
   void SetProblems(std::vector<PackedProblem> problems) override {
-    for (const PackedProblem& p : problems)
-      if (p.n < 1 || p.n > kernels::kMaxDofs)
-        throw Error("", "problem", "expected 1 to " + std::to_string(kernels::kMaxDofs) +
-                                       " elastic DOFs, got " + std::to_string(p.n));
+    for (const PackedProblem& p : problems) CheckLineCapacity(p);
     problems_ = std::move(problems);
     blocks_.clear();
     for (const PackedProblem& p : problems_) {

@@ -136,10 +136,7 @@ inline ResidentProblems PackResident(const std::vector<PackedProblem>& problems)
     return offset;
   };
   for (const PackedProblem& p : problems) {
-    if (p.n < 1 || p.n > kernels::kMaxDofs)
-      throw Error("", "problem",
-                  "expected 1 to " + std::to_string(kernels::kMaxDofs) + " elastic DOFs, got " +
-                      std::to_string(p.n));
+    CheckLineCapacity(p);  // a problem without lines (modes alone) may exceed kMaxDofs
     out.first_posture.push_back(static_cast<int>(out.postures.size()));
     const size_t n = static_cast<size_t>(p.n);
     for (const PackedPosture& q : p.postures) {
@@ -260,7 +257,9 @@ CostTables BuildCostTables(const std::vector<PackedProblem>& problems,
       groups.back().key = key;
     }
     Group& group = groups[gi];
-    if (individuals[p] > 0) group.max_n = std::max(group.max_n, problem.n);
+    // A problem without lines launches nothing: its n (past kMaxDofs for modes alone) must not
+    // size the shared scratch of the lines it shares a group with.
+    if (individuals[p] > 0 && problem.num_lines() > 0) group.max_n = std::max(group.max_n, problem.n);
     for (int i = 0; i < individuals[p]; ++i) {
       out.individuals.push_back({static_cast<int>(out.segments.size()), problem.num_postures()});
       for (int q = 0; q < problem.num_postures(); ++q) {

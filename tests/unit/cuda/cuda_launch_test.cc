@@ -721,6 +721,52 @@ TEST(CudaLaunch, EmulatedNormalEquationsEqualCpuBitForBit) {
   ExpectEmulatedNormalEquationsEqualCpu(MakeBatch(MixedSpecs(), 7));
 }
 
+// A problem without lines past the kernels' capacity (a fit from modes alone, CheckLineCapacity
+// in evaluator.h): PackResident takes it; it joins no launch and sizes no tile's scratch (the last
+// bucket's max_n stays the largest n with lines: 120 would ask a block for more shared memory
+// than a GPU has); its individuals cost 0; every launch and result is the cpu's to the bit. With
+// one line the same problem is refused as before.
+TEST(CudaLaunch, LineFreeProblemPastTheCapacityLaunchesNothingAndCostsZero) {
+  const Batch b = MakeBatch(LineFreeSpecs(), 46);
+  const CostCall bucketed(b);
+  int last_bucket = 0;
+  for (const cuda::LineGroup& g : bucketed.groups)
+    if (g.key == kernels::kMaxDofs) {
+      ++last_bucket;
+      EXPECT_EQ(g.max_n, 60);
+    }
+  EXPECT_EQ(last_bucket, 1);
+  const CostCall exact(b, [](int n) { return n; });  // the batched tier's groups
+  for (const cuda::LineGroup& g : exact.groups) {
+    if (g.key == 120) EXPECT_EQ(g.num_lines, 0);
+    EXPECT_LE(g.max_n, kernels::kMaxDofs) << "group " << g.key;
+  }
+  const CostRun cpu = CpuEvaluate(b);
+  for (int i = 2; i < 5; ++i) {  // the line-free problem's three individuals
+    EXPECT_EQ(cpu.costs[i], 0.0) << i;
+    EXPECT_EQ(cpu.status[i], EvalStatus::kOk) << i;
+  }
+  for (int lanes : kLaneChoices) {
+    Findings f;
+    const CostRun gpu = EmulateEvaluate(b, lanes, /*compute=*/true, f);
+    EXPECT_EQ(f.count(), 0) << lanes << " lanes:\n" << f.text();
+    int mismatches = 0;
+    for (size_t i = 0; i < cpu.costs.size(); ++i)
+      mismatches += std::memcmp(&cpu.costs[i], &gpu.costs[i], sizeof(double)) != 0 ||
+                    cpu.status[i] != gpu.status[i];
+    EXPECT_EQ(mismatches, 0) << lanes << " lanes";
+  }
+  ExpectEmulatedNormalEquationsEqualCpu(b);
+  try {
+    cuda::PackResident(MakeBatch({{120, 1, {1}, 2}}, 47).problems);
+    ADD_FAILURE() << "a 120-DOF problem with a line was packed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 1 to 64 elastic DOFs, got 120"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Affine parts of every target (kernels/line_cost.h, PostureArrays): the emulated launches give
 // the cpu's costs and normal-equation terms to the bit, the lanes' splits included.
 TEST(CudaLaunch, EmulatedEvaluateWithAffinePartsEqualsCpuBitForBit) {

@@ -117,6 +117,11 @@ inline std::vector<ProblemSpec> PartsSpecs() {
 inline std::vector<ProblemSpec> NineOnlySpecs() { return {{9, 7, {150, 13}, 2}, {9, 0, {4}, 2}}; }
 inline std::vector<ProblemSpec> OneLineSpecs() { return {{9, 1, {1}, 1}}; }
 inline std::vector<ProblemSpec> NoIndividualSpecs() { return {{9, 0, {150}, 2}, {32, 0, {3, 4}, 2}}; }
+// A fit from modes alone — no posture, so no line — of 120 coordinates, past kernels::kMaxDofs,
+// between problems with lines in the last bucket (n = 50 and 60) and in another (n = 9).
+inline std::vector<ProblemSpec> LineFreeSpecs() {
+  return {{50, 2, {7, 3}, 2}, {120, 3, {}, 2}, {9, 2, {5}, 1}, {60, 1, {4}, 2}};
+}
 // A fleet-like call: many robots at n = 9, and the 32-DOF bucket at 2 tiles a block.
 inline std::vector<ProblemSpec> FleetSpecs() {
   std::vector<ProblemSpec> specs;
