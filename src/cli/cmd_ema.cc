@@ -167,15 +167,12 @@ EmaOptions ParseEmaOptions(const Args& args) {
   if (!options.IsValid(&error)) {
     // IsValid names the option's field; say it as the command line does.
     const std::pair<const char*, const char*> kOptions[] = {
-        {"criteria.frequency_tolerance: ", "--frequency-tolerance"},
-        {"criteria.damping_tolerance: ", "--damping-tolerance"},
-        {"criteria.min_mac: ", "--min-mac"},
-        {"criteria.max_damping_ratio: ", "--max-damping"},
-        {"criteria.min_contribution: ", "--min-contribution"}};
-    for (const auto& [field, option] : kOptions)
-      if (error.rfind(field, 0) == 0)
-        throw Error("frfit ema", option, error.substr(std::string(field).size()));
-    throw Error("frfit ema", "", error);
+        {"criteria.frequency_tolerance", "--frequency-tolerance"},
+        {"criteria.damping_tolerance", "--damping-tolerance"},
+        {"criteria.min_mac", "--min-mac"},
+        {"criteria.max_damping_ratio", "--max-damping"},
+        {"criteria.min_contribution", "--min-contribution"}};
+    ThrowAsOption("frfit ema", error, kOptions);
   }
   const std::string out = args.Get("out", "");
   if (!out.empty() && !std::filesystem::is_directory(std::filesystem::absolute(out).parent_path()))
