@@ -50,7 +50,6 @@ nlohmann::ordered_json ShapeJson(const Eigen::Vector3cd& shape) {
 }
 
 nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
-  const StabilisationCriteria& c = r.options.criteria;
   nlohmann::ordered_json j;
   j["frf"] = r.source;
   j["posture"] = r.measured.posture;
@@ -66,12 +65,7 @@ nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
   for (int axis : r.references) j["references"].push_back(kAxes[axis]);
   j["max_order"] = r.max_order;
   j["sampling_time_s"] = r.sampling_time_s;
-  j["criteria"] = {{"frequency_tolerance", c.frequency_tolerance},
-                   {"damping_tolerance", c.damping_tolerance},
-                   {"min_mac", c.min_mac},
-                   {"max_damping_ratio", c.max_damping_ratio},
-                   {"min_stable_poles", r.min_stable_poles},
-                   {"min_contribution", c.min_contribution}};
+  j["criteria"] = CriteriaJson(r.options.criteria, r.min_stable_poles);
   j["modes"] = nlohmann::ordered_json::array();
   for (const EmaMode& m : r.modes)
     j["modes"].push_back({{"frequency_hz", m.mode.frequency_hz},
@@ -183,6 +177,15 @@ EmaOptions ParseEmaOptions(const Args& args) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json CriteriaJson(const StabilisationCriteria& c, int min_stable_poles) {
+  return {{"frequency_tolerance", c.frequency_tolerance},
+          {"damping_tolerance", c.damping_tolerance},
+          {"min_mac", c.min_mac},
+          {"max_damping_ratio", c.max_damping_ratio},
+          {"min_stable_poles", min_stable_poles},
+          {"min_contribution", c.min_contribution}};
+}
 
 int RunEma(int argc, char** argv) {
   const Args args("ema", argc, argv,
