@@ -10,7 +10,7 @@
 #include "frfit/common/error.h"
 #include "frfit/common/warning.h"
 #include "frfit/evaluator/evaluator.h"
-#include "frfit/fit/fit.h"
+#include "frfit/results/fit_call.h"
 #include "frfit/fit/constraints_io.h"
 #include "frfit/results/identifiability_io.h"
 #include "frfit/cost/static_sets.h"

@@ -264,10 +264,12 @@ void SelectModes(const FrfBlock& block, std::vector<PoleColumn> kept, const frfi
 
 }  // namespace
 
+bool EmaOptions::IsValid(std::string* error) const { return ema.IsValid(error); }
+
 EmaResult EstimateModes(const Campaign& c, const EmaOptions& options, const std::string& source) {
   const frfit::EmaOptions& o = options.ema;
   std::string error;
-  if (!o.IsValid(&error)) throw Error(source, "", error);
+  if (!options.IsValid(&error)) throw Error(source, "", error);
   if (c.records.empty()) throw Error(source, "records", "expected at least one FRF record");
   EmaResult r;
   r.source = source;

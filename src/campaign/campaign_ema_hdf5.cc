@@ -13,15 +13,6 @@ namespace {
 
 constexpr const char* kGroup = "/ema";
 
-double Number(const Hdf5File& f, const std::string& object, const std::string& name) {
-  const std::string text = f.GetAttribute(object, name);
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0')
-    throw Error(f.path(), object + "/@" + name, "expected a number, got '" + text + "'");
-  return v;
-}
-
 std::vector<double> Doubles(const Hdf5File& f, const std::string& name, std::vector<hsize_t> shape) {
   std::vector<hsize_t> dims;
   std::vector<double> v = f.ReadDoubles(name, static_cast<int>(shape.size()), &dims);
@@ -187,14 +178,7 @@ void WriteEmaResult(const std::string& path, const EmaResult& r, const Campaign&
   f.SetAttribute(g, "min_stable_poles", std::to_string(r.min_stable_poles));
   f.SetAttribute(g, "sampling_time_s", FormatDouble(r.sampling_time_s));
   f.SetAttribute(g, "refinement_iterations", std::to_string(r.refinement_iterations));
-  const StabilisationCriteria& c = r.options.ema.criteria;
-  f.CreateGroup(g + "/criteria");
-  f.SetAttribute(g + "/criteria", "frequency_tolerance", FormatDouble(c.frequency_tolerance));
-  f.SetAttribute(g + "/criteria", "damping_tolerance", FormatDouble(c.damping_tolerance));
-  f.SetAttribute(g + "/criteria", "min_mac", FormatDouble(c.min_mac));
-  f.SetAttribute(g + "/criteria", "max_damping_ratio", FormatDouble(c.max_damping_ratio));
-  f.SetAttribute(g + "/criteria", "min_stable_poles", std::to_string(c.min_stable_poles));
-  f.SetAttribute(g + "/criteria", "min_contribution", FormatDouble(c.min_contribution));
+  WriteEmaCriteria(&f, g, r.options.ema.criteria);
   WriteDofs(&f, g + "/references", r.references);
   WriteDofs(&f, g + "/dofs", r.dofs);
   WritePoles(&f, g, r);
@@ -215,21 +199,15 @@ EmaResult ReadEmaResult(const std::string& path, Campaign* geometry) {
   const std::string format = f.GetAttribute(g, "format");
   if (!FromString(format, &r.format))
     throw Error(path, g + "/@format", "expected receptance, mobility or inertance, got '" + format + "'");
-  r.band_min_hz = Number(f, g, "band_min_hz");
-  r.band_max_hz = Number(f, g, "band_max_hz");
-  r.lines = static_cast<int>(Number(f, g, "lines"));
-  r.pole_records = static_cast<int>(Number(f, g, "pole_records"));
-  r.max_order = static_cast<int>(Number(f, g, "max_order"));
-  r.min_stable_poles = static_cast<int>(Number(f, g, "min_stable_poles"));
-  r.sampling_time_s = Number(f, g, "sampling_time_s");
-  r.refinement_iterations = static_cast<int>(Number(f, g, "refinement_iterations"));
-  StabilisationCriteria& c = r.options.ema.criteria;
-  c.frequency_tolerance = Number(f, g + "/criteria", "frequency_tolerance");
-  c.damping_tolerance = Number(f, g + "/criteria", "damping_tolerance");
-  c.min_mac = Number(f, g + "/criteria", "min_mac");
-  c.max_damping_ratio = Number(f, g + "/criteria", "max_damping_ratio");
-  c.min_stable_poles = static_cast<int>(Number(f, g + "/criteria", "min_stable_poles"));
-  c.min_contribution = Number(f, g + "/criteria", "min_contribution");
+  r.band_min_hz = f.GetNumberAttribute(g, "band_min_hz");
+  r.band_max_hz = f.GetNumberAttribute(g, "band_max_hz");
+  r.lines = static_cast<int>(f.GetNumberAttribute(g, "lines"));
+  r.pole_records = static_cast<int>(f.GetNumberAttribute(g, "pole_records"));
+  r.max_order = static_cast<int>(f.GetNumberAttribute(g, "max_order"));
+  r.min_stable_poles = static_cast<int>(f.GetNumberAttribute(g, "min_stable_poles"));
+  r.sampling_time_s = f.GetNumberAttribute(g, "sampling_time_s");
+  r.refinement_iterations = static_cast<int>(f.GetNumberAttribute(g, "refinement_iterations"));
+  r.options.ema.criteria = ReadEmaCriteria(f, g);
   r.references = ReadDofs(f, g + "/references");
   r.dofs = ReadDofs(f, g + "/dofs");
   ReadPoles(f, g, &r);

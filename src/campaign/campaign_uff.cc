@@ -206,7 +206,14 @@ void AddCoherences(const std::vector<Item>& coherences, const UffOptions& option
 
 }  // namespace
 
+bool UffOptions::IsValid(std::string* error) const {
+  if (averages && *averages < 1)
+    return Invalid(error, "averages: expected an integer >= 1, got " + std::to_string(*averages));
+  return true;
+}
+
 Campaign FromUff(const std::vector<uff::File>& files, const UffOptions& options) {
+  if (std::string error; !options.IsValid(&error)) throw Error("campaign", "", error);
   if (files.empty()) throw Error("campaign", "files", "expected at least one UFF file, got none");
   Campaign c;
   std::vector<Item> frfs, coherences;
@@ -251,6 +258,7 @@ Campaign FromUff(const std::vector<uff::File>& files, const UffOptions& options)
 }
 
 Campaign ReadUff(const std::vector<std::string>& paths, const UffOptions& options) {
+  if (std::string error; !options.IsValid(&error)) throw Error("campaign", "", error);
   std::vector<uff::File> files;
   for (const auto& p : paths) files.push_back(uff::Read(p));
   return FromUff(files, options);

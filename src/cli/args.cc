@@ -140,4 +140,13 @@ int Args::GetThreads() const {
   return static_cast<int>(cores);
 }
 
+void ThrowAsOption(const std::string& command, const std::string& error,
+                   std::span<const std::pair<const char*, const char*>> options) {
+  for (const auto& [field, option] : options) {
+    const std::string prefix = std::string(field) + ": ";
+    if (error.rfind(prefix, 0) == 0) throw Error(command, option, error.substr(prefix.size()));
+  }
+  throw Error(command, "", error);
+}
+
 }  // namespace frfit::cli

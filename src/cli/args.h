@@ -5,7 +5,9 @@
 
 #include <map>
 #include <set>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace frfit::cli {
@@ -39,5 +41,11 @@ class Args {
   std::set<std::string> flags_;
   std::vector<std::string> positional_;
 };
+
+// Throws an options struct's IsValid error ("field: expected …") as the command line says it:
+// Error(command, option, "expected …") for the option that sets the field (`options` holds
+// {"field", "--option"} pairs), else Error(command, "", error).
+[[noreturn]] void ThrowAsOption(const std::string& command, const std::string& error,
+                                std::span<const std::pair<const char*, const char*>> options);
 
 }  // namespace frfit::cli

@@ -50,7 +50,6 @@ nlohmann::ordered_json ShapeJson(const Eigen::Vector3cd& shape) {
 }
 
 nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
-  const StabilisationCriteria& c = r.options.criteria;
   nlohmann::ordered_json j;
   j["frf"] = r.source;
   j["posture"] = r.measured.posture;
@@ -66,12 +65,7 @@ nlohmann::ordered_json ToJson(const EmaResult& r, const std::string& out_path) {
   for (int axis : r.references) j["references"].push_back(kAxes[axis]);
   j["max_order"] = r.max_order;
   j["sampling_time_s"] = r.sampling_time_s;
-  j["criteria"] = {{"frequency_tolerance", c.frequency_tolerance},
-                   {"damping_tolerance", c.damping_tolerance},
-                   {"min_mac", c.min_mac},
-                   {"max_damping_ratio", c.max_damping_ratio},
-                   {"min_stable_poles", r.min_stable_poles},
-                   {"min_contribution", c.min_contribution}};
+  j["criteria"] = CriteriaJson(r.options.criteria, r.min_stable_poles);
   j["modes"] = nlohmann::ordered_json::array();
   for (const EmaMode& m : r.modes)
     j["modes"].push_back({{"frequency_hz", m.mode.frequency_hz},
@@ -167,15 +161,12 @@ EmaOptions ParseEmaOptions(const Args& args) {
   if (!options.IsValid(&error)) {
     // IsValid names the option's field; say it as the command line does.
     const std::pair<const char*, const char*> kOptions[] = {
-        {"criteria.frequency_tolerance: ", "--frequency-tolerance"},
-        {"criteria.damping_tolerance: ", "--damping-tolerance"},
-        {"criteria.min_mac: ", "--min-mac"},
-        {"criteria.max_damping_ratio: ", "--max-damping"},
-        {"criteria.min_contribution: ", "--min-contribution"}};
-    for (const auto& [field, option] : kOptions)
-      if (error.rfind(field, 0) == 0)
-        throw Error("frfit ema", option, error.substr(std::string(field).size()));
-    throw Error("frfit ema", "", error);
+        {"criteria.frequency_tolerance", "--frequency-tolerance"},
+        {"criteria.damping_tolerance", "--damping-tolerance"},
+        {"criteria.min_mac", "--min-mac"},
+        {"criteria.max_damping_ratio", "--max-damping"},
+        {"criteria.min_contribution", "--min-contribution"}};
+    ThrowAsOption("frfit ema", error, kOptions);
   }
   const std::string out = args.Get("out", "");
   if (!out.empty() && !std::filesystem::is_directory(std::filesystem::absolute(out).parent_path()))
@@ -186,6 +177,15 @@ EmaOptions ParseEmaOptions(const Args& args) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json CriteriaJson(const StabilisationCriteria& c, int min_stable_poles) {
+  return {{"frequency_tolerance", c.frequency_tolerance},
+          {"damping_tolerance", c.damping_tolerance},
+          {"min_mac", c.min_mac},
+          {"max_damping_ratio", c.max_damping_ratio},
+          {"min_stable_poles", min_stable_poles},
+          {"min_contribution", c.min_contribution}};
+}
 
 int RunEma(int argc, char** argv) {
   const Args args("ema", argc, argv,

@@ -58,7 +58,6 @@ nlohmann::ordered_json ModeJson(const campaign::EmaResult& r, const campaign::Em
 
 nlohmann::ordered_json ToJson(const campaign::EmaResult& r, const campaign::Campaign& c,
                               const std::string& out) {
-  const StabilisationCriteria& k = r.options.ema.criteria;
   nlohmann::ordered_json j;
   j["campaign"] = r.source;
   j["format"] = ToString(r.format);
@@ -73,12 +72,7 @@ nlohmann::ordered_json ToJson(const campaign::EmaResult& r, const campaign::Camp
   for (const auto& d : r.references) j["references"].push_back(campaign::ToString(d));
   j["pole_records"] = r.pole_records;
   j["max_order"] = r.max_order;
-  j["criteria"] = {{"frequency_tolerance", k.frequency_tolerance},
-                   {"damping_tolerance", k.damping_tolerance},
-                   {"min_mac", k.min_mac},
-                   {"max_damping_ratio", k.max_damping_ratio},
-                   {"min_stable_poles", r.min_stable_poles},
-                   {"min_contribution", k.min_contribution}};
+  j["criteria"] = CriteriaJson(r.options.ema.criteria, r.min_stable_poles);
   j["modes"] = nlohmann::ordered_json::array();
   for (const auto& m : r.modes) j["modes"].push_back(ModeJson(r, m));
   const size_t M = r.modes.size();

@@ -17,7 +17,7 @@
 #include "frfit/common/hashing.h"
 #include "frfit/common/warning.h"
 #include "frfit/cost/static_sets.h"
-#include "frfit/fit/fit.h"
+#include "frfit/results/fit_call.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/reduce_problem.h"
 #include "frfit/files/atomic_file.h"

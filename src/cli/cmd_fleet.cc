@@ -42,9 +42,7 @@ int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
           std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / peers->local_size());
     options.evaluator.cuda_device = peers->local_rank();
   }
-  std::string error;
-  if (!options.evaluator.IsValid(&error)) throw Error("frfit fleet", "--threads", error);
-  // Defaults and range checks live in FleetRunOptions and RunFleet.
+  // Defaults and range checks live in FleetRunOptions (IsValid, checked below).
   options.checkpoint_every_evaluations =
       args.GetInt("checkpoint-every", options.checkpoint_every_evaluations);
   options.checkpoint_every_seconds =
@@ -57,6 +55,17 @@ int RunFleetRank(int argc, char** argv, FleetPeers* peers) {
   if (every < 1) throw Error("frfit fleet", "--progress-every", "expected an integer >= 1");
   if (progress) options.progress_every_rounds = static_cast<int>(every);
   options.peers = peers;
+  if (std::string error; !options.IsValid(&error)) {
+    const std::pair<const char*, const char*> kOptions[] = {
+        {"manifest", "--manifest"},
+        {"out", "--out"},
+        {"run_id", "--run-id"},
+        {"evaluator.threads", "--threads"},
+        {"checkpoint_every_evaluations", "--checkpoint-every"},
+        {"checkpoint_every_seconds", "--checkpoint-seconds"},
+        {"progress_every_rounds", "--progress-every"}};
+    ThrowAsOption("frfit fleet", error, kOptions);
+  }
   if (peers && options.run_id.empty()) {
     AgreeWithPeers(peers);  // an error above on any rank ends every rank here
     options.run_id = peers->Broadcast(FleetDefaultRunId());  // rank 0's clock names the run

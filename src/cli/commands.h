@@ -2,6 +2,7 @@
 // thrown as frfit::Error and printed by main as one "error: ..." line.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ class Args;
 bool IsCampaignInput(const std::string& path);
 bool AllUff(const std::vector<std::string>& paths);
 int RunCampaignEma(const Args& args, const EmaOptions& options, const std::vector<std::string>& in);
+// The `criteria` object of frfit ema --json (a set's and a campaign's, cmd_ema.cc): the
+// stabilisation criteria, with the stable poles a mode needed as used (`min_stable_poles`).
+nlohmann::ordered_json CriteriaJson(const StabilisationCriteria& criteria, int min_stable_poles);
 
 // --model, --posture / --q, --params as modal and simulate read them.
 struct ModelContext {

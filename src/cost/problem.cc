@@ -396,4 +396,15 @@ PackedProblem Pack(const Problem& problem) {
   return packed;
 }
 
+int CountResiduals(const PackedProblem& problem) {
+  int count = 0;
+  for (const PackedPosture& posture : problem.postures) {
+    // A static deflection's residual is real: its imaginary part is 0 by construction.
+    const int per_entry =
+        problem.cost_kind == kernels::kCostLogMagnitude || posture.is_static ? 1 : 2;
+    for (double w : posture.weight) count += w != 0.0 ? per_entry : 0;
+  }
+  return count;
+}
+
 }  // namespace frfit

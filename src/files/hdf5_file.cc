@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 
@@ -320,6 +321,15 @@ std::string Hdf5File::GetAttribute(const std::string& object, const std::string&
     throw Error(path_, object + "@" + name, "cannot read attribute");
   value.resize(std::char_traits<char>::length(value.c_str()));
   return value;
+}
+
+double Hdf5File::GetNumberAttribute(const std::string& object, const std::string& name) const {
+  const std::string text = GetAttribute(object, name);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0')
+    throw Error(path_, object + "/@" + name, "expected a number, got '" + text + "'");
+  return v;
 }
 
 std::vector<std::string> Hdf5File::AttributeNames(const std::string& object) const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "frfit/common/error.h"
 #include "frfit/fit/load_problem.h"
@@ -218,7 +219,22 @@ class Rounds {
 
 }  // namespace
 
+bool DriveOptions::IsValid(std::string* error) const {
+  if (checkpoint_every_evaluations < 0)
+    return Invalid(error, "checkpoint_every_evaluations: expected an integer >= 0 (0: off), got " +
+                              std::to_string(checkpoint_every_evaluations));
+  if (!(checkpoint_every_seconds >= 0.0) || std::isinf(checkpoint_every_seconds))
+    return Invalid(error, "checkpoint_every_seconds: expected a finite number >= 0 (0: off), got " +
+                              FormatDouble(checkpoint_every_seconds));
+  if (checkpoint_history != StateHistory::kInline && checkpoint_history != StateHistory::kRowCountOnly)
+    return Invalid(error, "checkpoint_history: expected inline or row count only, got " +
+                              std::to_string(static_cast<int>(checkpoint_history)));
+  if (threads < 1) return Invalid(error, "threads: expected an integer >= 1, got " + std::to_string(threads));
+  return true;
+}
+
 void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const DriveOptions& options) {
+  if (std::string error; !options.IsValid(&error)) throw Error("", "drive", error);
   Rounds rounds(jobs, evaluator, options);
   while (rounds.Run()) {
   }

@@ -6,7 +6,6 @@
 #include "frfit/common/error.h"
 #include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit_passes.h"
-#include "frfit/results/identifiability.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/fit/modal_cost.h"
 #include "frfit/fit/regularization.h"

@@ -1,5 +1,6 @@
-// One fleet night as it passes through RunFleet's stages (fleet_run.cc calls them in this order):
-//   OpenNight           fleet_open.cc      the manifest, the options, the run directory
+// One fleet night as it passes through RunFleet's stages (fleet_run.cc calls them in this order,
+// after FleetRunOptions::IsValid, which fleet_open.cc defines):
+//   OpenNight           fleet_open.cc      the manifest, the run directory
 //   LoadRobots          fleet_load.cc      models, configurations, previous results, problems
 //   CheckInputs         fleet_load.cc      no output is an input; the inputs' fingerprint
 //   FitRobots           fleet_fit.cc       both passes of the batched fitting loop, checkpoints

@@ -1,5 +1,6 @@
-// The first stage of a fleet night (fleet_night.h): the manifest read, the options checked and
-// the run directory made (or found, to resume), before any robot is touched.
+// The first stage of a fleet night (fleet_night.h): the manifest read and the run directory made
+// (or found, to resume), before any robot is touched; and FleetRunOptions::IsValid, which
+// RunFleet calls before it.
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "frfit/common/error.h"
+#include "frfit/fit/fit_driver.h"
 #include "frfit/fleet/fleet_shard.h"
 #include "src/evaluator/cpu/thread_pool.h"
 #include "src/fleet/fleet_night.h"
@@ -17,17 +19,6 @@ namespace frfit {
 namespace {
 
 namespace fs = std::filesystem;
-
-void CheckOptions(const FleetRunOptions& options, const std::string& run_id) {
-  if (!IsValidRobotName(run_id))
-    throw Error("frfit fleet", "--run-id",
-                "expected letters, digits, '_', '-' and '.', got '" + run_id + "'");
-  if (options.out.empty()) throw Error("frfit fleet", "--out", "expected an output directory");
-  if (options.checkpoint_every_evaluations < 0)
-    throw Error("frfit fleet", "--checkpoint-every", "expected an integer >= 0");
-  if (!(options.checkpoint_every_seconds >= 0.0) || std::isinf(options.checkpoint_every_seconds))
-    throw Error("frfit fleet", "--checkpoint-seconds", "expected a finite number >= 0");
-}
 
 // A resumed run must exist and be unfinished; a new one must not exist (rank 0 makes it for
 // every rank), so a re-run never overwrites an earlier night.
@@ -60,6 +51,25 @@ void MakeOrFindRunDirectory(const FleetRunOptions& options, const FleetNight& ni
 
 }  // namespace
 
+bool FleetRunOptions::IsValid(std::string* error) const {
+  std::string inner;
+  if (manifest.empty()) return Invalid(error, "manifest: expected a FLEET.yaml path");
+  if (out.empty()) return Invalid(error, "out: expected an output directory");
+  if (!run_id.empty() && !IsValidRobotName(run_id))
+    return Invalid(error, "run_id: expected letters, digits, '_', '-' and '.', got '" + run_id + "'");
+  if (resume && run_id.empty()) return Invalid(error, "run_id: expected the run to continue (resume)");
+  if (!evaluator.IsValid(&inner)) return Invalid(error, "evaluator." + inner);
+  // The checkpoint triggers are the drive's (fleet_fit.cc hands them on): its rule, its words.
+  DriveOptions drive;
+  drive.checkpoint_every_evaluations = checkpoint_every_evaluations;
+  drive.checkpoint_every_seconds = checkpoint_every_seconds;
+  if (!drive.IsValid(&inner)) return Invalid(error, inner);
+  if (progress_every_rounds < 0)
+    return Invalid(error, "progress_every_rounds: expected an integer >= 0 (0: none), got " +
+                              std::to_string(progress_every_rounds));
+  return true;
+}
+
 void FleetNight::Log(const std::string& line) const {
   if (options->log) options->log(line);
 }
@@ -74,7 +84,6 @@ FleetNight OpenNight(const FleetRunOptions& options) {
   report.drift = night.manifest.drift;
   report.started_utc = FleetUtcNow();
   report.run_id = options.run_id.empty() ? FleetDefaultRunId() : options.run_id;
-  CheckOptions(options, report.run_id);
   night.run_dir = fs::path(options.out) / report.run_id;
   report.run_dir = night.run_dir.string();
   night.checkpoint_path = (night.run_dir / CheckpointFileName(options.peers)).string();

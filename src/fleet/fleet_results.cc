@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "frfit/fit/fit.h"
+#include "frfit/results/fit_call.h"
 #include "src/fleet/fleet_drift.h"
 #include "src/fleet/fleet_file_writer.h"
 #include "src/fleet/fleet_night.h"

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "frfit/common/error.h"
 #include "frfit/fleet/fleet_shard.h"
 #include "src/fleet/fleet_night.h"
 
@@ -33,6 +34,7 @@ class StageClock {
 }  // namespace
 
 FleetReport RunFleet(const FleetRunOptions& options) {
+  if (std::string error; !options.IsValid(&error)) throw Error("frfit fleet", "", error);
   const auto start = Clock::now();
   StageClock clock(start);
   FleetNight night = OpenNight(options);

@@ -15,15 +15,6 @@ constexpr PoleStability kStabilities[] = {PoleStability::kNew, PoleStability::kF
                                           PoleStability::kDamping, PoleStability::kVector,
                                           PoleStability::kStable};
 
-double Number(const Hdf5File& f, const std::string& object, const std::string& name) {
-  const std::string text = f.GetAttribute(object, name);
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0')
-    throw Error(f.path(), object + "/@" + name, "expected a number, got '" + text + "'");
-  return v;
-}
-
 std::vector<double> Column(const Hdf5File& f, const std::string& name, size_t expected) {
   std::vector<hsize_t> dims;
   std::vector<double> v = f.ReadDoubles(name, 1, &dims);
@@ -87,6 +78,29 @@ std::vector<EmaDropped> ReadEmaDropped(const Hdf5File& f, const std::string& g) 
   return out;
 }
 
+void WriteEmaCriteria(Hdf5File* f, const std::string& group, const StabilisationCriteria& c) {
+  const std::string g = group + "/criteria";
+  f->CreateGroup(g);
+  f->SetAttribute(g, "frequency_tolerance", FormatDouble(c.frequency_tolerance));
+  f->SetAttribute(g, "damping_tolerance", FormatDouble(c.damping_tolerance));
+  f->SetAttribute(g, "min_mac", FormatDouble(c.min_mac));
+  f->SetAttribute(g, "max_damping_ratio", FormatDouble(c.max_damping_ratio));
+  f->SetAttribute(g, "min_stable_poles", std::to_string(c.min_stable_poles));
+  f->SetAttribute(g, "min_contribution", FormatDouble(c.min_contribution));
+}
+
+StabilisationCriteria ReadEmaCriteria(const Hdf5File& f, const std::string& group) {
+  const std::string g = group + "/criteria";
+  StabilisationCriteria c;
+  c.frequency_tolerance = f.GetNumberAttribute(g, "frequency_tolerance");
+  c.damping_tolerance = f.GetNumberAttribute(g, "damping_tolerance");
+  c.min_mac = f.GetNumberAttribute(g, "min_mac");
+  c.max_damping_ratio = f.GetNumberAttribute(g, "max_damping_ratio");
+  c.min_stable_poles = f.ToInt(f.GetNumberAttribute(g, "min_stable_poles"), g + "/@min_stable_poles");
+  c.min_contribution = f.GetNumberAttribute(g, "min_contribution");
+  return c;
+}
+
 void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool with_frfs) {
   f->CreateGroup(g);
   std::string references;
@@ -105,14 +119,7 @@ void WriteEmaGroup(Hdf5File* f, const std::string& g, const EmaResult& r, bool w
   f->SetAttribute(g, "max_order", std::to_string(r.max_order));
   f->SetAttribute(g, "min_stable_poles", std::to_string(r.min_stable_poles));
   f->SetAttribute(g, "sampling_time_s", FormatDouble(r.sampling_time_s));
-  const StabilisationCriteria& c = r.options.criteria;
-  f->CreateGroup(g + "/criteria");
-  f->SetAttribute(g + "/criteria", "frequency_tolerance", FormatDouble(c.frequency_tolerance));
-  f->SetAttribute(g + "/criteria", "damping_tolerance", FormatDouble(c.damping_tolerance));
-  f->SetAttribute(g + "/criteria", "min_mac", FormatDouble(c.min_mac));
-  f->SetAttribute(g + "/criteria", "max_damping_ratio", FormatDouble(c.max_damping_ratio));
-  f->SetAttribute(g + "/criteria", "min_stable_poles", std::to_string(c.min_stable_poles));
-  f->SetAttribute(g + "/criteria", "min_contribution", FormatDouble(c.min_contribution));
+  WriteEmaCriteria(f, g, r.options.criteria);
   f->SetAttribute(g, "refinement_iterations", std::to_string(r.refinement_iterations));
 
   const hsize_t np = r.poles.size();
@@ -189,21 +196,15 @@ EmaResult ReadEmaGroup(const Hdf5File& f, const std::string& g) {
   if (!FromString(format, &r.measured.format))
     throw Error(f.path(), g + "/@format",
                 "expected receptance, mobility or inertance, got '" + format + "'");
-  r.band_min_hz = Number(f, g, "band_min_hz");
-  r.band_max_hz = Number(f, g, "band_max_hz");
-  r.max_order = f.ToInt(Number(f, g, "max_order"), g + "/@max_order");
-  r.min_stable_poles = f.ToInt(Number(f, g, "min_stable_poles"), g + "/@min_stable_poles");
-  r.sampling_time_s = Number(f, g, "sampling_time_s");
-  StabilisationCriteria& c = r.options.criteria;
-  c.frequency_tolerance = Number(f, g + "/criteria", "frequency_tolerance");
-  c.damping_tolerance = Number(f, g + "/criteria", "damping_tolerance");
-  c.min_mac = Number(f, g + "/criteria", "min_mac");
-  c.max_damping_ratio = Number(f, g + "/criteria", "max_damping_ratio");
-  c.min_stable_poles =
-      f.ToInt(Number(f, g + "/criteria", "min_stable_poles"), g + "/criteria/@min_stable_poles");
-  c.min_contribution = Number(f, g + "/criteria", "min_contribution");
+  r.band_min_hz = f.GetNumberAttribute(g, "band_min_hz");
+  r.band_max_hz = f.GetNumberAttribute(g, "band_max_hz");
+  r.max_order = f.ToInt(f.GetNumberAttribute(g, "max_order"), g + "/@max_order");
+  r.min_stable_poles =
+      f.ToInt(f.GetNumberAttribute(g, "min_stable_poles"), g + "/@min_stable_poles");
+  r.sampling_time_s = f.GetNumberAttribute(g, "sampling_time_s");
+  r.options.criteria = ReadEmaCriteria(f, g);
   r.refinement_iterations =
-      f.ToInt(Number(f, g, "refinement_iterations"), g + "/@refinement_iterations");
+      f.ToInt(f.GetNumberAttribute(g, "refinement_iterations"), g + "/@refinement_iterations");
 
   std::vector<hsize_t> dims;
   const std::vector<std::int64_t> order = f.ReadInts(g + "/poles/order", 1, &dims);

@@ -92,15 +92,28 @@ void Require(bool ok, const std::string& what, const std::string& field, const s
 
 }  // namespace
 
+bool ReductionOptions::IsValid(std::string* error) const {
+  if (!(modes_up_to_hz > 0.0) || !std::isfinite(modes_up_to_hz))
+    return Invalid(error, "modes_up_to_hz: expected a finite frequency > 0 Hz, got " +
+                              FormatDouble(modes_up_to_hz));
+  if (krylov_orders < 0 || krylov_orders > 8)
+    return Invalid(error, "krylov_orders: expected 0 to 8, got " + std::to_string(krylov_orders));
+  if (size < 0)
+    return Invalid(error, "size: expected an integer >= 0 (0: as found), got " + std::to_string(size));
+  if (!(drop_tolerance > 0.0 && drop_tolerance < 1.0))
+    return Invalid(error, "drop_tolerance: expected a fraction in (0, 1), got " +
+                              FormatDouble(drop_tolerance));
+  return true;
+}
+
 Reduction Reduce(const Posture& full, int joints, const std::vector<JointCoefficients>& samples,
                  const std::vector<Eigen::MatrixXd>& loads, const ReductionOptions& options,
                  const std::string& what) {
+  if (std::string error; !options.IsValid(&error)) throw Error(what, "", "reduction." + error);
   Require(joints >= 0 && joints < full.n, what, "reduction",
           "expected fewer kept coordinates than " + std::to_string(full.n) + ", got " +
               std::to_string(joints));
   Require(!samples.empty(), what, "reduction", "expected at least one parameter sample");
-  Require(options.modes_up_to_hz > 0.0, what, "reduction.modes_up_to_hz",
-          "expected a frequency > 0 Hz");
   const int b = full.n - joints;
   const Blocks first = BlocksAt(full, joints, samples.front());
   const Eigen::LDLT<Eigen::MatrixXd> first_k(first.k_bb);

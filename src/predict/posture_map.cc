@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "frfit/common/error.h"
 #include "frfit/results/mode_uncertainty.h"
 #include "frfit/modal/modal.h"
 #include "frfit/model/joint_coefficients.h"
@@ -154,10 +155,20 @@ MapPoint ComputePoint(const Model& model, const std::vector<double>& parameters,
 
 }  // namespace
 
+bool MapOptions::IsValid(std::string* error) const {
+  if (!(max_hz > 0.0) || !std::isfinite(max_hz))
+    return Invalid(error, "max_hz: expected a finite frequency > 0 Hz, got " + FormatDouble(max_hz));
+  if (threads < 1) return Invalid(error, "threads: expected an integer >= 1, got " + std::to_string(threads));
+  std::string inner;
+  if (cut && !LobeOptionsFor(*cut).IsValid(&inner)) return Invalid(error, "cut." + inner);
+  return true;
+}
+
 std::vector<MapPoint> ComputePostureMap(const Model& model, const std::vector<double>& parameters,
                                         const Identifiability& id,
                                         const std::vector<std::vector<double>>& postures,
                                         const MapOptions& options) {
+  if (std::string error; !options.IsValid(&error)) throw Error("posture map", "", error);
   std::vector<MapPoint> points(postures.size());
   std::atomic<size_t> next{0}, done{0};
   std::exception_ptr failure;

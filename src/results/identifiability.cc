@@ -8,6 +8,7 @@
 
 #include "frfit/common/enum_names.h"
 #include "frfit/common/error.h"
+#include "frfit/cost/problem.h"
 #include "frfit/evaluator/evaluator.h"
 #include "kernels/line_cost.h"
 #include "kernels/line_normal.h"
@@ -354,17 +355,6 @@ Identifiability AssessIdentifiability(const ParameterMap& map, std::span<const d
     id.weak_directions.push_back(std::move(w));
   }
   return id;
-}
-
-int CountResiduals(const PackedProblem& problem) {
-  int count = 0;
-  for (const PackedPosture& posture : problem.postures) {
-    // A static deflection's residual is real: its imaginary part is 0 by construction.
-    const int per_entry =
-        problem.cost_kind == kernels::kCostLogMagnitude || posture.is_static ? 1 : 2;
-    for (double w : posture.weight) count += w != 0.0 ? per_entry : 0;
-  }
-  return count;
 }
 
 IdentifiabilityInputs EvaluateIdentifiabilityInputs(

@@ -24,6 +24,10 @@ struct EmaOptions {
   frfit::EmaOptions ema;  // band, max_order (0: 120/m, m the references), criteria, progress
   // The common-denominator LSCF with every FRF a row of its own, instead of poly-reference.
   bool single_reference = false;
+
+  // The single-set EMA's checks of `ema` (its fields named as there: "band", "criteria.min_mac",
+  // …, the names the command line maps to its options); single_reference has no invalid value.
+  bool IsValid(std::string* error) const;
 };
 
 struct EmaMode {

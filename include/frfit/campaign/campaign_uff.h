@@ -16,10 +16,14 @@ struct UffOptions {
   std::optional<int> averages;       // behind every coherence record (UFF 58 does not carry it)
   bool exponential_window = false;   // the FRFs were measured with one (UFF 58 cannot say)
   bool require_coordinates = false;  // every record's nodes need coordinates
+
+  // "averages: expected …" when averages is given and < 1; the flags have no invalid value.
+  bool IsValid(std::string* error) const;
 };
 
 // Builds one campaign from parsed files (in order); throws Error(file, "dataset 58 record N", ...)
-// naming the record that cannot join it.
+// naming the record that cannot join it, and Error("campaign: averages: expected …") for invalid
+// options before any file is read.
 Campaign FromUff(const std::vector<uff::File>& files, const UffOptions& options);
 Campaign ReadUff(const std::vector<std::string>& paths, const UffOptions& options);
 

@@ -102,4 +102,8 @@ std::vector<int> FindPeaks(const std::vector<double>& magnitude, double min_prom
 
 PackedProblem Pack(const Problem& problem);
 
+// Real residuals of a packed problem: for every line and entry with a non-zero weight, two
+// (real and imaginary part) for the complex costs, one for log-magnitude.
+int CountResiduals(const PackedProblem& problem);
+
 }  // namespace frfit

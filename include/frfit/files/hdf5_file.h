@@ -57,6 +57,9 @@ class Hdf5File {
   // String attributes on an object ("/" for the file).
   void SetAttribute(const std::string& object, const std::string& name, const std::string& value);
   std::string GetAttribute(const std::string& object, const std::string& name) const;
+  // A string attribute that holds a number (as FormatDouble writes it), read back; Error naming
+  // object/@name when it is anything else.
+  double GetNumberAttribute(const std::string& object, const std::string& name) const;
   bool HasAttribute(const std::string& object, const std::string& name) const;
   std::vector<std::string> AttributeNames(const std::string& object) const;
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <span>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "frfit/cost/problem.h"
@@ -64,11 +65,16 @@ struct DriveOptions {
   // the new weights). Every job's work is its own, so the count changes no result; with a fleet
   // of jobs it is the evaluator's thread count.
   int threads = 1;
+
+  // Names the offending field: the checkpoint triggers >= 0 (seconds finite), checkpoint_history
+  // one of StateHistory's values, threads >= 1 (a caller resolves "all hardware threads" itself).
+  bool IsValid(std::string* error) const;
 };
 
 // Jobs are in the same order as the evaluator's problems, each packed for the run's current pass
 // (a fresh run: pass 0); a job whose run moves to another pass gets that pass's problem
-// (Evaluator::SetProblem). Returns when every run is done.
+// (Evaluator::SetProblem). Returns when every run is done. Invalid options throw
+// Error("drive: <field>: expected …") before any job is looked at.
 void DriveFits(const std::vector<FitJob>& jobs, Evaluator* evaluator, const DriveOptions& options);
 
 }  // namespace frfit

@@ -2,7 +2,8 @@
 // small basis (posture/reduction.h) before it is packed for the evaluators, whose per-line solve
 // holds at most kernels::kMaxDofs coordinates. Fit (fit/fit.h) and the fleet call it, so that
 // `frfit fit`, the Python module and `frfit fleet` reduce a model the same way. Models without
-// beams are never reduced, and every result of theirs keeps its bits.
+// beams are never reduced, and every result of theirs keeps its bits. Needs nothing of results/
+// (which includes fit/, never the reverse): FitResult holds the SetReduction declared here.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,7 +12,6 @@
 
 #include "frfit/cost/problem.h"
 #include "frfit/fit/fit_options.h"
-#include "frfit/results/fit_result.h"
 #include "frfit/fit/parameter_map.h"
 
 namespace frfit {
@@ -49,6 +49,15 @@ double ReductionFloor(const Problem& problem);
 // tenfold error between them (RecoversTheTruthThroughTheReduction checks the fitted point's
 // against that), a hundredfold cost.
 constexpr double kReductionFloorMargin = 100.0;
+
+// One FRF set's reduction (docs/reduction.md): its full and reduced coordinates and the reduced
+// FRFs' largest relative error against the full model's over its lines, at the parameter samples.
+struct SetReduction {
+  std::string set;  // SetName
+  int full_n = 0, reduced_n = 0, modes = 0, corrections = 0;
+  double max_relative_error = 0.0;
+  double basis_seconds = 0.0, error_seconds = 0.0;  // wall time of the basis, of the error check
+};
 
 // Each reduced set of `problem`, for FitResult::reductions.
 std::vector<SetReduction> Reductions(const Problem& problem);

@@ -44,6 +44,12 @@ struct FleetRunOptions {
   std::function<void(const std::string&)> log;
   std::function<void(const std::string&)> progress;
   int progress_every_rounds = 0;
+
+  // Names the offending field ("out", "run_id", "evaluator.threads", "checkpoint_every_seconds",
+  // …): manifest and out given, run_id a valid name when given and given when resuming, the
+  // evaluator's options valid, the checkpoint triggers and progress_every_rounds >= 0 (seconds
+  // finite). What needs the file system (the run directory) is RunFleet's to check.
+  bool IsValid(std::string* error) const;
 };
 
 // A change since the previous night (docs/fleet.md, "Drift"): sigma is its 1σ,
@@ -166,8 +172,9 @@ struct FleetReport {
 };
 
 // Runs the fleet and writes every output (atomically): <name>.h5 per fitted robot, summary.csv,
-// summary.json, drift.json; checkpoint.json while running. Errors that concern the whole run (bad
-// manifest, run directory exists, damaged checkpoint) throw Error; a bad robot does not.
+// summary.json, drift.json; checkpoint.json while running. Errors that concern the whole run
+// (invalid options, checked first: "frfit fleet: <field>: expected …"; bad manifest, run directory
+// exists, damaged checkpoint) throw Error; a bad robot does not.
 FleetReport RunFleet(const FleetRunOptions& options);
 
 // The summary.json object.

@@ -25,6 +25,11 @@ void WriteEmaGroup(Hdf5File* file, const std::string& group, const EmaResult& re
 // the object on a missing or inconsistent dataset.
 EmaResult ReadEmaGroup(const Hdf5File& file, const std::string& group);
 
+// The stabilisation criteria used, as attributes of <group>/criteria (created): the single-set
+// and the campaign EMA groups hold them alike. The reader throws Error naming the attribute.
+void WriteEmaCriteria(Hdf5File* file, const std::string& group, const StabilisationCriteria& criteria);
+StabilisationCriteria ReadEmaCriteria(const Hdf5File& file, const std::string& group);
+
 // The diagram's columns that are not modes (EmaResult::dropped) in <group>/dropped, one row each,
 // the reason by its name: written by frfit ema since 2026-11 (a campaign's EMA too). The reader
 // returns none where the group has no such rows (older files, a fit result's EMA) and throws

@@ -27,8 +27,8 @@
 //              left to find is far below what the data determine;
 // Exact fits: once a start's cost falls below 1e-20 of its initial cost, its residuals are zero
 // to working precision, which only a global minimum of a sum of squares can be. The other starts
-// then stop ("stopped": none can do better) and this one stops ("cost") at the first iteration
-// that no longer halves its cost: below that it would only polish rounding.
+// then stop ("stopped": none can do better); this one runs on to the tests above (gradient,
+// step, cost, iterations, no_progress) like any other start — an exact fit is no test of its own.
 // A caller whose model itself is exact only to a known error installs the cost that error
 // explains (set_exact_fit_cost): a start whose cost falls to it is an exact fit too.
 // Agreeing starts: once the best start has converged, a start whose cost agrees with it

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <string>
 #include <vector>
 
 #include "frfit/model/joint_coefficients.h"
@@ -34,6 +35,11 @@ struct ReductionOptions {
   int krylov_orders = 2;         // static correction orders (0: none)
   int size = 0;                  // at least this many coordinates (further modes), 0: as found
   double drop_tolerance = 1e-8;  // relative M_bb-norm below which a candidate is dependent
+
+  // Names the offending field ("modes_up_to_hz", "krylov_orders", "size", "drop_tolerance"):
+  // modes_up_to_hz finite and > 0, krylov_orders 0 to 8 (as the fit configuration's), size >= 0,
+  // drop_tolerance in (0, 1). The default is not valid: modes_up_to_hz has no default.
+  bool IsValid(std::string* error) const;
 };
 
 struct Reduction {
@@ -47,7 +53,7 @@ struct Reduction {
 // Reduces `full` keeping coordinates 0 .. joints − 1; `samples` are the coefficient sets the basis
 // must hold at (the first is where the constraint modes are taken), `loads` the n×3 bases of the
 // points whose responses and excitations are fitted (the sensor's is always added). Errors name
-// `what` (e.g. the posture).
+// `what` (e.g. the posture); invalid options are refused before any work ("reduction.<field>").
 Reduction Reduce(const Posture& full, int joints, const std::vector<JointCoefficients>& samples,
                  const std::vector<Eigen::MatrixXd>& loads, const ReductionOptions& options,
                  const std::string& what);

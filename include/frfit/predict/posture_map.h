@@ -77,9 +77,14 @@ struct MapOptions {
   const CutConfig* cut = nullptr;  // the stability of this cut at every posture, when set
   // Called with (postures done, postures) from the calling thread as the map proceeds, when set.
   std::function<void(std::size_t, std::size_t)> progress;
+
+  // Names the offending field: max_hz finite and > 0, threads >= 1 (a caller resolves "all
+  // hardware threads" itself), and the cut's stability options ("cut.teeth", …) when a cut is set.
+  bool IsValid(std::string* error) const;
 };
 
-// The map over `postures` (GridPostures). `id` with an empty per_parameter: no σ (NaN).
+// The map over `postures` (GridPostures). `id` with an empty per_parameter: no σ (NaN). Invalid
+// options throw Error("posture map: <field>: expected …") before any posture is computed.
 std::vector<MapPoint> ComputePostureMap(const Model& model, const std::vector<double>& parameters,
                                         const Identifiability& id,
                                         const std::vector<std::vector<double>>& postures,

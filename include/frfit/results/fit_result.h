@@ -21,6 +21,7 @@
 #include "frfit/results/modal_comparison.h"
 #include "frfit/results/mode_uncertainty.h"
 #include "frfit/fit/parameter_map.h"
+#include "frfit/fit/reduce_problem.h"
 #include "frfit/fit/regularization.h"
 
 namespace frfit {
@@ -51,15 +52,6 @@ struct StaticTestResult {
 inline constexpr const char* kModalDataColumns =
     "frequency_hz, frequency_sigma_hz, model_frequency_hz, frequency_residual, damping_residual, "
     "mac, shape_residual, cost";
-
-// One FRF set's reduction (docs/reduction.md): its full and reduced coordinates and the reduced
-// FRFs' largest relative error against the full model's over its lines, at the parameter samples.
-struct SetReduction {
-  std::string set;  // SetName
-  int full_n = 0, reduced_n = 0, modes = 0, corrections = 0;
-  double max_relative_error = 0.0;
-  double basis_seconds = 0.0, error_seconds = 0.0;  // wall time of the basis, of the error check
-};
 
 struct FitResult {
   std::string frfit_version = FRFIT_VERSION;

@@ -162,10 +162,6 @@ std::string SigmaNote(const Identifiability& id);
 // both ways; they can only move away from the bound); "" otherwise.
 std::string AtBoundNote(const Identifiability& id);
 
-// Real residuals of a packed problem: for every line and entry with a non-zero weight, two
-// (real and imaginary part) for the complex costs, one for log-magnitude.
-int CountResiduals(const PackedProblem& problem);
-
 // The evaluations IdentifiabilityInputs needs, on the cpu backend. Inputs of two problems over
 // the same parameters add term by term (each term is a sum over postures and lines).
 IdentifiabilityInputs EvaluateIdentifiabilityInputs(

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "frfit/common/error.h"
-#include "frfit/fit/fit.h"
+#include "frfit/results/fit_call.h"
 #include "frfit/fleet/fleet_manifest.h"
 #include "frfit/fleet/fleet_run.h"
 #include "frfit/fit/load_problem.h"

@@ -20,7 +20,7 @@
 
 #include "frfit/common/error.h"
 #include "frfit/cost/modal_sets.h"
-#include "frfit/fit/fit.h"
+#include "frfit/results/fit_call.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/model/model_yaml.h"
 #include "planar_frame_element.h"

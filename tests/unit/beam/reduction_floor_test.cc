@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "frfit/evaluator/evaluator.h"
-#include "frfit/fit/fit.h"
+#include "frfit/results/fit_call.h"
 #include "frfit/fit/fit_driver.h"
 #include "frfit/fit/fit_passes.h"
 #include "frfit/fit/load_problem.h"

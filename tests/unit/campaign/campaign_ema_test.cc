@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <sstream>
 #include <cstdlib>
+#include <functional>
 
 #include "frfit/campaign/campaign_ema.h"
 #include "frfit/campaign/campaign_ema_hdf5.h"
@@ -426,6 +427,33 @@ TEST_F(CampaignEmaCli, ReportDrawsShapesOnTheGeometry) {
     for (const auto& [node, v] : motion) largest = std::max(largest, std::hypot(v[0], v[1], v[2]));
     const double extent = 0.02 * kNodes * kNodes - 0.02;  // z spans most
     EXPECT_NEAR(std::stod(Attribute(tag, "data-scale")), 0.12 * extent / largest, 1e-9 * extent / largest);
+  }
+}
+
+// The campaign's options are checked as the single-set EMA's, before the campaign is looked at
+// (an empty one would be refused for its records otherwise).
+TEST(CampaignEma, OptionsIsValidNamesTheBadFieldFirst) {
+  std::string error;
+  EXPECT_TRUE(campaign::EmaOptions{}.IsValid(&error)) << error;
+  struct Case {
+    std::function<void(campaign::EmaOptions&)> mutate;
+    const char* field;
+  };
+  const Case cases[] = {
+      {[](campaign::EmaOptions& o) { o.ema.band_min_hz = 10, o.ema.band_max_hz = 5; }, "band"},
+      {[](campaign::EmaOptions& o) { o.ema.max_order = -1; }, "max_order"},
+      {[](campaign::EmaOptions& o) { o.ema.criteria.min_mac = 1.5; }, "criteria.min_mac"},
+      {[](campaign::EmaOptions& o) { o.ema.criteria.min_stable_poles = -1; },
+       "criteria.min_stable_poles"},
+  };
+  for (const Case& c : cases) {
+    campaign::EmaOptions o;
+    o.single_reference = true;
+    c.mutate(o);
+    EXPECT_FALSE(o.IsValid(&error)) << c.field;
+    EXPECT_EQ(error.rfind(std::string(c.field) + ": expected", 0), 0u) << error;
+    const std::string message = ErrorOf([&] { campaign::EstimateModes(Campaign{}, o, "c.uff"); });
+    EXPECT_EQ(message.rfind(std::string("c.uff: ") + c.field + ": expected", 0), 0u) << message;
   }
 }
 

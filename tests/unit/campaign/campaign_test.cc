@@ -198,5 +198,24 @@ TEST_F(CampaignTest, BundledRealFilesWithoutLoss) {
   EXPECT_THROW(campaign::ReadUff({geometry}, {}), Error);
 }
 
+// UffOptions' check runs before any file is read: the missing file and the empty list would fail
+// otherwise.
+TEST(CampaignUffOptions, IsValidNamesTheAveragesBeforeAnyFile) {
+  std::string error;
+  EXPECT_TRUE(campaign::UffOptions{}.IsValid(&error)) << error;
+  campaign::UffOptions one;
+  one.averages = 1;
+  EXPECT_TRUE(one.IsValid(&error)) << error;
+  for (int bad : {0, -3}) {
+    campaign::UffOptions o;
+    o.averages = bad;
+    EXPECT_FALSE(o.IsValid(&error));
+    EXPECT_EQ(error.rfind("averages: expected an integer >= 1", 0), 0u) << error;
+    const std::string expected = "campaign: averages: expected";
+    EXPECT_EQ(ErrorOf([&] { campaign::FromUff({}, o); }).rfind(expected, 0), 0u);
+    EXPECT_EQ(ErrorOf([&] { campaign::ReadUff({"/nonexistent/a.uff"}, o); }).rfind(expected, 0), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace frfit::test

@@ -352,5 +352,26 @@ TEST_F(CoreHdf5, BadAttributesAndValuesAreErrors) {
                   "frequency_hz");
 }
 
+// A number kept as a string attribute (the EMA groups' criteria and settings) reads back to the
+// bits FormatDouble wrote; anything else is refused naming the file and object/@name.
+TEST_F(CoreHdf5, NumberAttributeReadsBackAndRefusesText) {
+  Hdf5File file(Path("numbers.h5"), Hdf5File::Mode::kCreate);
+  file.CreateGroup("/g");
+  for (double v : {0.1, -2.5e-7, 1e300, 3.0}) {
+    file.SetAttribute("/g", "v", FormatDouble(v));
+    EXPECT_EQ(file.GetNumberAttribute("/g", "v"), v);
+  }
+  for (const char* bad : {"", "1.5x", "x", "1 2"}) {
+    file.SetAttribute("/g", "bad", bad);
+    try {
+      file.GetNumberAttribute("/g", "bad");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                Path("numbers.h5") + ": /g/@bad: expected a number, got '" + bad + "'");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace frfit

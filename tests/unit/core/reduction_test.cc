@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <cmath>
 #include <complex>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "frfit/posture/posture.h"
 #include "frfit/posture/reduction.h"
 #include "benchmarks/beam_chain.h"
+#include "test_support.h"
 
 namespace frfit {
 namespace {
@@ -176,6 +179,42 @@ TEST(Reduction, SparseSchurFullSolveEqualsTheDenseLu) {
       EXPECT_GT(dense, 1e-7) << f << " Hz";
       EXPECT_NEAR(sparse / dense, 1.0, 1e-6) << f << " Hz";
     }
+}
+
+TEST(ReductionOptionsTest, IsValidNamesTheBadFieldAndReduceRefusesItFirst) {
+  ReductionOptions valid;
+  valid.modes_up_to_hz = 150.0;  // the one field without a default
+  std::string error;
+  EXPECT_TRUE(valid.IsValid(&error)) << error;
+  EXPECT_FALSE(ReductionOptions{}.IsValid(&error));
+  EXPECT_EQ(error.rfind("modes_up_to_hz", 0), 0u) << error;
+  struct Case {
+    std::function<void(ReductionOptions&)> mutate;
+    const char* field;
+  };
+  const Case cases[] = {
+      {[](ReductionOptions& o) { o.modes_up_to_hz = -1.0; }, "modes_up_to_hz"},
+      {[](ReductionOptions& o) { o.modes_up_to_hz = INFINITY; }, "modes_up_to_hz"},
+      {[](ReductionOptions& o) { o.modes_up_to_hz = std::nan(""); }, "modes_up_to_hz"},
+      {[](ReductionOptions& o) { o.krylov_orders = -1; }, "krylov_orders"},
+      {[](ReductionOptions& o) { o.krylov_orders = 9; }, "krylov_orders"},
+      {[](ReductionOptions& o) { o.size = -1; }, "size"},
+      {[](ReductionOptions& o) { o.drop_tolerance = 0.0; }, "drop_tolerance"},
+      {[](ReductionOptions& o) { o.drop_tolerance = 1.0; }, "drop_tolerance"},
+      {[](ReductionOptions& o) { o.drop_tolerance = std::nan(""); }, "drop_tolerance"},
+  };
+  for (const Case& c : cases) {
+    ReductionOptions o = valid;
+    c.mutate(o);
+    EXPECT_FALSE(o.IsValid(&error)) << c.field;
+    EXPECT_EQ(error.rfind(c.field, 0), 0u) << error;
+    EXPECT_NE(error.find("expected"), std::string::npos) << error;
+    // Refused before the posture is looked at: an empty one would fail otherwise.
+    EXPECT_EQ(test::ErrorOf([&] { Reduce(Posture{}, 0, {}, {}, o, "arm"); })
+                  .rfind(std::string("arm: reduction.") + c.field + ": expected", 0),
+              0u)
+        << c.field;
+  }
 }
 
 }  // namespace

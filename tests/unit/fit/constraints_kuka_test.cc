@@ -9,32 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "frfit/results/fit_result.h"
-#include "test_support.h"
+#include "kuka_thin_data.h"
 
 namespace frfit {
 namespace {
 
-const std::string kKuka = std::string(FRFIT_SOURCE_DIR) + "/datasets/kuka_kr90/";
-
-class ConstraintsKuka : public test::TempDirTest {
- protected:
-  std::string Config(const std::string& extra) {
-    std::ifstream base(kKuka + "fit.yaml");
-    std::string config((std::istreambuf_iterator<char>(base)), std::istreambuf_iterator<char>());
-    const std::string path = Path("fit" + std::to_string(configs_++) + ".yaml");
-    std::ofstream(path) << config << extra;
-    return path;
-  }
-  nlohmann::json Fit(const std::string& config, const std::string& out = "") {
-    std::vector<std::string> args = {"fit", "--model", kKuka + "model.yaml", "--frf", Path("noisy.h5"),
-                                     "--config", config, "--seed", "1", "--json"};
-    if (!out.empty()) args.insert(args.end(), {"--out", out});
-    const test::CliResult r = Run(args);
-    EXPECT_EQ(r.status, 0) << r.err;
-    return nlohmann::json::parse(r.out);
-  }
-  int configs_ = 0;
-};
+using test::kKuka;
+using ConstraintsKuka = test::KukaThinDataTest;
 
 TEST_F(ConstraintsKuka, EqualityNarrowsThePairAndAnActiveInequalityIsReported) {
   std::ifstream truth_file(kKuka + "params_from34.yaml");
@@ -43,11 +24,8 @@ TEST_F(ConstraintsKuka, EqualityNarrowsThePairAndAnActiveInequalityIsReported) {
   ASSERT_NE(at, std::string::npos);
   params.replace(at, 11, "k_y2: 11.8e6");  // = k_x2
   std::ofstream(Path("truth.yaml")) << params;
-  const test::CliResult s =
-      Run({"simulate", "--model", kKuka + "model.yaml", "--posture", "milling", "--params",
-           Path("truth.yaml"), "--band", "2:30:0.25", "--noise", "0.03:0.001", "--seed", "4",
-           "--out", Path("noisy.h5")});
-  ASSERT_EQ(s.status, 0) << s.err;
+  SimulateNoisy(Path("truth.yaml"));
+  if (HasFatalFailure()) return;
 
   const nlohmann::json plain = Fit(Config(""));
   const nlohmann::json& p = plain["identifiability"]["parameters"];

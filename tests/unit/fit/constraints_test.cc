@@ -15,12 +15,12 @@
 #include "frfit/fit/parameter_map.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/optim/polytope_projection.h"
-#include "kernels/line_normal.h"
+#include "linear_stiffness_data.h"
 
 namespace frfit {
 namespace {
 
-const std::string kModel = std::string(FRFIT_SOURCE_DIR) + "/datasets/paper_3dof/model.yaml";
+using test::kPaperModel;
 
 TEST(Constraints, ParseLinearRelations) {
   LinearConstraint c;
@@ -72,7 +72,7 @@ TEST(Constraints, BadListsAreRefusedInOneLineNamingTheConstraint) {
   EXPECT_NE(ConfigError("constraints: 'k_z1 >= k_z2'\n").find("constraints"), std::string::npos);
 
   // Names are checked against the model, and an equality must tie something.
-  const Model model = LoadModel(kModel);
+  const Model model = LoadModel(kPaperModel);
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{"k_z1 >= k_q9"}, "constraints[0]: 'k_z1 >= k_q9': model 'paper_3dof' has no parameter 'k_q9'"},
       {{"k_z1 == k_z2", "k_z2 == k_z1"}, "constraints[1]"},
@@ -141,7 +141,7 @@ TEST(Constraints, ProjectionMatchesEveryActiveSetEnumerated) {
 // θ_z3 tied by 'k_z1 + 2*k_z3 == 5e6': the packed sensitivities (∂ coefficients/∂u) equal central
 // differences of the packed coefficients, the tied parameter's share included.
 TEST(Constraints, TiedParameterSensitivitiesMatchFiniteDifferences) {
-  const Model model = LoadModel(kModel);
+  const Model model = LoadModel(kPaperModel);
   ParameterOptions options;
   options.free = {"k_z1", "k_z2", "k_z3", "d_z1"};
   options.constraints = {"k_z1 + 2*k_z3 == 5e6"};
@@ -168,23 +168,10 @@ TEST(Constraints, TiedParameterSensitivitiesMatchFiniteDifferences) {
   }
 }
 
-// y = X θ/θ₀ + e as in prior_test.cc: the data see the stiffnesses' sum well, their difference
-// hardly. Terms by central differences of r(u) through the map, tied parameters included.
-struct LinearProblem {
-  static constexpr int m = 12;
-  static constexpr double theta0 = 1e6, sigma = 0.05;
-  Eigen::MatrixXd x{m, 3};
-  Eigen::VectorXd y{m};
-  LinearProblem() {
-    const Eigen::Vector3d truth(1.2, 0.8, 2.0);
-    for (int i = 0; i < m; ++i) {
-      const double t = 0.3 * i;
-      x(i, 0) = 1.0 + std::sin(t);
-      x(i, 1) = 1.0 + std::sin(t) + 0.2 * std::cos(3 * t);
-      x(i, 2) = 0.5 + 0.1 * i;
-      y(i) = x.row(i).dot(truth) + sigma * std::sin(7.1 * i + 0.4);
-    }
-  }
+// The shared data (linear_stiffness_data.h) with columns 1 and 2 less alike than prior_test.cc's.
+// Terms by central differences of r(u) through the map, tied parameters included.
+struct LinearProblem : test::LinearStiffnessData {
+  LinearProblem() : LinearStiffnessData(0.2) {}
   Eigen::VectorXd Residual(const ParameterMap& map, std::span<const double> u) const {
     const std::vector<double> p = map.Physical(u);
     return y - x * Eigen::Vector3d(p[0], p[1], p[2]) / theta0;
@@ -199,15 +186,7 @@ struct LinearProblem {
       up[j] += h, down[j] -= h;
       jac.col(j) = (Residual(map, up) - Residual(map, down)) / (2 * h);
     }
-    const double w = 1.0 / (2 * sigma * sigma);
-    std::vector<double> terms(kernels::NormalTermCount(n));
-    terms[0] = w * r.squaredNorm();
-    for (int j = 0; j < n; ++j) {
-      terms[1 + j] = w * jac.col(j).dot(r);
-      for (int k = j; k < n; ++k)
-        terms[kernels::NormalTermIndex(n, j, k)] = w * jac.col(j).dot(jac.col(k));
-    }
-    return terms;
+    return test::NormalTerms(r, jac, sigma);
   }
   // The constrained least squares min ‖y − Xθ‖² s.t. Aθ = b, by its dense KKT system.
   Eigen::Vector3d Kkt(const Eigen::MatrixXd& a, const Eigen::VectorXd& b) const {
@@ -252,7 +231,7 @@ ParameterOptions Stiffnesses(std::vector<std::string> constraints) {
 }
 
 TEST(Constraints, ActiveInequalityFitMatchesTheKktSolution) {
-  const Model model = LoadModel(kModel);
+  const Model model = LoadModel(kPaperModel);
   const LinearProblem problem;
   const Eigen::Vector3d free_fit = (problem.x.transpose() * problem.x).ldlt().solve(
       problem.x.transpose() * problem.y);
@@ -281,7 +260,7 @@ TEST(Constraints, ActiveInequalityFitMatchesTheKktSolution) {
 }
 
 TEST(Constraints, EqualityIsEliminatedAndMatchesTheKktSolution) {
-  const Model model = LoadModel(kModel);
+  const Model model = LoadModel(kPaperModel);
   const LinearProblem problem;
   const ParameterMap map(model, Stiffnesses({"k_z1 + 2*k_z3 == 5e6"}), "constraints_test");
   EXPECT_EQ(map.dim(), 2);  // k_z3 left the search

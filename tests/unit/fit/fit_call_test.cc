@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "frfit/fit/fit.h"
+#include "frfit/results/fit_call.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/model/model_yaml.h"
 #include "test_support.h"

@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -655,6 +657,34 @@ TEST_F(FitCli, BadBackendsAndPosturesFailBeforeAnyWork) {
     args.insert(args.end(), {"--frf", path, "--backend", "cpu", "--out", out});
     ExpectOneLineError(Run(args, "posture"), {path, "posture", "drilling"});
     EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+// DriveOptions' check runs before any round: with no jobs a drive is otherwise done at once.
+TEST(DriveOptionsTest, IsValidNamesTheBadFieldBeforeAnyJob) {
+  std::string error;
+  EXPECT_TRUE(DriveOptions{}.IsValid(&error)) << error;
+  const std::unique_ptr<Evaluator> evaluator = CreateCpuEvaluator(1);
+  DriveFits({}, evaluator.get(), DriveOptions{});
+  struct Case {
+    std::function<void(DriveOptions&)> mutate;
+    const char* field;
+  };
+  const Case cases[] = {
+      {[](DriveOptions& o) { o.checkpoint_every_evaluations = -1; }, "checkpoint_every_evaluations"},
+      {[](DriveOptions& o) { o.checkpoint_every_seconds = -0.5; }, "checkpoint_every_seconds"},
+      {[](DriveOptions& o) { o.checkpoint_every_seconds = INFINITY; }, "checkpoint_every_seconds"},
+      {[](DriveOptions& o) { o.checkpoint_every_seconds = std::nan(""); }, "checkpoint_every_seconds"},
+      {[](DriveOptions& o) { o.checkpoint_history = static_cast<StateHistory>(7); }, "checkpoint_history"},
+      {[](DriveOptions& o) { o.threads = 0; }, "threads"},
+  };
+  for (const Case& c : cases) {
+    DriveOptions o;
+    c.mutate(o);
+    EXPECT_FALSE(o.IsValid(&error)) << c.field;
+    EXPECT_EQ(error.rfind(std::string(c.field) + ": expected", 0), 0u) << error;
+    const std::string message = test::ErrorOf([&] { DriveFits({}, evaluator.get(), o); });
+    EXPECT_EQ(message.rfind(std::string("drive: ") + c.field + ": expected", 0), 0u) << message;
   }
 }
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "frfit/fit/fit.h"
+#include "frfit/results/fit_call.h"
 #include "frfit/fit/modal_cost.h"
 #include "frfit/fit/parameter_map.h"
 #include "frfit/files/hdf5_file.h"

@@ -9,12 +9,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "test_support.h"
+#include "kuka_thin_data.h"
 
 namespace frfit {
 namespace {
 
-const std::string kKuka = std::string(FRFIT_SOURCE_DIR) + "/datasets/kuka_kr90/";
+using test::kKuka;
 
 // The truth (params_from34.yaml) and the nominal each prior is centred on: off by up to 15 %.
 const std::map<std::string, std::pair<double, double>> kStiffness = {
@@ -22,35 +22,27 @@ const std::map<std::string, std::pair<double, double>> kStiffness = {
     {"k_z2", {6.9e6, -0.10}},  {"k_x2", {11.8e6, +0.15}}, {"k_y2", {8.1e6, -0.05}},
     {"k_z3", {2.8e6, +0.12}},  {"k_x3", {5.2e6, -0.15}},  {"k_y3", {12.0e6, +0.08}}};
 
-class PriorKuka : public test::TempDirTest {
+// The identifiability report of a fit.
+class PriorKuka : public test::KukaThinDataTest {
  protected:
-  nlohmann::json Fit(const std::string& config) {
-    const test::CliResult r = Run({"fit", "--model", kKuka + "model.yaml", "--frf", Path("noisy.h5"),
-                                   "--config", config, "--seed", "1", "--json"});
-    EXPECT_EQ(r.status, 0) << r.err;
-    return nlohmann::json::parse(r.out)["identifiability"]["parameters"];
+  nlohmann::json Parameters(const std::string& config) {
+    return Fit(config)["identifiability"]["parameters"];
   }
 };
 
 TEST_F(PriorKuka, OnePostureToolTipFitWithAPrior) {
-  const test::CliResult s =
-      Run({"simulate", "--model", kKuka + "model.yaml", "--posture", "milling", "--params",
-           kKuka + "params_from34.yaml", "--band", "2:30:0.25", "--noise", "0.03:0.001", "--seed",
-           "4", "--out", Path("noisy.h5")});
-  ASSERT_EQ(s.status, 0) << s.err;
-  const nlohmann::json plain = Fit(kKuka + "fit.yaml");
+  SimulateNoisy(kKuka + "params_from34.yaml");
+  if (HasFatalFailure()) return;
+  const nlohmann::json plain = Parameters(kKuka + "fit.yaml");
   ASSERT_TRUE(plain.contains("k_x3")) << plain.dump();
   // The premise: the data alone hardly determine k_x3.
   EXPECT_GT(plain["k_x3"]["std_relative"].get<double>(), 0.1) << plain["k_x3"].dump();
 
-  std::ifstream base(kKuka + "fit.yaml");
-  std::string config((std::istreambuf_iterator<char>(base)), std::istreambuf_iterator<char>());
-  config += "prior:\n";
+  std::string block = "prior:\n";
   for (const auto& [name, truth_offset] : kStiffness)
-    config += "  " + name + ": {mean: " + std::to_string(truth_offset.first * (1 + truth_offset.second)) +
-              ", std_relative: 0.2}\n";
-  std::ofstream(Path("prior.yaml")) << config;
-  const nlohmann::json prior = Fit(Path("prior.yaml"));
+    block += "  " + name + ": {mean: " + std::to_string(truth_offset.first * (1 + truth_offset.second)) +
+             ", std_relative: 0.2}\n";
+  const nlohmann::json prior = Parameters(Config(block));
 
   for (const auto& [name, truth_offset] : kStiffness) {
     const nlohmann::json& q = prior[name];

@@ -13,33 +13,17 @@
 #include "frfit/fit/prior.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/optim/levenberg_marquardt.h"
-#include "kernels/line_normal.h"
+#include "linear_stiffness_data.h"
 
 namespace frfit {
 namespace {
 
-const std::string kModel = std::string(FRFIT_SOURCE_DIR) + "/datasets/paper_3dof/model.yaml";
+using test::kPaperModel;
 
-// y = X θ/θ₀ + e with 1σ noise `sigma` on each of m residuals, θ the three joint stiffnesses of
-// the 3-joint model (log-scaled in the fit's u). Columns 1 and 2 nearly alike: the data see their
-// sum well and their difference hardly, which the priors then settle.
-struct LinearProblem {
-  static constexpr int m = 12;
-  static constexpr double theta0 = 1e6, sigma = 0.05;
-  Eigen::MatrixXd x{m, 3};
-  Eigen::VectorXd y{m};
-  LinearProblem() {
-    const Eigen::Vector3d truth(1.2, 0.8, 2.0);
-    for (int i = 0; i < m; ++i) {
-      const double t = 0.3 * i;
-      x(i, 0) = 1.0 + std::sin(t);
-      x(i, 1) = 1.0 + std::sin(t) + 0.01 * std::cos(3 * t);
-      x(i, 2) = 0.5 + 0.1 * i;
-      y(i) = x.row(i).dot(truth) + sigma * std::sin(7.1 * i + 0.4);  // a fixed "noise" draw
-    }
-  }
-  // The fit's normal-equation terms (kernels/line_normal.h) at u: F = Σ w r² with w = 1/(2σ²),
-  // g = JᵀWr, A = JᵀWJ, J = ∂r/∂u through θ(u).
+// The shared data (linear_stiffness_data.h) with columns 1 and 2 nearly alike, which the priors
+// then settle; its terms from the analytic Jacobian through θ(u).
+struct LinearProblem : test::LinearStiffnessData {
+  LinearProblem() : LinearStiffnessData(0.01) {}
   std::vector<double> Terms(const ParameterMap& map, std::span<const double> u) const {
     const std::vector<double> physical = map.Physical(u), slope = map.Slopes(u);
     Eigen::Vector3d theta;
@@ -47,14 +31,7 @@ struct LinearProblem {
     const Eigen::VectorXd r = y - x * theta;
     Eigen::MatrixXd jac(m, 3);
     for (int j = 0; j < 3; ++j) jac.col(j) = -x.col(j) * slope[j] / theta0;
-    const double w = 1.0 / (2 * sigma * sigma);
-    std::vector<double> terms(kernels::NormalTermCount(3));
-    terms[0] = w * r.squaredNorm();
-    for (int j = 0; j < 3; ++j) {
-      terms[1 + j] = w * jac.col(j).dot(r);
-      for (int k = j; k < 3; ++k) terms[kernels::NormalTermIndex(3, j, k)] = w * jac.col(j).dot(jac.col(k));
-    }
-    return terms;
+    return test::NormalTerms(r, jac, sigma);
   }
 };
 
@@ -67,7 +44,7 @@ ParameterOptions ThreeStiffnesses() {
 }
 
 TEST(Prior, MapEstimateAndPosteriorMatchTheClosedForm) {
-  const Model model = LoadModel(kModel);
+  const Model model = LoadModel(kPaperModel);
   const ParameterMap map(model, ThreeStiffnesses(), "prior_test");
   const LinearProblem problem;
 
@@ -147,7 +124,7 @@ TEST(Prior, MapEstimateAndPosteriorMatchTheClosedForm) {
 
 // The cost the GA and Nelder–Mead see is the one Levenberg–Marquardt's terms carry: ½Σz².
 TEST(Prior, CostIsHalfTheSumOfSquaredZ) {
-  const Model model = LoadModel(kModel);
+  const Model model = LoadModel(kPaperModel);
   const ParameterMap map(model, ThreeStiffnesses(), "prior_test");
   const std::vector<double> u = map.ToU(std::vector<double>{1.5e6, 0.4e6, 3e6, 300, 300, 300});
   const std::vector<double> p = map.Physical(u);
@@ -195,7 +172,7 @@ TEST(Prior, BadBlocksAreRefusedWithOneLine) {
   EXPECT_EQ(ParseError("prior: {k_x3: {mean: 5e6, std: 1e5}}\n"), "");
 
   // Names are checked against the model: unknown, or not free.
-  const Model model = LoadModel(kModel);
+  const Model model = LoadModel(kPaperModel);
   ParameterOptions options = ThreeStiffnesses();
   options.priors["k_x9"] = {1e6, 1e5, std::nan("")};
   EXPECT_THROW(

@@ -1176,5 +1176,42 @@ TEST_F(FleetTest, FleetMovedWithItsRunsFindsThePreviousNightAndLinksIt) {
   }
 }
 
+// FleetRunOptions' check runs before the manifest is read (it does not exist here, which would be
+// the error otherwise) and before any directory is made.
+TEST(FleetRunOptionsTest, IsValidNamesTheBadFieldBeforeAnyWork) {
+  const fs::path out = fs::temp_directory_path() / "frfit_fleet_options_never_made";
+  FleetRunOptions valid;
+  valid.manifest = "/nonexistent/fleet.yaml";
+  valid.out = out.string();
+  std::string error;
+  EXPECT_TRUE(valid.IsValid(&error)) << error;
+  EXPECT_FALSE(FleetRunOptions{}.IsValid(&error));  // no manifest, no output directory
+  struct Case {
+    std::function<void(FleetRunOptions&)> mutate;
+    const char* field;
+  };
+  const Case cases[] = {
+      {[](FleetRunOptions& o) { o.manifest.clear(); }, "manifest"},
+      {[](FleetRunOptions& o) { o.out.clear(); }, "out"},
+      {[](FleetRunOptions& o) { o.run_id = "../up"; }, "run_id"},
+      {[](FleetRunOptions& o) { o.resume = true; }, "run_id"},
+      {[](FleetRunOptions& o) { o.evaluator.threads = -1; }, "evaluator.threads"},
+      {[](FleetRunOptions& o) { o.checkpoint_every_evaluations = -1; }, "checkpoint_every_evaluations"},
+      {[](FleetRunOptions& o) { o.checkpoint_every_seconds = -1.0; }, "checkpoint_every_seconds"},
+      {[](FleetRunOptions& o) { o.checkpoint_every_seconds = INFINITY; }, "checkpoint_every_seconds"},
+      {[](FleetRunOptions& o) { o.checkpoint_every_seconds = std::nan(""); }, "checkpoint_every_seconds"},
+      {[](FleetRunOptions& o) { o.progress_every_rounds = -1; }, "progress_every_rounds"},
+  };
+  for (const Case& c : cases) {
+    FleetRunOptions o = valid;
+    c.mutate(o);
+    EXPECT_FALSE(o.IsValid(&error)) << c.field;
+    EXPECT_EQ(error.rfind(std::string(c.field) + ": expected", 0), 0u) << error;
+    const std::string message = test::ErrorOf([&] { RunFleet(o); });
+    EXPECT_EQ(message.rfind(std::string("frfit fleet: ") + c.field + ": expected", 0), 0u) << message;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
 }  // namespace
 }  // namespace frfit

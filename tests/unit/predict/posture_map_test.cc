@@ -213,5 +213,43 @@ TEST(PostureMap, StiffnessSigmaOfABeamsModulusMatchesFiniteDifferences) {
   }
 }
 
+TEST(PostureMap, OptionsIsValidNamesTheBadFieldBeforeAnyPosture) {
+  std::string error;
+  EXPECT_TRUE(MapOptions{}.IsValid(&error)) << error;
+  CutConfig cut;
+  MapOptions with_cut;
+  with_cut.cut = &cut;
+  EXPECT_TRUE(with_cut.IsValid(&error)) << error;
+  CutConfig no_teeth;
+  no_teeth.teeth = 0;
+  struct Case {
+    MapOptions options;
+    const char* field;
+  };
+  const Case cases[] = {
+      {{0.0, 1}, "max_hz"},
+      {{-5.0, 1}, "max_hz"},
+      {{INFINITY, 1}, "max_hz"},
+      {{std::nan(""), 1}, "max_hz"},
+      {{60.0, 0}, "threads"},
+      {{60.0, -2}, "threads"},
+      {{60.0, 1, &no_teeth}, "cut.teeth"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_FALSE(c.options.IsValid(&error)) << c.field;
+    EXPECT_EQ(error.rfind(std::string(c.field) + ": expected", 0), 0u) << error;
+    // Refused at the entry: the model here is empty, which a posture would fail on otherwise.
+    const std::string message = [&] {
+      try {
+        ComputePostureMap(Model{}, {}, Identifiability{}, {{0.0}}, c.options);
+      } catch (const Error& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    }();
+    EXPECT_EQ(message.rfind(std::string("posture map: ") + c.field + ": expected", 0), 0u) << message;
+  }
+}
+
 }  // namespace
 }  // namespace frfit

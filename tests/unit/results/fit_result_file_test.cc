@@ -14,7 +14,7 @@
 
 #include "frfit/fit/constraints_io.h"
 #include "frfit/fit/regularization_io.h"
-#include "frfit/fit/fit.h"
+#include "frfit/results/fit_call.h"
 #include "frfit/fit/load_problem.h"
 #include "frfit/model/model_yaml.h"
 #include "frfit/modal/ema.h"
