@@ -22,7 +22,6 @@
 #include <Eigen/SparseLU>
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -122,10 +121,9 @@ Eigen::Matrix3cd DenseReceptance(const Eigen::MatrixXcd& z, const Eigen::MatrixX
 }
 
 // One group's receptances at one line by the Schur complement; solved[s] tells which samples it
-// solved (none where the sparse LU failed; see kMaxCancellation).
+// solved (none where the beams' LU failed; see kMaxCancellation).
 void SchurLine(const SampleMatrixSet& set, size_t g, const Eigen::MatrixXcd& b, double omega,
-               BeamBlock* beams,
-               std::vector<std::vector<Eigen::Matrix3cd>>* h, size_t line,
+               BeamBlock* beams, std::vector<std::vector<Eigen::Matrix3cd>>* h, size_t line,
                std::vector<char>* solved) {
   std::fill(solved->begin(), solved->end(), 0);
   if (!beams->Factor(omega)) return;
