@@ -26,6 +26,7 @@
 #include "cuda/feature_batch.h"
 #include "cuda/launch_emulation.h"
 #include "frfit/cost/problem.h"
+#include "frfit/evaluator/evaluator.h"
 #include "frfit/fit/fit_options.h"
 #include "frfit/fit/fit_passes.h"
 #include "frfit/fit/load_problem.h"
@@ -158,44 +159,43 @@ Batch MakeCall(const std::vector<const BeamFit*>& fits) {
   return b;
 }
 
-class BeamModelEmulation : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    arm_ = FromFiles("flexible_arm", "model.yaml", "frf_straight_inertance.h5").release();
-    kuka_ = KukaFlexible().release();
-    bar_ = FromFiles("free_free_beam", "model.yaml", "frf_hung_inertance.h5").release();
-    fine_bar_ = RefinedFreeBar().release();
+// The four problems, built once for the file's tests (about two seconds: the KUKA's synthesis
+// and the reductions), in the order of the call.
+struct BeamFits {
+  std::unique_ptr<BeamFit> arm =
+      FromFiles("flexible_arm", "model.yaml", "frf_straight_inertance.h5");
+  std::unique_ptr<BeamFit> kuka = KukaFlexible();
+  std::unique_ptr<BeamFit> bar = FromFiles("free_free_beam", "model.yaml", "frf_hung_inertance.h5");
+  std::unique_ptr<BeamFit> fine_bar = RefinedFreeBar();
+  std::vector<const BeamFit*> all() const {
+    return {arm.get(), kuka.get(), bar.get(), fine_bar.get()};
   }
-  static void TearDownTestSuite() {
-    for (BeamFit* s : {arm_, kuka_, bar_, fine_bar_}) delete s;
-    arm_ = kuka_ = bar_ = fine_bar_ = nullptr;
-  }
-  static std::vector<const BeamFit*> All() { return {arm_, kuka_, bar_, fine_bar_}; }
-  static BeamFit *arm_, *kuka_, *bar_, *fine_bar_;
 };
-BeamFit* BeamModelEmulation::arm_ = nullptr;
-BeamFit* BeamModelEmulation::kuka_ = nullptr;
-BeamFit* BeamModelEmulation::bar_ = nullptr;
-BeamFit* BeamModelEmulation::fine_bar_ = nullptr;
+const BeamFits& Fits() {
+  static const BeamFits fits;
+  return fits;
+}
 
 // The problems are the fit's: reduced as the datasets' docs say, with their affine parts, their
 // coefficients in the reduced layout (the packing order the emulation enumerates checks it).
-TEST_F(BeamModelEmulation, ProblemsAreTheFitsReducedBeamProblems) {
-  EXPECT_TRUE(arm_->reduced);
-  EXPECT_EQ(arm_->problem.postures[0].posture.n, 121);
-  EXPECT_EQ(arm_->packed.n, 19);
-  EXPECT_TRUE(kuka_->reduced);
-  ASSERT_EQ(kuka_->packed.num_postures(), 3);
-  EXPECT_EQ(kuka_->problem.postures[0].posture.n, 255);
-  EXPECT_EQ(kuka_->packed.n, 27);
+TEST(BeamModelEmulation, ProblemsAreTheFitsReducedBeamProblems) {
+  const BeamFits& fits = Fits();
+  const BeamFit &arm = *fits.arm, &kuka = *fits.kuka, &bar = *fits.bar, &fine_bar = *fits.fine_bar;
+  EXPECT_TRUE(arm.reduced);
+  EXPECT_EQ(arm.problem.postures[0].posture.n, 121);
+  EXPECT_EQ(arm.packed.n, 19);
+  EXPECT_TRUE(kuka.reduced);
+  ASSERT_EQ(kuka.packed.num_postures(), 3);
+  EXPECT_EQ(kuka.problem.postures[0].posture.n, 255);
+  EXPECT_EQ(kuka.packed.n, 27);
   // The free-free bar's 4 elements (30 coordinates) are below kReducePast: Fit packs it in full.
-  EXPECT_FALSE(bar_->reduced);
-  EXPECT_EQ(bar_->packed.n, 30);
-  EXPECT_TRUE(fine_bar_->reduced);
-  EXPECT_EQ(fine_bar_->problem.postures[0].posture.n, 126);
-  EXPECT_EQ(fine_bar_->map->reduced_joints(), 6);
-  EXPECT_LE(fine_bar_->packed.n, kernels::kMaxDofs);
-  for (const BeamFit* s : All()) {
+  EXPECT_FALSE(bar.reduced);
+  EXPECT_EQ(bar.packed.n, 30);
+  EXPECT_TRUE(fine_bar.reduced);
+  EXPECT_EQ(fine_bar.problem.postures[0].posture.n, 126);
+  EXPECT_EQ(fine_bar.map->reduced_joints(), 6);
+  EXPECT_LE(fine_bar.packed.n, kernels::kMaxDofs);
+  for (const BeamFit* s : fits.all()) {
     std::printf("[ %s ] %d -> %d coordinates, %d parts, %d postures of %d lines, %d parameters\n",
                 s->name.c_str(), s->problem.postures[0].posture.n, s->packed.n, s->packed.parts,
                 s->packed.num_postures(), s->packed.postures[0].num_lines(), s->map->dim());
@@ -234,10 +234,10 @@ int CostMismatches(const CostRun& want, const CostRun& got) {
   return mismatches;
 }
 
-TEST_F(BeamModelEmulation, EmulatedEvaluateEqualsCpuBitForBit) {
-  const Batch b = MakeCall(All());
+TEST(BeamModelEmulation, EmulatedEvaluateEqualsCpuBitForBit) {
+  const Batch b = MakeCall(Fits().all());
   const CostRun cpu = CpuEvaluate(b);
-  ASSERT_EQ(cpu.costs.size(), All().size() * kIndividuals);
+  ASSERT_EQ(cpu.costs.size(), Fits().all().size() * kIndividuals);
   ExpectMeaningfulCosts(b, cpu);
   for (int lanes : kLaneChoices) {
     Findings f;
@@ -249,8 +249,8 @@ TEST_F(BeamModelEmulation, EmulatedEvaluateEqualsCpuBitForBit) {
   }
 }
 
-TEST_F(BeamModelEmulation, EmulatedNormalEquationsEqualCpuBitForBit) {
-  const Batch b = MakeCall(All());
+TEST(BeamModelEmulation, EmulatedNormalEquationsEqualCpuBitForBit) {
+  const Batch b = MakeCall(Fits().all());
   const NormalRun cpu = CpuNormalEquations(b);
   Findings f;
   const NormalRun gpu = EmulateNormalEquations(b, /*compute=*/true, f);
@@ -273,12 +273,42 @@ TEST_F(BeamModelEmulation, EmulatedNormalEquationsEqualCpuBitForBit) {
       finite_nonzero += all_finite && gradient && cpu.normal[out] > 0.0;
     }
   }
-  EXPECT_EQ(finite_nonzero, static_cast<int>(All().size()) * (kIndividuals - 1));
+  EXPECT_EQ(finite_nonzero, static_cast<int>(Fits().all().size()) * (kIndividuals - 1));
   int mismatches = 0;
   for (size_t k = 0; k < cpu.normal.size(); ++k)
     mismatches += std::memcmp(&cpu.normal[k], &gpu.normal[k], sizeof(double)) != 0;
   EXPECT_EQ(mismatches, 0) << "of " << cpu.normal.size() << " terms";
   EXPECT_EQ(cpu.status, gpu.status);
+}
+
+// The same call through the cuda backend `frfit fit --backend cuda` gets (its deterministic
+// tier, which picks its own lanes): the cpu's costs, terms and statuses bit for bit. Needs a GPU;
+// skips, saying why, without one.
+TEST(BeamModelCuda, CostsAndNormalEquationsEqualCpuBitForBit) {
+  std::string reason;
+  if (!IsCudaUsable(&reason)) GTEST_SKIP() << reason;
+  const Batch b = MakeCall(Fits().all());
+  EvaluatorOptions options;
+  options.backend = BackendType::kCuda;
+  const std::unique_ptr<Evaluator> gpu = CreateEvaluator(options);
+  ASSERT_EQ(gpu->backend(), BackendType::kCuda);
+  gpu->SetProblems(b.problems);
+  const CostRun want = CpuEvaluate(b);
+  CostRun got{std::vector<double>(want.costs.size(), -12345.0),
+              std::vector<EvalStatus>(want.status.size(), static_cast<EvalStatus>(77))};
+  gpu->Evaluate(b.individuals, b.coefficients, got.costs, got.status);
+  EXPECT_EQ(CostMismatches(want, got), 0) << "of " << want.costs.size() << " costs";
+  const NormalRun want_normal = CpuNormalEquations(b);
+  NormalRun got_normal{
+      std::vector<double>(want_normal.normal.size(), -12345.0),
+      std::vector<EvalStatus>(want_normal.status.size(), static_cast<EvalStatus>(77))};
+  gpu->EvaluateNormalEquations({b.individuals, b.dims, b.coefficients, b.sensitivities},
+                               got_normal.normal, got_normal.status);
+  int mismatches = 0;
+  for (size_t k = 0; k < want_normal.normal.size(); ++k)
+    mismatches += std::memcmp(&want_normal.normal[k], &got_normal.normal[k], sizeof(double)) != 0;
+  EXPECT_EQ(mismatches, 0) << "of " << want_normal.normal.size() << " terms";
+  EXPECT_EQ(got_normal.status, want_normal.status);
 }
 
 }  // namespace
