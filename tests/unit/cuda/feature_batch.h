@@ -2,8 +2,9 @@
 // phase mode, fit order and robust loss, multi-point response bases, static deflection postures,
 // fitted body masses, NaN coefficients — in shapes chosen to hit the launch layouts' edges
 // (postures of 0 and 1 line, problems without individuals, n = 1 to 32 in every bucket).
-// Shared by the host emulation of the cuda launches (cuda_launch_test.cc), which runs them
-// without a GPU, and the cuda evaluator's tests (cuda_evaluator_test.cc), which run them on one.
+// Shared by the host emulation of the cuda launches (launch_emulation.h, run by
+// cuda_launch_test.cc), which runs them without a GPU, and the cuda evaluator's tests
+// (cuda_evaluator_test.cc), which run them on one.
 #pragma once
 
 #include <cmath>
