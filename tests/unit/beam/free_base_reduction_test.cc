@@ -20,26 +20,19 @@
 #include "frfit/frf/synthesize.h"
 #include "frfit/model/joint_coefficients.h"
 #include "frfit/model/model_yaml.h"
+#include "beam/free_bar.h"
 #include "test_support.h"
 
 namespace frfit {
 namespace {
 
-const std::string kBar = std::string(FRFIT_SOURCE_DIR) + "/datasets/free_free_beam/";
+const std::string kBar = test::kFreeBarDir;
 
 class FreeBaseReduction : public test::TempDirTest {
  protected:
   // The dataset's bar with `elements` elements, written beside the test.
   std::string RefinedModel(int elements) {
-    std::ifstream in(kBar + "model.yaml");
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string yaml = text.str();
-    const std::string from = "elements: 4";
-    const size_t at = yaml.find(from);
-    EXPECT_NE(at, std::string::npos);
-    yaml.replace(at, from.size(), "elements: " + std::to_string(elements));
-    std::ofstream(Path("model.yaml")) << yaml;
+    std::ofstream(Path("model.yaml")) << test::RefinedFreeBarYaml(elements);
     return Path("model.yaml");
   }
 };

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "beam/free_bar.h"
 #include "cuda/feature_batch.h"
 #include "cuda/launch_emulation.h"
 #include "frfit/cost/problem.h"
@@ -86,17 +87,9 @@ std::unique_ptr<BeamFit> FromFiles(const std::string& dataset, const std::string
 // reduces it, keeping the free base's six coordinates (no springs: zeros in the reduced layout's
 // stiffness) beside the beam's basis.
 std::unique_ptr<BeamFit> RefinedFreeBar() {
-  const std::string dir = kData + "free_free_beam/";
-  std::ifstream in(dir + "model.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string yaml = text.str();
-  const std::string from = "elements: 4";
-  const size_t at = yaml.find(from);
-  EXPECT_NE(at, std::string::npos);
-  if (at != std::string::npos) yaml.replace(at, from.size(), "elements: 20");
-  auto model =
-      std::make_shared<const Model>(ParseModelText(yaml, dir + "model.yaml (20 elements)"));
+  const std::string dir = test::kFreeBarDir;
+  auto model = std::make_shared<const Model>(
+      ParseModelText(test::RefinedFreeBarYaml(20), dir + "model.yaml (20 elements)"));
   FitOptions options = LoadFitOptions(dir + "fit.yaml");
   Problem problem = LoadProblem(model, {dir + "frf_hung_inertance.h5"}, options, dir + "fit.yaml");
   return Prepare("free_free_beam, 20 elements", model, options, std::move(problem),
@@ -226,14 +219,6 @@ void ExpectMeaningfulCosts(const Batch& b, const CostRun& cpu) {
   }
 }
 
-int CostMismatches(const CostRun& want, const CostRun& got) {
-  int mismatches = 0;
-  for (size_t i = 0; i < want.costs.size(); ++i)
-    mismatches += std::memcmp(&want.costs[i], &got.costs[i], sizeof(double)) != 0 ||
-                  want.status[i] != got.status[i];
-  return mismatches;
-}
-
 TEST(BeamModelEmulation, EmulatedEvaluateEqualsCpuBitForBit) {
   const Batch b = MakeCall(Fits().all());
   const CostRun cpu = CpuEvaluate(b);
@@ -274,10 +259,7 @@ TEST(BeamModelEmulation, EmulatedNormalEquationsEqualCpuBitForBit) {
     }
   }
   EXPECT_EQ(finite_nonzero, static_cast<int>(Fits().all().size()) * (kIndividuals - 1));
-  int mismatches = 0;
-  for (size_t k = 0; k < cpu.normal.size(); ++k)
-    mismatches += std::memcmp(&cpu.normal[k], &gpu.normal[k], sizeof(double)) != 0;
-  EXPECT_EQ(mismatches, 0) << "of " << cpu.normal.size() << " terms";
+  EXPECT_EQ(TermMismatches(cpu, gpu), 0) << "of " << cpu.normal.size() << " terms";
   EXPECT_EQ(cpu.status, gpu.status);
 }
 
@@ -304,10 +286,7 @@ TEST(BeamModelCuda, CostsAndNormalEquationsEqualCpuBitForBit) {
       std::vector<EvalStatus>(want_normal.status.size(), static_cast<EvalStatus>(77))};
   gpu->EvaluateNormalEquations({b.individuals, b.dims, b.coefficients, b.sensitivities},
                                got_normal.normal, got_normal.status);
-  int mismatches = 0;
-  for (size_t k = 0; k < want_normal.normal.size(); ++k)
-    mismatches += std::memcmp(&want_normal.normal[k], &got_normal.normal[k], sizeof(double)) != 0;
-  EXPECT_EQ(mismatches, 0) << "of " << want_normal.normal.size() << " terms";
+  EXPECT_EQ(TermMismatches(want_normal, got_normal), 0) << "of " << want_normal.normal.size() << " terms";
   EXPECT_EQ(got_normal.status, want_normal.status);
 }
 

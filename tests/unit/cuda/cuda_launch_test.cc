@@ -63,11 +63,7 @@ TEST(CudaLaunch, EmulatedEvaluateEqualsCpuBitForBit) {
       Findings f;
       const CostRun gpu = EmulateEvaluate(b, lanes, /*compute=*/true, f);
       EXPECT_EQ(f.count(), 0) << lanes << " lanes:\n" << f.text();
-      int mismatches = 0;
-      for (size_t i = 0; i < cpu.costs.size(); ++i)
-        mismatches += std::memcmp(&cpu.costs[i], &gpu.costs[i], sizeof(double)) != 0 ||
-                      cpu.status[i] != gpu.status[i];
-      EXPECT_EQ(mismatches, 0) << "seed " << seed << ", " << lanes << " lanes";
+      EXPECT_EQ(CostMismatches(cpu, gpu), 0) << "seed " << seed << ", " << lanes << " lanes";
     }
   }
 }
@@ -177,10 +173,7 @@ void ExpectEmulatedNormalEquationsEqualCpu(const Batch& b) {
   EXPECT_EQ(f.count(), 0) << f.text();
   const NormalRun want = CpuNormalEquations(b);
   ASSERT_EQ(want.normal.size(), gpu.normal.size());
-  int mismatches = 0;
-  for (size_t k = 0; k < want.normal.size(); ++k)
-    mismatches += std::memcmp(&want.normal[k], &gpu.normal[k], sizeof(double)) != 0;
-  EXPECT_EQ(mismatches, 0) << "of " << want.normal.size() << " terms";
+  EXPECT_EQ(TermMismatches(want, gpu), 0) << "of " << want.normal.size() << " terms";
   EXPECT_EQ(want.status, gpu.status);
 }
 
@@ -217,11 +210,7 @@ TEST(CudaLaunch, LineFreeProblemPastTheCapacityLaunchesNothingAndCostsZero) {
     Findings f;
     const CostRun gpu = EmulateEvaluate(b, lanes, /*compute=*/true, f);
     EXPECT_EQ(f.count(), 0) << lanes << " lanes:\n" << f.text();
-    int mismatches = 0;
-    for (size_t i = 0; i < cpu.costs.size(); ++i)
-      mismatches += std::memcmp(&cpu.costs[i], &gpu.costs[i], sizeof(double)) != 0 ||
-                    cpu.status[i] != gpu.status[i];
-    EXPECT_EQ(mismatches, 0) << lanes << " lanes";
+    EXPECT_EQ(CostMismatches(cpu, gpu), 0) << lanes << " lanes";
   }
   ExpectEmulatedNormalEquationsEqualCpu(b);
   try {
@@ -246,11 +235,7 @@ TEST(CudaLaunch, EmulatedEvaluateWithAffinePartsEqualsCpuBitForBit) {
     Findings f;
     const CostRun gpu = EmulateEvaluate(b, lanes, /*compute=*/true, f);
     EXPECT_EQ(f.count(), 0) << lanes << " lanes:\n" << f.text();
-    int mismatches = 0;
-    for (size_t i = 0; i < cpu.costs.size(); ++i)
-      mismatches += std::memcmp(&cpu.costs[i], &gpu.costs[i], sizeof(double)) != 0 ||
-                    cpu.status[i] != gpu.status[i];
-    EXPECT_EQ(mismatches, 0) << lanes << " lanes";
+    EXPECT_EQ(CostMismatches(cpu, gpu), 0) << lanes << " lanes";
   }
 }
 

@@ -332,6 +332,15 @@ struct CostRun {
   std::vector<EvalStatus> status;
 };
 
+// Individuals whose cost differs from `want`'s in its bits, or whose status differs.
+inline int CostMismatches(const CostRun& want, const CostRun& got) {
+  int mismatches = 0;
+  for (size_t i = 0; i < want.costs.size(); ++i)
+    mismatches += std::memcmp(&want.costs[i], &got.costs[i], sizeof(double)) != 0 ||
+                  want.status[i] != got.status[i];
+  return mismatches;
+}
+
 // The deterministic tier's Evaluate on the host: its tables, every line launch (checked as
 // above) running the per-line code the kernel runs and storing where the kernel stores, then the
 // reduction's grid. With compute == false only the grids are checked.
@@ -444,6 +453,14 @@ struct NormalRun {
   std::vector<double> normal;
   std::vector<EvalStatus> status;
 };
+
+// Normal-equation terms that differ from `want`'s in their bits.
+inline int TermMismatches(const NormalRun& want, const NormalRun& got) {
+  int mismatches = 0;
+  for (size_t k = 0; k < want.normal.size(); ++k)
+    mismatches += std::memcmp(&want.normal[k], &got.normal[k], sizeof(double)) != 0;
+  return mismatches;
+}
 
 // EvaluateNormalEquations on the host: its tables, each bucket's line launch (every term slot
 // [term][line] written once, statuses once, lines located as enumerated), then the reduction's
