@@ -1,6 +1,7 @@
 // The report's regularisation curve (fit/regularization.h): the L-curve of the weights scanned at
-// the fitted point, log residual norm against log regularisation norm, with the choice of the
-// rule that chooses (evidence or GCV, marked with its name) and the weight the fit used marked. Each point carries its weight in data-weight for scripts.
+// the fitted point, log residual norm against log regularisation norm, with the rule's choice
+// (evidence or GCV, named) and the weight the fit used marked. Each point carries its weight in
+// data-weight for scripts.
 #include <algorithm>
 #include <cmath>
 #include <sstream>

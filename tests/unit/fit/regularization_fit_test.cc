@@ -150,6 +150,7 @@ TEST_F(RegularizationFit, AutoChoosesByTheEvidenceByDefault) {
   const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
   EXPECT_NE(html.find("class=\"evidence-choice\""), std::string::npos);
   EXPECT_EQ(html.find("class=\"gcv-choice\""), std::string::npos);
+  EXPECT_NE(html.find("chosen by the evidence"), std::string::npos);
   ASSERT_EQ(Run({"export", Path("evidence.h5"), "--csv", Path("csv")}).status, 0);
   std::ifstream csv(Path("csv/regularization.csv"));
   std::string line, header;
