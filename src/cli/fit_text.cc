@@ -68,10 +68,11 @@ void PrintRegularization(const RegularizationSummary& r) {
               ToString(r.toward).c_str(), r.weight);
   if (r.toward == RegularizationTarget::kNominal)
     std::printf(" (a prior of relative 1 sigma %.3g)", 1.0 / std::sqrt(r.weight));
+  const char* rule = r.curve.rule == WeightRule::kGcv ? "GCV" : "the evidence";
   if (r.automatic)
-    std::printf(", chosen by GCV in %d fit%s\n", r.fits, r.fits == 1 ? "" : "s");
+    std::printf(", chosen by %s in %d fit%s\n", rule, r.fits, r.fits == 1 ? "" : "s");
   else
-    std::printf(", as given; GCV at the fit would choose %.4g\n", chosen.weight);
+    std::printf(", as given; %s at the fit would choose %.4g\n", rule, chosen.weight);
   std::printf("    at the weight: residual norm %.6g, regularization norm %.4g\n",
               r.at_weight.residual_norm, r.at_weight.regularization_norm);
 }

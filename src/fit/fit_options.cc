@@ -197,10 +197,10 @@ void ParsePriors(const YamlReader& r, const YAML::Node& node, ParameterOptions* 
   }
 }
 
-// `regularization: {toward: nominal|prior, weight: auto|number}`.
+// `regularization: {toward: nominal|prior, weight: auto|number, choose_by: evidence|gcv}`.
 void ParseRegularization(const YamlReader& r, const YAML::Node& node, ParameterOptions* p) {
   const std::string path = "regularization";
-  r.RequireMap(node, path, {"toward", "weight"});
+  r.RequireMap(node, path, {"toward", "weight", "choose_by"});
   RegularizationOptions& g = p->regularization;
   g.enabled = true;
   if (r.Has(node, "toward")) {
@@ -210,7 +210,16 @@ void ParseRegularization(const YamlReader& r, const YAML::Node& node, ParameterO
     else r.Fail(node["toward"], JoinPath(path, "toward"), "expected nominal or prior, got '" + t + "'");
   }
   const YAML::Node weight = r.Child(node, "weight", path);
-  if (weight.IsScalar() && weight.Scalar() == "auto") {
+  const bool automatic = weight.IsScalar() && weight.Scalar() == "auto";
+  // Without choose_by a given weight keeps the rule its curve was reported with before (gcv).
+  g.choose_by = automatic ? WeightRule::kEvidence : WeightRule::kGcv;
+  if (r.Has(node, "choose_by")) {
+    const std::string rule = r.String(node["choose_by"], JoinPath(path, "choose_by"));
+    if (!FromString(rule, &g.choose_by))
+      r.Fail(node["choose_by"], JoinPath(path, "choose_by"),
+             "expected evidence or gcv, got '" + rule + "'");
+  }
+  if (automatic) {
     g.automatic = true;
     return;
   }
@@ -415,6 +424,8 @@ constexpr std::pair<InitialGuess, const char*> kInitialGuesses[] = {
 constexpr std::pair<Refinement, const char*> kRefinements[] = {
     {Refinement::kLevenbergMarquardt, "levenberg_marquardt"},
     {Refinement::kNelderMead, "nelder_mead"}};
+constexpr std::pair<WeightRule, const char*> kWeightRules[] = {
+    {WeightRule::kEvidence, "evidence"}, {WeightRule::kGcv, "gcv"}};
 constexpr std::pair<RestartMode, const char*> kRestartModes[] = {
     {RestartMode::kSeeded, "seeded"}, {RestartMode::kIndependent, "independent"}};
 
@@ -429,6 +440,11 @@ bool FromString(const std::string& text, Refinement* refinement) {
 
 std::string ToString(RegularizationTarget target) {
   return target == RegularizationTarget::kPrior ? "prior" : "nominal";
+}
+
+std::string ToString(WeightRule rule) { return EnumName(kWeightRules, rule); }
+bool FromString(const std::string& text, WeightRule* rule) {
+  return EnumFromName(kWeightRules, text, rule);
 }
 
 std::string ToString(RestartMode mode) { return EnumName(kRestartModes, mode); }
@@ -469,6 +485,8 @@ bool FitOptions::IsValid(std::string* error) const {
                              "weighed against the noise; other weights are emphasis)"
                   : inner),
            false;
+  if (g.enabled && g.choose_by != WeightRule::kEvidence && g.choose_by != WeightRule::kGcv)
+    return (error ? *error = "regularization.choose_by: expected evidence or gcv" : inner), false;
   if (g.enabled && g.toward == RegularizationTarget::kPrior && parameters.priors.empty())
     return (error ? *error = "regularization.toward: expected nominal (toward prior needs a "
                              "prior: block)"
@@ -579,6 +597,9 @@ std::string FitOptionsToYaml(const FitOptions& o) {
         << YAML::Key << "weight" << YAML::Value;
     if (p.regularization.automatic) out << "auto";
     else out << p.regularization.weight;
+    // A given weight's default rule (gcv) is left out: such configurations keep their text.
+    if (p.regularization.automatic || p.regularization.choose_by != WeightRule::kGcv)
+      out << YAML::Key << "choose_by" << YAML::Value << ToString(p.regularization.choose_by);
     out << YAML::EndMap;
   }
   // Only when not the defaults: configurations without a `modes:` block keep their text.

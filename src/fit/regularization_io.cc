@@ -11,7 +11,9 @@ nlohmann::ordered_json PointToJson(const WeightCurvePoint& p) {
   return {{"weight", p.weight},
           {"residual_norm", p.residual_norm},
           {"regularization_norm", p.regularization_norm},
-          {"gcv", std::isfinite(p.gcv) ? nlohmann::ordered_json(p.gcv) : nlohmann::ordered_json()}};
+          {"gcv", std::isfinite(p.gcv) ? nlohmann::ordered_json(p.gcv) : nlohmann::ordered_json()},
+          {"evidence",
+           std::isfinite(p.evidence) ? nlohmann::ordered_json(p.evidence) : nlohmann::ordered_json()}};
 }
 
 }  // namespace
@@ -23,17 +25,21 @@ void WriteRegularization(Hdf5File* f, const RegularizationSummary& s) {
   f->SetAttribute(g, "weight_given", s.automatic ? "auto" : FormatDouble(s.weight));
   f->SetAttribute(g, "weight", FormatDouble(s.weight));
   f->SetAttribute(g, "fits", std::to_string(s.fits));
+  f->SetAttribute(g, "method", ToString(s.curve.rule));
   std::vector<double> table;
   for (const WeightCurvePoint& p : s.curve.points)
-    table.insert(table.end(), {p.weight, p.residual_norm, p.regularization_norm, p.gcv});
-  f->WriteDoubles(g + "/curve", {s.curve.points.size(), 4}, table.data());
+    table.insert(table.end(), {p.weight, p.residual_norm, p.regularization_norm, p.gcv, p.evidence});
+  f->WriteDoubles(g + "/curve", {s.curve.points.size(), kWeightCurveColumnCount}, table.data());
   f->SetAttribute(g + "/curve", "columns", kWeightCurveColumns);
   const std::int64_t chosen = s.curve.chosen;
   f->WriteInts(g + "/chosen", {1}, &chosen);
-  f->SetAttribute(g + "/chosen", "meaning", "the curve's row of the GCV minimum at the fitted point");
+  f->SetAttribute(g + "/chosen", "meaning",
+                  "the curve's row of the " + std::string(s.curve.rule == WeightRule::kGcv ? "GCV" : "evidence") +
+                      " minimum at the fitted point");
   const WeightCurvePoint& w = s.at_weight;
-  const double at[4] = {w.weight, w.residual_norm, w.regularization_norm, w.gcv};
-  f->WriteDoubles(g + "/at_weight", {4}, at);
+  const double at[kWeightCurveColumnCount] = {w.weight, w.residual_norm, w.regularization_norm,
+                                              w.gcv, w.evidence};
+  f->WriteDoubles(g + "/at_weight", {kWeightCurveColumnCount}, at);
   f->SetAttribute(g + "/at_weight", "meaning", "the curve's columns at the weight the fit used");
 }
 
@@ -47,17 +53,25 @@ RegularizationSummary ReadRegularization(const Hdf5File& f) {
   s.automatic = f.GetAttribute(g, "weight_given") == "auto";
   s.weight = std::stod(f.GetAttribute(g, "weight"));
   s.fits = std::stoi(f.GetAttribute(g, "fits"));
+  // Files written before the evidence existed: GCV chose, and their rows have 4 columns.
+  if (f.HasAttribute(g, "method") && !FromString(f.GetAttribute(g, "method"), &s.curve.rule))
+    throw Error(f.path(), g, "method: expected evidence or gcv");
+  if (!f.HasAttribute(g, "method")) s.curve.rule = WeightRule::kGcv;
   std::vector<hsize_t> dims;
   const std::vector<double> table = f.ReadDoubles(g + "/curve", 2, &dims);
-  if (dims[1] != 4) throw Error(f.path(), g + "/curve", "expected 4 columns");
-  for (size_t i = 0; i < dims[0]; ++i)
-    s.curve.points.push_back({table[4 * i], table[4 * i + 1], table[4 * i + 2], table[4 * i + 3]});
+  const size_t columns = dims[1];
+  if (columns != 4 && columns != kWeightCurveColumnCount)
+    throw Error(f.path(), g + "/curve", "expected 4 or 5 columns");
+  auto point = [columns](const double* row) {
+    return WeightCurvePoint{row[0], row[1], row[2], row[3], columns > 4 ? row[4] : NAN};
+  };
+  for (size_t i = 0; i < dims[0]; ++i) s.curve.points.push_back(point(&table[columns * i]));
   s.curve.chosen = f.ToInt(static_cast<double>(f.ReadInts(g + "/chosen", 1, &dims).at(0)), g + "/chosen");
   if (s.curve.chosen < 0 || s.curve.chosen >= static_cast<int>(s.curve.points.size()))
     throw Error(f.path(), g + "/chosen", "expected a row of the curve");
   const std::vector<double> at = f.ReadDoubles(g + "/at_weight", 1, &dims);
-  if (at.size() != 4) throw Error(f.path(), g + "/at_weight", "expected 4 values");
-  s.at_weight = {at[0], at[1], at[2], at[3]};
+  if (at.size() != columns) throw Error(f.path(), g + "/at_weight", "expected one value per curve column");
+  s.at_weight = point(at.data());
   return s;
 }
 
@@ -66,7 +80,7 @@ nlohmann::ordered_json RegularizationToJson(const RegularizationSummary& s) {
   j["toward"] = ToString(s.toward);
   j["weight_given"] = s.automatic ? nlohmann::ordered_json("auto") : nlohmann::ordered_json(s.weight);
   j["weight"] = s.weight;
-  j["method"] = "gcv";
+  j["method"] = ToString(s.curve.rule);
   j["fits"] = s.fits;
   j["at_weight"] = PointToJson(s.at_weight);
   j["chosen"] = PointToJson(s.curve.points.at(s.curve.chosen));

@@ -354,26 +354,30 @@ CsvTable ConstraintTable(const std::vector<ConstraintStatus>& constraints) {
 
 // The regularisation weight's curve at the fitted point (fit/regularization.h).
 CsvTable RegularizationTable(const RegularizationSummary& r) {
-  std::vector<double> weight, residual, norm, gcv;
+  std::vector<double> weight, residual, norm, gcv, evidence;
   std::vector<std::string> mark;
+  const std::string rule = ToString(r.curve.rule);
   for (size_t i = 0; i < r.curve.points.size(); ++i) {
     const WeightCurvePoint& p = r.curve.points[i];
     weight.push_back(p.weight), residual.push_back(p.residual_norm);
-    norm.push_back(p.regularization_norm), gcv.push_back(p.gcv);
-    mark.push_back(static_cast<int>(i) == r.curve.chosen ? "gcv_minimum" : "");
+    norm.push_back(p.regularization_norm), gcv.push_back(p.gcv), evidence.push_back(p.evidence);
+    mark.push_back(static_cast<int>(i) == r.curve.chosen ? rule + "_minimum" : "");
   }
   weight.push_back(r.at_weight.weight), residual.push_back(r.at_weight.residual_norm);
   norm.push_back(r.at_weight.regularization_norm), gcv.push_back(r.at_weight.gcv);
+  evidence.push_back(r.at_weight.evidence);
   mark.push_back("used");
   CsvTable t("regularization.csv",
              "one row per weight scanned at the fitted point, then the weight the fit used "
              "(toward the " + ToString(r.toward) + ", weight " + (r.automatic ? "auto" : "given") +
              "): the linearised residual norm, the regularisation norm of the scaled parameters "
-             "and the GCV function; point marks the GCV minimum and the weight used");
+             "and the GCV and evidence functions; point marks the " + rule +
+                 " minimum (the rule that chooses) and the weight used");
   t.AddNumberColumn("weight", weight);
   t.AddNumberColumn("residual_norm", residual);
   t.AddNumberColumn("regularization_norm", norm);
   t.AddNumberColumn("gcv", gcv);
+  t.AddNumberColumn("evidence", evidence);
   t.AddColumn("point", mark);
   return t;
 }

@@ -503,10 +503,14 @@ std::string RenderReportHtml(const FitResult& d, const ReportBackLink& back) {
     s << "<section id=\"regularization\">\n<h2>Regularization</h2>\n<p class=\"note\">Tikhonov "
          "toward the " << ToString(d.regularization.toward) << " with weight "
       << Num(d.regularization.weight, 4)
-      << (d.regularization.automatic ? " chosen by generalised cross-validation" : " as given")
+      << (!d.regularization.automatic ? " as given"
+          : d.regularization.curve.rule == WeightRule::kGcv
+              ? " chosen by generalised cross-validation"
+              : " chosen by the evidence (the weight's marginal likelihood)")
       << " (docs/fit-config.md, \"Regularization\"). The curve: each weight's residual norm "
          "and regularisation norm of the problem linearised at the fitted point; red marks the "
-         "GCV minimum there, black the weight used.</p>\n"
+      << (d.regularization.curve.rule == WeightRule::kGcv ? "GCV" : "evidence")
+      << " minimum there, black the weight used.</p>\n"
       << RegularizationCurvePlot(d.regularization) << "\n</section>\n";
   if (d.has_model_check)
     s << "<section id=\"model-check\">\n<h2>Model check</h2>\n<p class=\"note\">Does the fitted "

@@ -1,6 +1,7 @@
 // The report's regularisation curve (fit/regularization.h): the L-curve of the weights scanned at
-// the fitted point, log residual norm against log regularisation norm, with the GCV choice and
-// the weight the fit used marked. Each point carries its weight in data-weight for scripts.
+// the fitted point, log residual norm against log regularisation norm, with the rule's choice
+// (evidence or GCV, named) and the weight the fit used marked. Each point carries its weight in
+// data-weight for scripts.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -64,16 +65,19 @@ std::string RegularizationCurvePlot(const RegularizationSummary& r) {
   }
   s << "<path class=\"l-curve\" fill=\"none\" stroke=\"" << kMeasuredColour << "\" d=\""
     << Path(residual, norm, sx, sy) << "\"/>";
+  const std::string rule = ToString(r.curve.rule);
+  const std::string rule_name = r.curve.rule == WeightRule::kGcv ? "GCV" : "evidence";
   if (r.curve.chosen >= 0)
-    s << Marker(r.curve.points[r.curve.chosen], sx, sy, "gcv-choice", kFittedColour,
-                "GCV minimum at the fitted point");
+    s << Marker(r.curve.points[r.curve.chosen], sx, sy, rule + "-choice", kFittedColour,
+                rule_name + " minimum at the fitted point");
   s << Marker(r.at_weight, sx, sy, "used-weight", "#000000", "the weight the fit used");
   s << "<text class=\"" << kAxes << "\" x=\"" << left + pw << "\" y=\"" << top + ph + 32
     << "\" text-anchor=\"end\">residual norm (linearised, log)</text>";
   s << "<text class=\"" << kAxes << "\" transform=\"translate(16," << top + ph / 2
     << ") rotate(-90)\" text-anchor=\"middle\">regularisation norm (log)</text>";
   s << "<text class=\"" << kAxes << "\" x=\"" << left << "\" y=\"" << H - 8
-    << "\">red: GCV minimum; black: weight used (" << Num(r.weight, 4) << ")</text></svg>";
+    << "\">red: " << rule_name << " minimum; black: weight used (" << Num(r.weight, 4)
+    << ")</text></svg>";
   return s.str();
 }
 

@@ -32,8 +32,8 @@ std::string HistoryPlot(const FitResult& result);
 std::string MacMap(const ModalComparison& modal, const std::string& name);
 // The free parameters' correlation matrix, blue −1 to red +1, with its colour bar.
 std::string CorrelationMap(const Identifiability& id);
-// The regularisation weights' L-curve at the fitted point, the GCV choice and the weight used
-// marked (regularization_plot.cc).
+// The regularisation weights' L-curve at the fitted point, the choice of the rule that chooses
+// (evidence or GCV) and the weight used marked (regularization_plot.cc).
 std::string RegularizationCurvePlot(const RegularizationSummary& regularization);
 // The colour of a correlation (exposed for the tests that check the map's reading).
 std::string CorrelationColour(double rho);

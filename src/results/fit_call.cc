@@ -49,10 +49,11 @@ FitResult FitOnce(const Problem& problem, const ParameterMap& map, const FitOpti
 }
 
 // A fit with a `regularization:` block (fit/regularization.h). A given weight is already the
-// map's priors: one fit, then the curve at its end. With `auto` the weight is chosen by GCV on
-// the cost linearised at the initial point, fitted, chosen again at the fit's end, and refitted
-// from there (the search's GA reduced to its initial population around that point) until the
-// choice stays within half a grid step or kMaxRegularizedFits fits are made.
+// map's priors: one fit, then the curve at its end. With `auto` the weight is chosen by the rule
+// `choose_by` (the evidence or GCV) on the cost linearised at the initial point, fitted, chosen
+// again at the fit's end, and refitted from there (the search's GA reduced to its initial
+// population around that point) until the choice stays within half a grid step or
+// kMaxRegularizedFits fits are made.
 FitResult FitRegularized(const Problem& problem, const ParameterMap& map,
                          const FitOptions& options, const FitRunSettings& settings) {
   const RegularizationOptions& g = options.parameters.regularization;
@@ -66,7 +67,7 @@ FitResult FitRegularized(const Problem& problem, const ParameterMap& map,
   summary.automatic = g.automatic;
   double weight = g.weight;
   if (g.automatic) {
-    const WeightCurve first = ScanWeights(LinearizeCost(problem, map, options, map.InitialU()));
+    const WeightCurve first = ScanWeights(LinearizeCost(problem, map, options, map.InitialU()), g.choose_by);
     weight = first.points[first.chosen].weight;
   }
   FitOptions refit = options;
@@ -86,7 +87,7 @@ FitResult FitRegularized(const Problem& problem, const ParameterMap& map,
     evaluations += result.evaluations, seconds += result.wall_seconds;
     const std::vector<double> u = working.ToU(result.parameters);
     const LinearizedCost linear = LinearizeCost(problem, working, options, u);
-    summary.curve = ScanWeights(linear);
+    summary.curve = ScanWeights(linear, g.choose_by);
     summary.at_weight = EvaluateWeight(linear, weight);
     const double next = summary.curve.points[summary.curve.chosen].weight;
     if (!g.automatic || summary.fits >= kMaxRegularizedFits ||

@@ -36,14 +36,22 @@ struct Prior {
 // Tikhonov regularisation (`regularization:`, docs/fit-config.md): ½λ Σ_j ((θ_j − c_j)/s_j)²
 // added to the cost, toward the nominal (c the effective initial value, s = |c|: deviations are
 // relative) or toward the prior (c the prior's mean, s its 1σ: λ = 1 is the prior itself). A
-// number is the weight λ; automatic picks it by generalised cross-validation (fit/regularization.h).
+// number is the weight λ; automatic picks it on the linearised problem by the rule `choose_by`:
+// the evidence (the marginal likelihood of λ) or generalised cross-validation (fit/regularization.h).
 enum class RegularizationTarget { kNominal, kPrior };
 std::string ToString(RegularizationTarget target);
+enum class WeightRule { kEvidence, kGcv };
+std::string ToString(WeightRule rule);
+bool FromString(const std::string& text, WeightRule* rule);
 struct RegularizationOptions {
   bool enabled = false;
   RegularizationTarget toward = RegularizationTarget::kNominal;
   bool automatic = false;
   double weight = 0.0;  // λ when not automatic
+  // The rule that picks λ with `auto`, and the curve's chosen point (what the rule would pick)
+  // with a given weight. A configuration without `choose_by` gets evidence with `auto` and gcv
+  // with a number, the rule such a fit reported before evidence existed (docs/decisions.md).
+  WeightRule choose_by = WeightRule::kEvidence;
 };
 
 struct ParameterOptions {

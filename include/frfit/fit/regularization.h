@@ -9,15 +9,18 @@
 // A weight λ is a Gaussian prior N(c_j, s_j²/λ) (fit/prior.h), so the fit is the MAP estimate and
 // its σ the posterior's; this header only adds how λ is chosen (`weight: auto`) and reported.
 //
-// The choice is generalised cross-validation (GCV, docs/decisions.md "Regularisation weight") on
-// the problem linearised at a fitted point x*: with A = JᵀJ and g = Jᵀρ* in x, and μ = λ/2 (the
-// data term is ‖ρ‖², the penalty ½λ‖Lx‖² = μ‖Lx‖², L the 0/1 diagonal of the regularised
-// parameters),
+// The choice is made on the problem linearised at a fitted point x* (docs/decisions.md
+// "Regularisation weight"): with A = JᵀJ and g = Jᵀρ* in x, and μ = λ/2 (the data term is ‖ρ‖²,
+// the penalty ½λ‖Lx‖² = μ‖Lx‖², L the 0/1 diagonal of the r regularised parameters),
 //     x(λ)  = (A + μL)⁻¹ (A x* − g),
 //     F(λ)  = F* + 2gᵀ(x − x*) + (x − x*)ᵀA(x − x*),
-//     V(λ)  = n F(λ) / (n − tr[A (A + μL)⁻¹])²,
-// n the real residuals; λ minimises V over a log grid. The curve reports ‖ρ‖ = √F and ‖Lx‖ too:
-// it is the L-curve, the chosen point marked on it.
+//     E(λ)  = 2[F(λ) + ½λ‖Lx(λ)‖²] + log det(2A + λL) − r log λ       (the evidence),
+//     V(λ)  = n F(λ) / (n − tr[A (A + μL)⁻¹])²                        (GCV),
+// n the real residuals. With noise weights every ρ_i has variance ½, so F is the negative
+// log-likelihood and E(λ) is −2 log p(data | λ) of the linear-Gaussian problem with the prior
+// N(0, 1/λ) on each regularised x_j, up to a constant in λ: the marginal likelihood (type-II
+// maximum likelihood). λ minimises E (`choose_by: evidence`, the default) or V (`gcv`) over a log
+// grid. The curve reports ‖ρ‖ = √F and ‖Lx‖ too: it is the L-curve, the chosen point marked on it.
 #pragma once
 
 #include <string>
@@ -41,19 +44,21 @@ struct LinearizedCost {
   int residuals = 0;         // n
 };
 
-// One weight of the curve: λ, the linearised residual norm √F(λ), the regularisation norm ‖Lx(λ)‖
-// and the GCV function V(λ).
+// One weight of the curve: λ, the linearised residual norm √F(λ), the regularisation norm ‖Lx(λ)‖,
+// the GCV function V(λ) and the evidence E(λ).
 struct WeightCurvePoint {
   double weight = 0.0;
   double residual_norm = 0.0;
   double regularization_norm = 0.0;
   double gcv = 0.0;
+  double evidence = 0.0;
 };
 
-// The weights scanned and the one chosen (or given).
+// The weights scanned and the one the rule chooses there.
 struct WeightCurve {
   std::vector<WeightCurvePoint> points;  // ascending weight
-  int chosen = -1;                       // index of the GCV minimum
+  WeightRule rule = WeightRule::kEvidence;
+  int chosen = -1;                       // index of the rule's minimum
 };
 
 // The point of the linearised problem at weight λ (above).
@@ -61,10 +66,10 @@ WeightCurvePoint EvaluateWeight(const LinearizedCost& cost, double weight);
 
 // The log grid the choice scans: kWeightsPerDecade per decade over kWeightDecades decades, ending
 // a decade above twice the largest eigenvalue of LAL (beyond it every regularised direction is
-// pinned); the GCV minimum among them.
+// pinned); the minimum of `rule`'s function among them (the first where several are equal).
 inline constexpr int kWeightsPerDecade = 8;
 inline constexpr int kWeightDecades = 12;
-WeightCurve ScanWeights(const LinearizedCost& cost);
+WeightCurve ScanWeights(const LinearizedCost& cost, WeightRule rule);
 
 // What a regularised fit reports: the block as configured, the weight used, the curve at the
 // fitted point (the last linearisation) and, with `auto`, how many fits the choice took.

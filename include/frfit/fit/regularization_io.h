@@ -11,7 +11,8 @@ namespace frfit {
 
 // The curve's columns, in this order (/regularization/curve).
 inline constexpr const char* kWeightCurveColumns =
-    "weight, residual_norm, regularization_norm, gcv";
+    "weight, residual_norm, regularization_norm, gcv, evidence";
+inline constexpr size_t kWeightCurveColumnCount = 5;
 
 void WriteRegularization(Hdf5File* file, const RegularizationSummary& summary);
 // enabled false when the file has no /regularization; Error naming the dataset when incomplete.

@@ -77,12 +77,14 @@ TEST_F(RegularizationFit, AGivenWeightIsTheEquivalentPrior) {
   EXPECT_EQ(r["fits"].get<int>(), 1);
   EXPECT_EQ(r["curve"].size(), 97u);
   EXPECT_EQ(r["at_weight"]["weight"].get<double>(), 25.0);
+  // Without choose_by a given weight's curve names GCV's minimum, as before the evidence.
+  EXPECT_EQ(r["method"], "gcv");
   EXPECT_FALSE(map.contains("regularization"));
 }
 
 TEST_F(RegularizationFit, AutoReportsItsWeightAndCurve) {
   const nlohmann::json j =
-      Fit(Config("auto.yaml", "regularization: {weight: auto}\n"), Path("auto.h5"));
+      Fit(Config("auto.yaml", "regularization: {weight: auto, choose_by: gcv}\n"), Path("auto.h5"));
   const nlohmann::json& r = j["regularization"];
   EXPECT_EQ(r["weight_given"], "auto");
   EXPECT_EQ(r["method"], "gcv");
@@ -125,6 +127,41 @@ TEST_F(RegularizationFit, AutoReportsItsWeightAndCurve) {
   const test::CliResult text = Run({"fit", "--model", kPaper + "model.yaml", "--frf", Path("noisy.h5"),
                                     "--config", Path("auto.yaml"), "--seed", "1"});
   EXPECT_NE(text.out.find("regularization toward the nominal"), std::string::npos) << text.out;
+}
+
+TEST_F(RegularizationFit, AutoChoosesByTheEvidenceByDefault) {
+  const nlohmann::json j =
+      Fit(Config("evidence.yaml", "regularization: {weight: auto}\n"), Path("evidence.h5"));
+  const nlohmann::json& r = j["regularization"];
+  EXPECT_EQ(r["method"], "evidence");
+  const int fits = r["fits"];
+  const double weight = r["weight"], chosen = r["chosen"]["weight"];
+  if (fits < 4) EXPECT_LT(std::abs(std::log10(chosen / weight)), 0.5 / 8) << r.dump();
+  double least = INFINITY;
+  for (const nlohmann::json& p : r["curve"]) least = std::min(least, p["evidence"].get<double>());
+  EXPECT_EQ(r["chosen"]["evidence"].get<double>(), least);
+  // The weight is a prior of relative 1σ 1/√λ on a nominal 10-12 % off: the evidence puts it
+  // between ±1 % and ±100 % (λ in [1, 10⁴]), not at the grid's ends.
+  EXPECT_GT(weight, 1.0);
+  EXPECT_LT(weight, 1e4);
+  // The result file keeps the rule and the column: the report and the CSV read it back.
+  ASSERT_EQ(Run({"report", Path("evidence.h5"), "-o", Path("evidence.html")}).status, 0);
+  std::ifstream page(Path("evidence.html"));
+  const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("class=\"evidence-choice\""), std::string::npos);
+  EXPECT_EQ(html.find("class=\"gcv-choice\""), std::string::npos);
+  EXPECT_NE(html.find("chosen by the evidence"), std::string::npos);
+  ASSERT_EQ(Run({"export", Path("evidence.h5"), "--csv", Path("csv")}).status, 0);
+  std::ifstream csv(Path("csv/regularization.csv"));
+  std::string line, header;
+  int minimum = 0;
+  while (std::getline(csv, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header.empty()) header = line;
+    minimum += line.find(",evidence_minimum") != std::string::npos;
+  }
+  EXPECT_NE(header.find(",gcv,evidence,point"), std::string::npos) << header;
+  EXPECT_EQ(minimum, 1);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Regularisation (fit/regularization.h, docs/fit-config.md "Regularization"): the weight curve
 // and its GCV choice against a dense computation written here — the augmented least-squares
-// solution and the explicit n×n influence matrix of a linear-Gaussian problem — and the
-// `regularization:` block's translation into priors and its checks.
+// solution and the explicit n×n influence matrix of a linear-Gaussian problem —, its evidence
+// against the marginal likelihood's closed form, and the `regularization:` block's translation
+// into priors and its checks.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -107,7 +108,7 @@ struct LinearGaussian {
 };
 
 void ExpectCurveMatchesDense(const LinearGaussian& problem, const Eigen::VectorXd& x_star) {
-  const WeightCurve curve = ScanWeights(problem.At(x_star));
+  const WeightCurve curve = ScanWeights(problem.At(x_star), WeightRule::kGcv);
   ASSERT_EQ(curve.points.size(), static_cast<size_t>(kWeightsPerDecade * kWeightDecades + 1));
   int dense_best = 0;
   double dense_best_gcv = INFINITY;
@@ -145,8 +146,8 @@ TEST(RegularizationWeight, GcvChoiceMatchesTheDenseClosedFormAwayFromTheMinimum)
   Eigen::VectorXd x_star(5);
   x_star << 0.3, -1.0, 2.0, 0.1, -0.7;
   ExpectCurveMatchesDense(problem, x_star);
-  EXPECT_EQ(ScanWeights(problem.At(x_star)).chosen,
-            ScanWeights(problem.At(Eigen::VectorXd::Zero(5))).chosen);
+  EXPECT_EQ(ScanWeights(problem.At(x_star), WeightRule::kGcv).chosen,
+            ScanWeights(problem.At(Eigen::VectorXd::Zero(5)), WeightRule::kGcv).chosen);
 }
 
 TEST(RegularizationWeight, UnregularisedParametersStayOutOfThePenalty) {
@@ -163,10 +164,111 @@ TEST(RegularizationWeight, GcvFindsTheBayesWeightOnAverage) {
   const int draws = 40;
   for (int d = 0; d < draws; ++d) {
     const LinearGaussian problem(200, 8, tau, sigma, 100 + d);
-    const WeightCurve curve = ScanWeights(problem.At(Eigen::VectorXd::Zero(8)));
+    const WeightCurve curve = ScanWeights(problem.At(Eigen::VectorXd::Zero(8)), WeightRule::kGcv);
     log_sum += std::log10(curve.points[curve.chosen].weight);
   }
   EXPECT_NEAR(log_sum / draws, std::log10(2 * sigma * sigma / (tau * tau)), 0.3);
+}
+
+// The evidence against −2 log p(y | λ) written out densely: y = J x + e, e ~ N(0, I), the prior
+// x ~ N(0, I/λ) on every parameter, so y ~ N(0, C), C = I + J Jᵀ/λ, and
+//     −2 log p(y | λ) = n log 2π + log det C + yᵀ C⁻¹ y.
+// The code sees it as a fit with noise weights, each residual of variance ½: ρ = (J x − y)/√2.
+double DenseMinusTwoLogMarginal(const LinearGaussian& problem, double weight) {
+  const Eigen::MatrixXd c = Eigen::MatrixXd::Identity(problem.n, problem.n) +
+                            problem.j * problem.j.transpose() / weight;
+  const Eigen::LDLT<Eigen::MatrixXd> ldlt(c);
+  const double log_det = ldlt.vectorD().array().log().sum();
+  return problem.n * std::log(2.0 * 3.141592653589793) + log_det + problem.b.dot(ldlt.solve(problem.b));
+}
+
+// `sigma`: the problem's noise 1σ, divided out as the noise weights do.
+LinearizedCost HalfVarianceAt(const LinearGaussian& problem, const Eigen::VectorXd& x_star,
+                              double sigma = 1.0) {
+  LinearizedCost c = problem.At(x_star);  // ‖J x* − b‖², JᵀJ, Jᵀ(J x* − b): times ½/σ² each
+  const double scale = 0.5 / (sigma * sigma);
+  c.cost *= scale;
+  for (double& v : c.a) v *= scale;
+  for (double& v : c.g) v *= scale;
+  return c;
+}
+
+TEST(RegularizationEvidence, IsMinusTwoLogMarginalLikelihoodUpToAConstant) {
+  const LinearGaussian problem(40, 5, 0.7, 1.0, 21);  // unit noise, as the weights make it
+  Eigen::VectorXd x_star(5);
+  x_star << 0.2, -0.4, 1.0, 0.0, 0.3;  // linearised anywhere: the problem is linear
+  const LinearizedCost cost = HalfVarianceAt(problem, x_star);
+  const double offset = EvaluateWeight(cost, 1.0).evidence - DenseMinusTwoLogMarginal(problem, 1.0);
+  for (double weight : {1e-3, 0.05, 0.5, 3.0, 40.0, 1e3, 1e5}) {
+    const double got = EvaluateWeight(cost, weight).evidence;
+    const double want = DenseMinusTwoLogMarginal(problem, weight);
+    EXPECT_NEAR(got - want, offset, 1e-7 * std::abs(want)) << weight;
+  }
+  // E drops only the Gaussian's normalisation: the constant is −n log 2π.
+  EXPECT_NEAR(offset, -problem.n * std::log(2.0 * 3.141592653589793), 1e-7 * problem.n);
+}
+
+TEST(RegularizationEvidence, ChoosesTheGridMinimumOfTheDenseMarginalLikelihood) {
+  for (unsigned seed : {31u, 32u, 33u}) {
+    const LinearGaussian problem(60, 6, 0.4, 1.0, seed);
+    const WeightCurve curve =
+        ScanWeights(HalfVarianceAt(problem, Eigen::VectorXd::Zero(6)), WeightRule::kEvidence);
+    EXPECT_EQ(curve.rule, WeightRule::kEvidence);
+    int best = 0;
+    double least = INFINITY;
+    for (size_t i = 0; i < curve.points.size(); ++i) {
+      const double v = DenseMinusTwoLogMarginal(problem, curve.points[i].weight);
+      if (v < least) least = v, best = static_cast<int>(i);
+    }
+    EXPECT_EQ(curve.chosen, best) << seed;
+    EXPECT_GT(curve.chosen, 0) << seed;
+    EXPECT_LT(curve.chosen, static_cast<int>(curve.points.size()) - 1) << seed;
+    // GCV on the same curve keeps its own choice: the rule alone decides.
+    const WeightCurve gcv =
+        ScanWeights(HalfVarianceAt(problem, Eigen::VectorXd::Zero(6)), WeightRule::kGcv);
+    int gcv_best = 0;
+    for (size_t i = 0; i < gcv.points.size(); ++i)
+      if (gcv.points[i].gcv < gcv.points[gcv_best].gcv) gcv_best = static_cast<int>(i);
+    EXPECT_EQ(gcv.chosen, gcv_best) << seed;
+  }
+}
+
+TEST(RegularizationEvidence, FindsTheBayesWeightOnAverage) {
+  // The marginal likelihood estimates the prior's precision 1/τ² from the data (the noise
+  // divided out, as the noise weights do: the weight is 1/τ² itself, no factor 2σ² as in the GCV
+  // test above). The GCV test's problem: the data see 7 of the 8 directions beyond the prior.
+  const double tau = 0.3, sigma = 0.05;
+  double log_sum = 0.0;
+  const int draws = 40;
+  for (int d = 0; d < draws; ++d) {
+    const LinearGaussian problem(200, 8, tau, sigma, 100 + d);
+    const WeightCurve curve = ScanWeights(HalfVarianceAt(problem, Eigen::VectorXd::Zero(8), sigma),
+                                          WeightRule::kEvidence);
+    log_sum += std::log10(curve.points[curve.chosen].weight);
+  }
+  EXPECT_NEAR(log_sum / draws, std::log10(1.0 / (tau * tau)), 0.3);
+}
+
+TEST(RegularizationEvidence, AnUnregularisedParameterAddsAConstant) {
+  // A parameter outside the penalty has a flat prior: its marginal is the limit of a wide
+  // Gaussian prior N(0, s²), whose −2 log p grows by log s² + a constant in λ as s → ∞. Checked
+  // against the dense marginal with s = 10³, differences taken between weights.
+  LinearGaussian problem(50, 4, 0.5, 1.0, 41);
+  problem.mask(1) = 0.0;
+  const LinearizedCost cost = HalfVarianceAt(problem, Eigen::VectorXd::Zero(4));
+  auto dense = [&problem](double weight) {
+    Eigen::VectorXd prior_var(problem.p);
+    for (int k = 0; k < problem.p; ++k) prior_var(k) = problem.mask(k) > 0 ? 1.0 / weight : 1e6;
+    const Eigen::MatrixXd c = Eigen::MatrixXd::Identity(problem.n, problem.n) +
+                              problem.j * prior_var.asDiagonal() * problem.j.transpose();
+    const Eigen::LDLT<Eigen::MatrixXd> ldlt(c);
+    return ldlt.vectorD().array().log().sum() + problem.b.dot(ldlt.solve(problem.b));
+  };
+  const double base_got = EvaluateWeight(cost, 1.0).evidence, base_want = dense(1.0);
+  for (double weight : {0.01, 0.3, 10.0, 300.0}) {
+    EXPECT_NEAR(EvaluateWeight(cost, weight).evidence - base_got, dense(weight) - base_want, 1e-4)
+        << weight;
+  }
 }
 
 const std::string kModel = std::string(FRFIT_SOURCE_DIR) + "/datasets/paper_3dof/model.yaml";
@@ -212,6 +314,25 @@ void ExpectError(const std::string& yaml, const std::string& field, const std::s
   }
 }
 
+TEST(RegularizationBlock, ChooseByDefaultsToEvidenceForAutoAndKeepsGcvForAGivenWeight) {
+  EXPECT_EQ(Parse("regularization: {weight: auto}\n").parameters.regularization.choose_by,
+            WeightRule::kEvidence);
+  EXPECT_EQ(Parse("regularization: {weight: auto, choose_by: gcv}\n").parameters.regularization.choose_by,
+            WeightRule::kGcv);
+  EXPECT_EQ(Parse("regularization: {weight: 25}\n").parameters.regularization.choose_by,
+            WeightRule::kGcv);
+  EXPECT_EQ(Parse("regularization: {weight: 25, choose_by: evidence}\n").parameters.regularization.choose_by,
+            WeightRule::kEvidence);
+  // The settings written back read as the same rule; a given weight's default stays out of them.
+  for (const char* yaml : {"regularization: {weight: auto}\n", "regularization: {weight: auto, choose_by: gcv}\n",
+                           "regularization: {weight: 25}\n", "regularization: {weight: 25, choose_by: evidence}\n"}) {
+    const FitOptions options = Parse(yaml);
+    const FitOptions again = ParseFitOptionsText(FitOptionsToYaml(options), "again.yaml");
+    EXPECT_EQ(again.parameters.regularization.choose_by, options.parameters.regularization.choose_by) << yaml;
+  }
+  EXPECT_EQ(FitOptionsToYaml(Parse("regularization: {weight: 25}\n")).find("choose_by"), std::string::npos);
+}
+
 TEST(RegularizationBlock, BadInputIsOneLineNamingTheField) {
   ExpectError("regularization: {weight: -1}\n", "regularization.weight", "expected auto or a finite number > 0");
   ExpectError("regularization: {weight: lots}\n", "regularization.weight", "got 'lots'");
@@ -221,6 +342,8 @@ TEST(RegularizationBlock, BadInputIsOneLineNamingTheField) {
   ExpectError("regularization: {toward: mean, weight: 1}\n", "regularization.toward",
               "expected nominal or prior");
   ExpectError("regularization: {weight: 1, lambda: 2}\n", "lambda", "");
+  ExpectError("regularization: {weight: auto, choose_by: aic}\n", "regularization.choose_by",
+              "expected evidence or gcv, got 'aic'");
   ExpectError("regularization: {toward: prior, weight: auto}\n", "regularization.toward",
               "expected nominal");
   ExpectError("prior: {k_z1: {mean: 1.0e6, std_relative: 0.2}}\nregularization: {weight: 2}\n",
